@@ -1,0 +1,146 @@
+//! Refusals: one enum per call, one variant per distinct reason.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Why a hold was refused. Checked in this order, and the first that applies
+/// is reported: `NoSeats`, `TooManySeats`, `DuplicateSeats`, `UnknownSeats`
+/// (the shape of the request, so a malformed request never touches state),
+/// `HoldIdInUse` (a caller bug, reported whatever the seats), then
+/// `SeatsUnavailable`, and `TooManyLiveHolds` last, because telling a buyer
+/// which seats are taken helps more than telling them the showing is busy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HoldError {
+    NoSeats,
+    TooManySeats { requested: usize, max: u32 },
+    /// Each seat named more than once, listed once, in request order.
+    DuplicateSeats { seats: Vec<String> },
+    /// Every seat the showing does not have, in request order.
+    UnknownSeats { seats: Vec<String> },
+    /// A live hold already has this id.
+    HoldIdInUse,
+    /// Every requested seat that is held, pending, sold or blocked, in request order.
+    SeatsUnavailable { seats: Vec<String> },
+    TooManyLiveHolds { max: u32 },
+}
+
+/// Why a release was refused.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReleaseError {
+    /// No live hold has this id: it never existed, expired, was released or
+    /// was committed.
+    HoldNotFound,
+}
+
+/// Why starting payment was refused.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PaymentError {
+    /// No live hold has this id; the buyer must hold seats again.
+    HoldNotFound,
+}
+
+/// Why a commit was refused; nothing changed. Checked in this order: the
+/// shape of the seat list, then the order id, then the seats themselves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CommitError {
+    NoSeats,
+    TooManySeats { requested: usize, max: u32 },
+    DuplicateSeats { seats: Vec<String> },
+    UnknownSeats { seats: Vec<String> },
+    /// The order id is already used by an order of another hold or seats.
+    OrderIdInUse,
+    /// The order was abandoned: its payment was proven void.
+    OrderAbandoned,
+    /// The hold is live but holds other seats than the ones named.
+    SeatsDifferFromHold,
+    /// The hold lapsed and these seats, in request order, were taken since.
+    SeatsTaken { seats: Vec<String> },
+}
+
+/// Why a confirm was refused.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ConfirmError {
+    /// No order has this id, or it closed long enough ago to be forgotten.
+    OrderNotFound,
+    /// The order was abandoned: its payment was proven void.
+    OrderAbandoned,
+}
+
+/// Why an abandon was refused.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AbandonError {
+    OrderNotFound,
+    /// The order was confirmed; refund its seats with `void` instead.
+    OrderConfirmed,
+}
+
+/// Why a void (refund) was refused; nothing changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum VoidError {
+    NoSeats,
+    TooManySeats { requested: usize, max: u32 },
+    DuplicateSeats { seats: Vec<String> },
+    UnknownSeats { seats: Vec<String> },
+    OrderNotFound,
+    /// The order is still pending: its seats were never sold.
+    OrderNotConfirmed,
+    OrderAbandoned,
+    /// These seats, in request order, are not part of the order.
+    SeatsNotInOrder { seats: Vec<String> },
+}
+
+/// A malformed seat list; shared by the calls that take one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum SeatListError {
+    NoSeats,
+    TooManySeats { requested: usize, max: u32 },
+    DuplicateSeats { seats: Vec<String> },
+    UnknownSeats { seats: Vec<String> },
+}
+
+macro_rules! from_seat_list_error {
+    ($target:ident) => {
+        impl From<SeatListError> for $target {
+            fn from(error: SeatListError) -> Self {
+                match error {
+                    SeatListError::NoSeats => $target::NoSeats,
+                    SeatListError::TooManySeats { requested, max } => {
+                        $target::TooManySeats { requested, max }
+                    }
+                    SeatListError::DuplicateSeats { seats } => $target::DuplicateSeats { seats },
+                    SeatListError::UnknownSeats { seats } => $target::UnknownSeats { seats },
+                }
+            }
+        }
+    };
+}
+
+from_seat_list_error!(HoldError);
+from_seat_list_error!(CommitError);
+from_seat_list_error!(VoidError);
+
+/// Writes each error as its variant name and fields: the names are the
+/// documentation, and the Durable Object maps them to its own messages.
+macro_rules! display_as_debug {
+    ($($error:ident),*) => {
+        $(
+            impl fmt::Display for $error {
+                fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    fmt::Debug::fmt(self, f)
+                }
+            }
+
+            impl std::error::Error for $error {}
+        )*
+    };
+}
+
+display_as_debug!(
+    HoldError,
+    ReleaseError,
+    PaymentError,
+    CommitError,
+    ConfirmError,
+    AbandonError,
+    VoidError
+);

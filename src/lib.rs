@@ -1,0 +1,38 @@
+//! The Showtime Worker: seat-by-seat ticketing on Cloudflare Workers.
+//!
+//! Module map:
+//! - [`routes`]: the public HTTP API, one function per route; parses and
+//!   validates input, then hands seat questions to the showing's object.
+//! - [`showtime`]: the `Showtime` Durable Object, one per showing, which owns
+//!   that showing's seats and serialises every decision about them.
+//! - [`showing`]: what a showing is (title, time, price, layout) and how a
+//!   layout becomes the list of seat names; pure, no I/O.
+//! - [`db`]: every D1 query. No other module writes SQL for D1.
+//! - [`auth`]: staff credentials.
+//! - [`api_error`]: the error bodies the API answers with.
+//! - [`ids`]: random identifiers.
+
+mod api_error;
+mod auth;
+mod db;
+mod ids;
+mod routes;
+mod showing;
+mod showtime;
+
+use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};
+
+pub use showtime::Showtime;
+
+#[event(fetch)]
+async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
+    console_error_panic_hook::set_once();
+    routes::handle(req, env).await
+}
+
+/// The cron trigger. It will resume orders whose payment outcome is unknown
+/// once checkout exists; today it only proves the trigger is wired.
+#[event(scheduled)]
+async fn scheduled(event: ScheduledEvent, _env: Env, _ctx: ScheduleContext) {
+    worker::console_log!("recovery sweep at {}: no unfinished orders to resume", event.schedule());
+}

@@ -1,0 +1,236 @@
+//! What a showing is, and how its layout becomes seat names. Pure: the
+//! routes call [`NewShowing::parse`] and store what it returns.
+
+use serde::{Deserialize, Serialize};
+
+/// The most seats (or slots) one showing may have; one object must be able
+/// to hold them all in memory and answer quickly.
+pub const MAX_UNITS: usize = 20_000;
+pub const MAX_TITLE_CHARS: usize = 200;
+pub const MAX_UNIT_NAME_BYTES: usize = 32;
+pub const MAX_SEATS_PER_HOLD_LIMIT: u32 = 10;
+pub const DEFAULT_MAX_SEATS_PER_HOLD: u32 = 4;
+pub const DEFAULT_HOLD_TTL_MS: u64 = 5 * 60 * 1000;
+/// Short holds are allowed so tests and demos can watch expiry happen.
+pub const MIN_HOLD_TTL_MS: u64 = 1_000;
+pub const MAX_HOLD_TTL_MS: u64 = 30 * 60 * 1000;
+/// Largest price in minor units (one million in major units).
+pub const MAX_PRICE_MINOR: u64 = 100_000_000;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Money {
+    pub amount: u64,
+    pub currency: String,
+}
+
+/// A seat layout: rows of numbered seats for a cinema, or named slots for
+/// anything else sold by the unit (class places, campsites).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Layout {
+    Rows { rows: Vec<Row> },
+    Slots { slots: Vec<String> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub name: String,
+    pub seats: u32,
+    /// Seat numbers in this row that are not for sale (house seats).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<u32>,
+}
+
+/// The body of `POST /api/admin/showings`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewShowingRequest {
+    pub title: String,
+    pub starts_at: String,
+    pub price: Money,
+    pub layout: Layout,
+    pub max_seats_per_hold: Option<u32>,
+    pub hold_ttl_ms: Option<u64>,
+}
+
+/// A validated showing, ready to store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewShowing {
+    pub title: String,
+    pub starts_at_ms: i64,
+    pub price: Money,
+    pub layout: Layout,
+    pub max_seats_per_hold: u32,
+    pub hold_ttl_ms: u64,
+}
+
+/// Seat names in layout order, and which of them are blocked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Units {
+    pub names: Vec<String>,
+    pub blocked: Vec<String>,
+}
+
+/// Why a showing was refused; the text is shown to staff as it is.
+#[derive(Debug, PartialEq)]
+pub struct InvalidShowing(pub String);
+
+fn invalid<T>(detail: impl Into<String>) -> Result<T, InvalidShowing> {
+    Err(InvalidShowing(detail.into()))
+}
+
+impl NewShowing {
+    pub fn parse(req: NewShowingRequest) -> Result<NewShowing, InvalidShowing> {
+        let title = req.title.trim().to_string();
+        if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS {
+            return invalid(format!("title must be 1 to {MAX_TITLE_CHARS} characters"));
+        }
+        let starts_at_ms = chrono::DateTime::parse_from_rfc3339(&req.starts_at)
+            .map_err(|e| InvalidShowing(format!("starts_at is not an RFC 3339 time: {e}")))?
+            .timestamp_millis();
+        check_price(&req.price)?;
+        let max_seats_per_hold = req.max_seats_per_hold.unwrap_or(DEFAULT_MAX_SEATS_PER_HOLD);
+        if !(1..=MAX_SEATS_PER_HOLD_LIMIT).contains(&max_seats_per_hold) {
+            return invalid(format!(
+                "max_seats_per_hold must be 1 to {MAX_SEATS_PER_HOLD_LIMIT}"
+            ));
+        }
+        let hold_ttl_ms = req.hold_ttl_ms.unwrap_or(DEFAULT_HOLD_TTL_MS);
+        if !(MIN_HOLD_TTL_MS..=MAX_HOLD_TTL_MS).contains(&hold_ttl_ms) {
+            return invalid(format!(
+                "hold_ttl_ms must be {MIN_HOLD_TTL_MS} to {MAX_HOLD_TTL_MS}"
+            ));
+        }
+        let showing = NewShowing {
+            title,
+            starts_at_ms,
+            price: req.price,
+            layout: req.layout,
+            max_seats_per_hold,
+            hold_ttl_ms,
+        };
+        showing.units()?;
+        Ok(showing)
+    }
+
+    /// The seat names this showing's layout defines, checked for limits
+    /// and duplicates.
+    pub fn units(&self) -> Result<Units, InvalidShowing> {
+        let units = match &self.layout {
+            Layout::Rows { rows } => row_units(rows)?,
+            Layout::Slots { slots } => Units {
+                names: slots.iter().map(|s| s.trim().to_string()).collect(),
+                blocked: Vec::new(),
+            },
+        };
+        if units.names.is_empty() {
+            return invalid("the layout has no seats");
+        }
+        if units.names.len() > MAX_UNITS {
+            return invalid(format!("a showing may have at most {MAX_UNITS} seats"));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for name in &units.names {
+            if name.is_empty() || name.len() > MAX_UNIT_NAME_BYTES {
+                return invalid(format!(
+                    "seat name {name:?} must be 1 to {MAX_UNIT_NAME_BYTES} bytes"
+                ));
+            }
+            if !seen.insert(name.as_str()) {
+                return invalid(format!("seat name {name:?} appears twice"));
+            }
+        }
+        Ok(units)
+    }
+}
+
+fn check_price(price: &Money) -> Result<(), InvalidShowing> {
+    let currency_ok = price.currency.len() == 3
+        && price.currency.bytes().all(|b| b.is_ascii_uppercase());
+    if !currency_ok {
+        return invalid("price.currency must be a three-letter ISO 4217 code such as USD");
+    }
+    if price.amount == 0 || price.amount > MAX_PRICE_MINOR {
+        return invalid(format!(
+            "price.amount must be 1 to {MAX_PRICE_MINOR} in minor units (cents)"
+        ));
+    }
+    Ok(())
+}
+
+fn row_units(rows: &[Row]) -> Result<Units, InvalidShowing> {
+    let mut units = Units {
+        names: Vec::new(),
+        blocked: Vec::new(),
+    };
+    for row in rows {
+        let row_name = row.name.trim();
+        if row_name.is_empty() || row.seats == 0 || row.seats as usize > MAX_UNITS {
+            return invalid("each row needs a name and 1 or more seats");
+        }
+        if let Some(n) = row.blocked.iter().find(|&&n| n == 0 || n > row.seats) {
+            return invalid(format!("row {row_name} has no seat {n} to block"));
+        }
+        for number in 1..=row.seats {
+            let name = format!("{row_name}{number}");
+            if row.blocked.contains(&number) {
+                units.blocked.push(name.clone());
+            }
+            units.names.push(name);
+        }
+        if units.names.len() > MAX_UNITS {
+            return invalid(format!("a showing may have at most {MAX_UNITS} seats"));
+        }
+    }
+    Ok(units)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(layout: serde_json::Value) -> NewShowingRequest {
+        serde_json::from_value(serde_json::json!({
+            "title": "Paris, Texas",
+            "starts_at": "2026-12-05T19:30:00Z",
+            "price": {"amount": 1200, "currency": "USD"},
+            "layout": layout,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn rows_become_row_plus_number() {
+        let s = NewShowing::parse(request(serde_json::json!({
+            "rows": [{"name": "A", "seats": 2}, {"name": "B", "seats": 3, "blocked": [2]}]
+        })))
+        .unwrap();
+        let units = s.units().unwrap();
+        assert_eq!(units.names, ["A1", "A2", "B1", "B2", "B3"]);
+        assert_eq!(units.blocked, ["B2"]);
+        assert_eq!(s.max_seats_per_hold, 4);
+        assert_eq!(s.hold_ttl_ms, 300_000);
+        assert_eq!(s.starts_at_ms, 1_796_499_000_000);
+    }
+
+    #[test]
+    fn slots_keep_their_names() {
+        let s = NewShowing::parse(request(serde_json::json!({"slots": ["Site 1", "Site 2"]})))
+            .unwrap();
+        assert_eq!(s.units().unwrap().names, ["Site 1", "Site 2"]);
+    }
+
+    #[test]
+    fn refusals_say_what_is_wrong() {
+        let cases = [
+            (serde_json::json!({"slots": []}), "no seats"),
+            (serde_json::json!({"slots": ["x", "x"]}), "appears twice"),
+            (serde_json::json!({"rows": [{"name": "A", "seats": 20001}]}), "at most 20000"),
+            (serde_json::json!({"rows": [{"name": "A", "seats": 2, "blocked": [3]}]}), "no seat 3"),
+        ];
+        for (layout, expected) in cases {
+            let err = NewShowing::parse(request(layout.clone())).unwrap_err();
+            assert!(err.0.contains(expected), "{layout}: {}", err.0);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! The end-to-end test harness: starts the real Worker with `wrangler dev`
+//! (workerd, SQLite-backed Durable Objects, alarms, a local D1) on a free
+//! loopback port with its own fresh state directory, and always stops what it
+//! started, also when a test panics.
+//!
+//! The Worker bundle must already be built (`npm test` builds it once);
+//! every [`Stack`] then starts with `SHOWTIME_PREBUILT=1` so that starting
+//! many servers does not rebuild anything.
+
+mod process;
+mod stack;
+
+pub use stack::{Stack, StackOptions};

@@ -1,0 +1,204 @@
+//! One running copy of the product: `wrangler dev` on a free loopback port
+//! with its own state directory.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::process::Group;
+
+/// How long a dev server may take to answer its first request. workerd
+/// starts in a second or two; a loaded 2-core CI machine needs more.
+const READY_TIMEOUT: Duration = Duration::from_secs(90);
+
+#[derive(Clone, Debug, Default)]
+pub struct StackOptions {
+    /// Extra `--var NAME:VALUE` settings for the Worker.
+    pub vars: Vec<(String, String)>,
+}
+
+pub struct Stack {
+    pub base_url: String,
+    pub admin_token: String,
+    state_dir: tempfile::TempDir,
+    port: u16,
+    options: StackOptions,
+    server: Option<Group>,
+}
+
+/// The repository root, where wrangler.toml lives.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
+}
+
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
+    listener.local_addr().expect("local addr").port()
+}
+
+/// `node_modules/.bin` first: it holds wrangler and the Node it needs.
+fn wrangler(root: &Path) -> Command {
+    let bin = root.join("node_modules/.bin");
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let mut cmd = Command::new(bin.join("wrangler"));
+    cmd.current_dir(root)
+        .env("PATH", path)
+        .env("SHOWTIME_PREBUILT", "1")
+        .env("WRANGLER_SEND_METRICS", "false")
+        .env("CI", "true")
+        .stdin(Stdio::null());
+    cmd
+}
+
+impl Stack {
+    pub fn start() -> Stack {
+        Stack::start_with(StackOptions::default())
+    }
+
+    pub fn start_with(options: StackOptions) -> Stack {
+        let root = repo_root();
+        assert!(
+            root.join("build/worker/shim.mjs").exists(),
+            "the Worker is not built: run the tests with `npm test`"
+        );
+        let state_dir = tempfile::Builder::new()
+            .prefix("showtime-e2e-")
+            .tempdir()
+            .expect("state dir");
+        apply_migrations(&root, state_dir.path());
+        let admin_token = format!("test-admin-{}", free_port());
+        let mut stack = Stack {
+            base_url: String::new(),
+            admin_token,
+            state_dir,
+            port: 0,
+            options,
+            server: None,
+        };
+        stack.launch();
+        stack
+    }
+
+    /// Stops the server and starts a new one on the same state directory,
+    /// as a restart or redeploy would.
+    pub fn restart(&mut self) {
+        self.stop();
+        self.launch();
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(mut server) = self.server.take() {
+            server.stop();
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base_url, path)
+    }
+
+    pub fn state_dir(&self) -> &Path {
+        self.state_dir.path()
+    }
+
+    fn log_path(&self) -> PathBuf {
+        self.state_dir.path().join("wrangler.log")
+    }
+
+    fn launch(&mut self) {
+        let root = repo_root();
+        self.port = free_port();
+        self.base_url = format!("http://127.0.0.1:{}", self.port);
+        let log = File::options()
+            .create(true)
+            .append(true)
+            .open(self.log_path())
+            .expect("log file");
+        let mut cmd = wrangler(&root);
+        cmd.args(["dev", "--ip", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--inspector-port", &free_port().to_string()])
+            .arg("--persist-to")
+            .arg(self.state_dir.path().join("state"))
+            .args(["--test-scheduled", "--show-interactive-dev-session=false"])
+            .args(["--var", &format!("ADMIN_TOKEN:{}", self.admin_token)]);
+        for (name, value) in &self.options.vars {
+            cmd.args(["--var", &format!("{name}:{value}")]);
+        }
+        cmd.stdout(log.try_clone().expect("log")).stderr(log);
+        let mut server = Group::spawn(cmd).expect("start wrangler dev");
+        let deadline = Instant::now() + READY_TIMEOUT;
+        while !health_ok(self.port) {
+            if server.has_exited() || Instant::now() > deadline {
+                server.stop();
+                panic!("wrangler dev did not come up:\n{}", self.log_tail());
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        self.server = Some(server);
+    }
+
+    /// Runs one SQL statement against this stack's local D1 database with
+    /// wrangler itself, so tests can check what the Worker stored without
+    /// going through the Worker.
+    pub fn d1_query(&self, sql: &str) -> Vec<serde_json::Value> {
+        let out = wrangler(&repo_root())
+            .args(["d1", "execute", "DB", "--local", "--json", "--persist-to"])
+            .arg(self.state_dir.path().join("state"))
+            .args(["--command", sql])
+            .output()
+            .expect("run wrangler d1 execute");
+        assert!(
+            out.status.success(),
+            "d1 execute failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let parsed: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("d1 execute prints JSON");
+        parsed[0]["results"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// The end of the server's log, for failure messages.
+    pub fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(self.log_path()).unwrap_or_default();
+        let start = log.len().saturating_sub(4000);
+        log[log.floor_char_boundary(start)..].to_string()
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn apply_migrations(root: &Path, state_dir: &Path) {
+    let out = wrangler(root)
+        .args(["d1", "migrations", "apply", "DB", "--local", "--persist-to"])
+        .arg(state_dir.join("state"))
+        .output()
+        .expect("run wrangler d1 migrations apply");
+    assert!(
+        out.status.success(),
+        "applying migrations failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A plain HTTP/1.1 request for `/api/health`, so readiness needs no client
+/// library and no async runtime.
+fn health_ok(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let request = "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.1 200")
+}

@@ -1,0 +1,183 @@
+//! The stand-in's memory of Square: payments, refunds, card tokens and
+//! idempotency keys, and every rule about them.
+//!
+//! Architecture Invariant: nothing here does I/O or reads the clock. Each
+//! operation takes `now_ms`, returns the reply to send and the webhook
+//! events it caused, and the HTTP shell does the sending.
+
+mod charging;
+mod refunding;
+
+pub use refunding::SettleError;
+
+use std::collections::HashMap;
+
+use serde_json::{json, Value};
+
+use crate::events::Event;
+use crate::idempotency::{IdempotencyBook, Stored};
+use crate::payments::Payment;
+use crate::refunds::Refund;
+use crate::square_error::SquareError;
+use crate::tokens::TokenBook;
+
+/// How much the stand-in keeps before it answers "full" (it never forgets
+/// silently, so a long demo notices).
+#[derive(Debug, Clone)]
+pub struct BankLimits {
+    pub payments: usize,
+    pub refunds: usize,
+    pub refunds_per_payment: usize,
+    pub card_tokens: usize,
+    pub idempotency_keys: usize,
+}
+
+impl Default for BankLimits {
+    fn default() -> Self {
+        BankLimits {
+            payments: 10_000,
+            refunds: 10_000,
+            refunds_per_payment: 50,
+            card_tokens: 10_000,
+            idempotency_keys: 20_000,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct BankSettings {
+    pub location_id: String,
+    pub application_id: String,
+    pub currency: String,
+    /// HTTP status of a card decline: Square's is unconfirmed (400 or 402).
+    pub decline_status: u16,
+    pub limits: BankLimits,
+}
+
+/// An HTTP answer: status and JSON body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub status: u16,
+    pub body: Value,
+}
+
+/// The result of one operation.
+#[derive(Debug)]
+pub struct Handled {
+    pub reply: Reply,
+    pub events: Vec<Event>,
+    /// A refund that was just created PENDING and waits to be settled.
+    pub pending_refund: Option<String>,
+}
+
+impl Handled {
+    fn ok(body: Value, events: Vec<Event>) -> Self {
+        Handled {
+            reply: Reply { status: 200, body },
+            events,
+            pending_refund: None,
+        }
+    }
+
+    fn error(error: SquareError) -> Self {
+        Handled {
+            reply: Reply {
+                status: error.status,
+                body: error.body(),
+            },
+            events: Vec::new(),
+            pending_refund: None,
+        }
+    }
+
+    fn replay(stored: Stored) -> Self {
+        Handled {
+            reply: Reply {
+                status: stored.status,
+                body: stored.body,
+            },
+            events: Vec::new(),
+            pending_refund: None,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Bank {
+    settings: BankSettings,
+    payments: HashMap<String, Payment>,
+    /// Creation order, for listing.
+    payment_order: Vec<String>,
+    refunds: HashMap<String, Refund>,
+    refund_order: Vec<String>,
+    tokens: TokenBook,
+    keys: IdempotencyBook,
+    /// CreatePayment key → payment id, for cancel-by-key.
+    payment_by_key: HashMap<String, String>,
+}
+
+impl Bank {
+    pub fn new(settings: BankSettings) -> Self {
+        let tokens = TokenBook::new(settings.limits.card_tokens);
+        let keys = IdempotencyBook::new(settings.limits.idempotency_keys);
+        Bank {
+            settings,
+            payments: HashMap::new(),
+            payment_order: Vec::new(),
+            refunds: HashMap::new(),
+            refund_order: Vec::new(),
+            tokens,
+            keys,
+            payment_by_key: HashMap::new(),
+        }
+    }
+
+    pub fn get_payment(&self, id: &str) -> Handled {
+        match self.payments.get(id) {
+            Some(payment) => Handled::ok(json!({ "payment": payment.to_json() }), Vec::new()),
+            None => Handled::error(payment_not_found(id)),
+        }
+    }
+
+    pub fn get_refund(&self, id: &str) -> Handled {
+        match self.refunds.get(id) {
+            Some(refund) => Handled::ok(json!({ "refund": refund.to_json() }), Vec::new()),
+            None => Handled::error(SquareError::not_found(format!(
+                "Could not find refund with id `{id}`."
+            ))),
+        }
+    }
+
+    pub fn payments_json(&self) -> Value {
+        let payments: Vec<Value> = self
+            .payment_order
+            .iter()
+            .map(|id| self.payments[id].to_json())
+            .collect();
+        json!({ "payments": payments })
+    }
+
+    pub fn refunds_json(&self) -> Value {
+        let refunds: Vec<Value> = self
+            .refund_order
+            .iter()
+            .map(|id| self.refunds[id].to_json())
+            .collect();
+        json!({ "refunds": refunds })
+    }
+}
+
+fn payment_not_found(id: &str) -> SquareError {
+    SquareError::not_found(format!("Could not find payment with id: {id}"))
+}
+
+#[cfg(test)]
+pub(crate) fn test_bank() -> Bank {
+    Bank::new(BankSettings {
+        location_id: "L1".into(),
+        application_id: "A1".into(),
+        currency: "USD".into(),
+        decline_status: 402,
+        limits: BankLimits::default(),
+    })
+}

@@ -1,0 +1,64 @@
+//! A stand-in for the part of Square the cinema talks to, on loopback, for
+//! tests and the local demo. It speaks the subset of Square the Worker uses
+//! (payments, refunds, idempotency, declines, signed webhooks, the Web
+//! Payments SDK) and can be made to fail the ways Square fails.
+//!
+//! Map of the crate:
+//! - The pure core, no I/O and no clock (`now_ms` comes in as a value):
+//!   `bank` holds the state and rules, built from `payments`, `refunds`,
+//!   `cards` (outcome table), `tokens`, `idempotency`, `requests` (field
+//!   checks), `square_error`, `events`; plus `faults` and `signature`.
+//! - The shell: `app` (shared state, timers), `delivery` (webhook sending),
+//!   `http` (routes: `/v2`, `/v1/square.js` + `/_sdk`, `/_control`),
+//!   `server` (listener, connections, the drop fault).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), square_standin::StartError> {
+//! let standin = square_standin::start(square_standin::Config::default()).await?;
+//! let square_base_url = standin.base_url();
+//! # drop(square_base_url);
+//! standin.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+mod app;
+mod bank;
+pub mod cards;
+mod clock;
+mod config;
+mod delivery;
+mod events;
+mod faults;
+mod http;
+mod idempotency;
+mod ids;
+mod lock;
+mod payments;
+mod refunds;
+mod request_log;
+mod requests;
+mod ring;
+mod server;
+pub mod signature;
+mod square_error;
+mod tokens;
+
+pub use bank::BankLimits;
+pub use config::{Config, ConfigError, Limits};
+pub use server::{start, Handle, StartError};
+
+/// The stand-in as a value: `Server::new(config).start().await`.
+#[derive(Debug, Clone, Default)]
+pub struct Server {
+    pub config: Config,
+}
+
+impl Server {
+    pub fn new(config: Config) -> Self {
+        Server { config }
+    }
+
+    pub async fn start(self) -> Result<Handle, StartError> {
+        start(self.config).await
+    }
+}

@@ -1,0 +1,12 @@
+//! Drives the stand-in over HTTP the way the Worker and the test suites do.
+//! Every test starts its own server on a free loopback port.
+
+mod harness;
+
+mod control;
+mod faults;
+mod idempotency;
+mod payments;
+mod refunds;
+mod sdk;
+mod webhooks;
