@@ -14,12 +14,11 @@ create() {
   local title="$1" days="$2" time="$3"
   local starts
   starts="$(date -u -d "+$days days" +%Y-%m-%d)T${time}:00Z"
-  curl -fsS -X POST "$BASE/api/admin/showings" \
+  curl -fsS -o /dev/null -X POST "$BASE/api/admin/showings" \
     -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
     -d "{\"title\": \"$title\", \"starts_at\": \"$starts\",
          \"price\": {\"amount\": 1200, \"currency\": \"USD\"},
          \"layout\": {\"rows\": [{\"name\": \"A\", \"seats\": 8}, {\"name\": \"B\", \"seats\": 8}]}}"
-  echo
 }
 
 create "Paris, Texas" 1 "19:30"

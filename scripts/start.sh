@@ -12,12 +12,15 @@ PORT="${PORT:-8787}"
 STATE_DIR=.wrangler/state
 BASE="http://127.0.0.1:$PORT"
 
-# Local secrets are made here, once, and never committed (.gitignore).
-if [ ! -f .dev.vars ]; then
-  token=$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')
-  printf 'ADMIN_TOKEN="%s"\n' "$token" > .dev.vars
-  echo "start: wrote .dev.vars with a new local admin token"
-fi
+# Local secrets are made here, once each, and never committed (.gitignore).
+ensure_secret() {
+  if ! grep -q "^$1=" .dev.vars 2>/dev/null; then
+    printf '%s="%s"\n' "$1" "$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .dev.vars
+    echo "start: wrote a new local $1 to .dev.vars"
+  fi
+}
+ensure_secret ADMIN_TOKEN
+ensure_secret SESSION_SECRET
 ADMIN_TOKEN=$(sed -n 's/^ADMIN_TOKEN="\(.*\)"$/\1/p' .dev.vars)
 
 bash scripts/build-worker.sh

@@ -16,3 +16,4 @@ WORKER_BUILD_ROOT="$TOOLS_DIR/worker-build-$WORKER_BUILD_VERSION"
 export WASM_BINDGEN_BIN="$WASM_BINDGEN_ROOT/bin/wasm-bindgen"
 # node_modules/.bin first: it holds wrangler and the Node 22 that wrangler needs.
 export PATH="$ROOT/node_modules/.bin:$WORKER_BUILD_ROOT/bin:$WASM_BINDGEN_ROOT/bin:$HOME/.cargo/bin:$PATH"
+export WRANGLER_SEND_METRICS=false

@@ -12,6 +12,8 @@ pub struct ApiError {
     pub detail: String,
     /// Extra fields merged into the body, e.g. the seats that were taken.
     pub extra: Map<String, Value>,
+    /// Sent as `Retry-After` (seconds) with 429 answers.
+    pub retry_after_s: Option<u64>,
 }
 
 impl ApiError {
@@ -21,7 +23,18 @@ impl ApiError {
             code,
             detail: detail.into(),
             extra: Map::new(),
+            retry_after_s: None,
         }
+    }
+
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+        self.extra.insert(key.to_string(), value.into());
+        self
+    }
+
+    pub fn retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after_s = Some(seconds.max(1));
+        self
     }
 
     pub fn bad_json(detail: impl Into<String>) -> Self {
@@ -57,7 +70,11 @@ impl ApiError {
         body.insert("error".into(), json!(self.code));
         body.insert("detail".into(), json!(self.detail));
         body.extend(self.extra);
-        Ok(Response::from_json(&Value::Object(body))?.with_status(self.status))
+        let resp = Response::from_json(&Value::Object(body))?.with_status(self.status);
+        if let Some(seconds) = self.retry_after_s {
+            resp.headers().set("retry-after", &seconds.to_string())?;
+        }
+        Ok(resp)
     }
 }
 

@@ -97,7 +97,9 @@ pub async fn insert_showing(
 
 pub async fn get_showing(db: &D1Database, id: &str) -> Result<Option<Showing>> {
     let row: Option<ShowingRow> = db
-        .prepare(format!("SELECT {SHOWING_COLUMNS} FROM showings WHERE id = ?1"))
+        .prepare(format!(
+            "SELECT {SHOWING_COLUMNS} FROM showings WHERE id = ?1"
+        ))
         .bind(&[id.into()])?
         .first(None)
         .await?;

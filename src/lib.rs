@@ -8,7 +8,7 @@
 //! - [`showing`]: what a showing is (title, time, price, layout) and how a
 //!   layout becomes the list of seat names; pure, no I/O.
 //! - [`db`]: every D1 query. No other module writes SQL for D1.
-//! - [`auth`]: staff credentials.
+//! - [`auth`]: staff credentials; [`session`]: the buyer's signed cookie.
 //! - [`api_error`]: the error bodies the API answers with.
 //! - [`ids`]: random identifiers.
 
@@ -17,6 +17,7 @@ mod auth;
 mod db;
 mod ids;
 mod routes;
+mod session;
 mod showing;
 mod showtime;
 
@@ -34,5 +35,8 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
 /// once checkout exists; today it only proves the trigger is wired.
 #[event(scheduled)]
 async fn scheduled(event: ScheduledEvent, _env: Env, _ctx: ScheduleContext) {
-    worker::console_log!("recovery sweep at {}: no unfinished orders to resume", event.schedule());
+    worker::console_log!(
+        "recovery sweep at {}: no unfinished orders to resume",
+        event.schedule()
+    );
 }

@@ -3,12 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The most seats (or slots) one showing may have; one object must be able
-/// to hold them all in memory and answer quickly.
-pub const MAX_UNITS: usize = 20_000;
+use ledger::{MAX_SEATS_PER_HOLD_LIMIT, MAX_UNITS, MAX_UNIT_NAME_BYTES};
+
 pub const MAX_TITLE_CHARS: usize = 200;
-pub const MAX_UNIT_NAME_BYTES: usize = 32;
-pub const MAX_SEATS_PER_HOLD_LIMIT: u32 = 10;
 pub const DEFAULT_MAX_SEATS_PER_HOLD: u32 = 4;
 pub const DEFAULT_HOLD_TTL_MS: u64 = 5 * 60 * 1000;
 /// Short holds are allowed so tests and demos can watch expiry happen.
@@ -131,9 +128,9 @@ impl NewShowing {
         }
         let mut seen = std::collections::HashSet::new();
         for name in &units.names {
-            if name.is_empty() || name.len() > MAX_UNIT_NAME_BYTES {
+            if !ledger::is_valid_unit_name(name) {
                 return invalid(format!(
-                    "seat name {name:?} must be 1 to {MAX_UNIT_NAME_BYTES} bytes"
+                    "seat name {name:?} must be 1 to {MAX_UNIT_NAME_BYTES} bytes of printable text"
                 ));
             }
             if !seen.insert(name.as_str()) {
@@ -145,8 +142,8 @@ impl NewShowing {
 }
 
 fn check_price(price: &Money) -> Result<(), InvalidShowing> {
-    let currency_ok = price.currency.len() == 3
-        && price.currency.bytes().all(|b| b.is_ascii_uppercase());
+    let currency_ok =
+        price.currency.len() == 3 && price.currency.bytes().all(|b| b.is_ascii_uppercase());
     if !currency_ok {
         return invalid("price.currency must be a three-letter ISO 4217 code such as USD");
     }
@@ -215,8 +212,8 @@ mod tests {
 
     #[test]
     fn slots_keep_their_names() {
-        let s = NewShowing::parse(request(serde_json::json!({"slots": ["Site 1", "Site 2"]})))
-            .unwrap();
+        let s =
+            NewShowing::parse(request(serde_json::json!({"slots": ["Site 1", "Site 2"]}))).unwrap();
         assert_eq!(s.units().unwrap().names, ["Site 1", "Site 2"]);
     }
 
@@ -225,8 +222,14 @@ mod tests {
         let cases = [
             (serde_json::json!({"slots": []}), "no seats"),
             (serde_json::json!({"slots": ["x", "x"]}), "appears twice"),
-            (serde_json::json!({"rows": [{"name": "A", "seats": 20001}]}), "at most 20000"),
-            (serde_json::json!({"rows": [{"name": "A", "seats": 2, "blocked": [3]}]}), "no seat 3"),
+            (
+                serde_json::json!({"rows": [{"name": "A", "seats": 20001}]}),
+                "at most 20000",
+            ),
+            (
+                serde_json::json!({"rows": [{"name": "A", "seats": 2, "blocked": [3]}]}),
+                "no seat 3",
+            ),
         ];
         for (layout, expected) in cases {
             let err = NewShowing::parse(request(layout.clone())).unwrap_err();

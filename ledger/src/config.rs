@@ -127,7 +127,10 @@ impl fmt::Display for ConfigError {
                 write!(f, "max_seats_per_hold {value} is not within 1..=10")
             }
             ConfigError::HoldTtlOutOfRange { value_ms } => {
-                write!(f, "hold_ttl_ms {value_ms} is not within 1..={MAX_WINDOW_MS}")
+                write!(
+                    f,
+                    "hold_ttl_ms {value_ms} is not within 1..={MAX_WINDOW_MS}"
+                )
             }
             ConfigError::PaymentCapBelowHoldTtl { cap_ms, ttl_ms } => {
                 write!(f, "payment_cap_ms {cap_ms} is below hold_ttl_ms {ttl_ms}")
@@ -139,10 +142,16 @@ impl fmt::Display for ConfigError {
                 write!(f, "max_live_holds {value} is not within 1..={MAX_UNITS}")
             }
             ConfigError::SweepLimitOutOfRange { value } => {
-                write!(f, "max_released_per_sweep {value} is not within 1..={MAX_UNITS}")
+                write!(
+                    f,
+                    "max_released_per_sweep {value} is not within 1..={MAX_UNITS}"
+                )
             }
             ConfigError::ClosedOrdersOutOfRange { value } => {
-                write!(f, "max_closed_orders {value} is above {MAX_CLOSED_ORDERS_LIMIT}")
+                write!(
+                    f,
+                    "max_closed_orders {value} is above {MAX_CLOSED_ORDERS_LIMIT}"
+                )
             }
         }
     }
@@ -160,31 +169,57 @@ mod tests {
         assert_eq!(ok.validate(), Ok(()));
         let cases = [
             (
-                Config { max_seats_per_hold: 11, ..ok.clone() },
+                Config {
+                    max_seats_per_hold: 11,
+                    ..ok.clone()
+                },
                 ConfigError::SeatsPerHoldOutOfRange { value: 11 },
             ),
             (
-                Config { hold_ttl_ms: 0, ..ok.clone() },
+                Config {
+                    hold_ttl_ms: 0,
+                    ..ok.clone()
+                },
                 ConfigError::HoldTtlOutOfRange { value_ms: 0 },
             ),
             (
-                Config { payment_cap_ms: 299_999, ..ok.clone() },
-                ConfigError::PaymentCapBelowHoldTtl { cap_ms: 299_999, ttl_ms: 300_000 },
+                Config {
+                    payment_cap_ms: 299_999,
+                    ..ok.clone()
+                },
+                ConfigError::PaymentCapBelowHoldTtl {
+                    cap_ms: 299_999,
+                    ttl_ms: 300_000,
+                },
             ),
             (
-                Config { payment_cap_ms: MAX_WINDOW_MS + 1, ..ok.clone() },
-                ConfigError::PaymentCapOutOfRange { value_ms: MAX_WINDOW_MS + 1 },
+                Config {
+                    payment_cap_ms: MAX_WINDOW_MS + 1,
+                    ..ok.clone()
+                },
+                ConfigError::PaymentCapOutOfRange {
+                    value_ms: MAX_WINDOW_MS + 1,
+                },
             ),
             (
-                Config { max_live_holds: 0, ..ok.clone() },
+                Config {
+                    max_live_holds: 0,
+                    ..ok.clone()
+                },
                 ConfigError::LiveHoldsOutOfRange { value: 0 },
             ),
             (
-                Config { max_released_per_sweep: 0, ..ok.clone() },
+                Config {
+                    max_released_per_sweep: 0,
+                    ..ok.clone()
+                },
                 ConfigError::SweepLimitOutOfRange { value: 0 },
             ),
             (
-                Config { max_closed_orders: 100_001, ..ok.clone() },
+                Config {
+                    max_closed_orders: 100_001,
+                    ..ok.clone()
+                },
                 ConfigError::ClosedOrdersOutOfRange { value: 100_001 },
             ),
         ];

@@ -12,16 +12,27 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum HoldError {
     NoSeats,
-    TooManySeats { requested: usize, max: u32 },
+    TooManySeats {
+        requested: usize,
+        max: u32,
+    },
     /// Each seat named more than once, listed once, in request order.
-    DuplicateSeats { seats: Vec<String> },
+    DuplicateSeats {
+        seats: Vec<String>,
+    },
     /// Every seat the showing does not have, in request order.
-    UnknownSeats { seats: Vec<String> },
+    UnknownSeats {
+        seats: Vec<String>,
+    },
     /// A live hold already has this id.
     HoldIdInUse,
     /// Every requested seat that is held, pending, sold or blocked, in request order.
-    SeatsUnavailable { seats: Vec<String> },
-    TooManyLiveHolds { max: u32 },
+    SeatsUnavailable {
+        seats: Vec<String>,
+    },
+    TooManyLiveHolds {
+        max: u32,
+    },
 }
 
 /// Why a release was refused.
@@ -44,9 +55,16 @@ pub enum PaymentError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CommitError {
     NoSeats,
-    TooManySeats { requested: usize, max: u32 },
-    DuplicateSeats { seats: Vec<String> },
-    UnknownSeats { seats: Vec<String> },
+    TooManySeats {
+        requested: usize,
+        max: u32,
+    },
+    DuplicateSeats {
+        seats: Vec<String>,
+    },
+    UnknownSeats {
+        seats: Vec<String>,
+    },
     /// The order id is already used by an order of another hold or seats.
     OrderIdInUse,
     /// The order was abandoned: its payment was proven void.
@@ -54,7 +72,9 @@ pub enum CommitError {
     /// The hold is live but holds other seats than the ones named.
     SeatsDifferFromHold,
     /// The hold lapsed and these seats, in request order, were taken since.
-    SeatsTaken { seats: Vec<String> },
+    SeatsTaken {
+        seats: Vec<String>,
+    },
 }
 
 /// Why a confirm was refused.
@@ -78,18 +98,29 @@ pub enum AbandonError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum VoidError {
     NoSeats,
-    TooManySeats { requested: usize, max: u32 },
-    DuplicateSeats { seats: Vec<String> },
-    UnknownSeats { seats: Vec<String> },
+    TooManySeats {
+        requested: usize,
+        max: u32,
+    },
+    DuplicateSeats {
+        seats: Vec<String>,
+    },
+    UnknownSeats {
+        seats: Vec<String>,
+    },
     OrderNotFound,
     /// The order is still pending: its seats were never sold.
     OrderNotConfirmed,
     OrderAbandoned,
     /// These seats, in request order, are not part of the order.
-    SeatsNotInOrder { seats: Vec<String> },
+    SeatsNotInOrder {
+        seats: Vec<String>,
+    },
 }
 
 /// A malformed seat list; shared by the calls that take one.
+// The variants keep the names of the public refusals they become.
+#[allow(clippy::enum_variant_names)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum SeatListError {
     NoSeats,

@@ -15,41 +15,85 @@ pub enum InvariantError {
     IndexMismatch,
     /// The per-state counts do not match the units.
     CountsMismatch,
-    ClockOutOfRange { latest_now_ms: u64 },
-    TooManyHolds { count: usize, max: u32 },
+    ClockOutOfRange {
+        latest_now_ms: u64,
+    },
+    TooManyHolds {
+        count: usize,
+        max: u32,
+    },
     /// The expiry index does not list exactly the holds.
     ExpiryIndexMismatch,
-    DuplicateHold { hold: HoldId },
-    HoldKeyMismatch { hold: HoldId },
+    DuplicateHold {
+        hold: HoldId,
+    },
+    HoldKeyMismatch {
+        hold: HoldId,
+    },
     /// A hold with no seats, or more than `max_seats_per_hold`.
-    HoldSizeOutOfRange { hold: HoldId },
+    HoldSizeOutOfRange {
+        hold: HoldId,
+    },
     /// A record names a unit the showing does not have.
-    UnknownUnit { unit: UnitId },
+    UnknownUnit {
+        unit: UnitId,
+    },
     /// A record names the same unit twice.
-    DuplicateUnitInRecord { unit: UnitId },
+    DuplicateUnitInRecord {
+        unit: UnitId,
+    },
     /// A hold lists a unit that is not held by it.
-    UnitNotHeldByItsHold { unit: UnitId, hold: HoldId },
-    HoldStartsInFuture { hold: HoldId },
+    UnitNotHeldByItsHold {
+        unit: UnitId,
+        hold: HoldId,
+    },
+    HoldStartsInFuture {
+        hold: HoldId,
+    },
     /// `expires_at_ms` is not `started_at_ms` plus the TTL (or the payment cap
     /// once paying).
-    HoldExpiryInconsistent { hold: HoldId },
+    HoldExpiryInconsistent {
+        hold: HoldId,
+    },
     /// A held unit whose hold does not exist or does not list it.
-    HeldUnitWithoutHold { unit: UnitId },
-    DuplicateOrder { order: OrderId },
-    OrderKeyMismatch { order: OrderId },
+    HeldUnitWithoutHold {
+        unit: UnitId,
+    },
+    DuplicateOrder {
+        order: OrderId,
+    },
+    OrderKeyMismatch {
+        order: OrderId,
+    },
     /// An order with no seats, or more than `max_seats_per_hold`.
-    OrderSizeOutOfRange { order: OrderId },
+    OrderSizeOutOfRange {
+        order: OrderId,
+    },
     /// Refunded seats that are unsorted, repeated, or not the order's.
-    VoidedSeatsInvalid { order: OrderId },
+    VoidedSeatsInvalid {
+        order: OrderId,
+    },
     /// An order's unit is not in the state the order's state demands.
-    UnitNotInOrderState { unit: UnitId, order: OrderId },
+    UnitNotInOrderState {
+        unit: UnitId,
+        order: OrderId,
+    },
     /// The order's refunds or closing version contradict its state.
-    OrderStateInconsistent { order: OrderId },
+    OrderStateInconsistent {
+        order: OrderId,
+    },
     /// A pending unit whose order is not pending or does not list it.
-    PendingUnitWithoutOrder { unit: UnitId },
+    PendingUnitWithoutOrder {
+        unit: UnitId,
+    },
     /// A sold unit whose order is not confirmed or does not list it unrefunded.
-    SoldUnitWithoutOrder { unit: UnitId },
-    TooManyClosedOrders { count: usize, max: u32 },
+    SoldUnitWithoutOrder {
+        unit: UnitId,
+    },
+    TooManyClosedOrders {
+        count: usize,
+        max: u32,
+    },
     /// The queue of closed orders does not list exactly the closed orders,
     /// oldest first.
     ClosedQueueMismatch,
@@ -118,8 +162,8 @@ impl Ledger {
     }
 
     fn check_hold(&self, hold: &HoldRecord) -> Result<(), InvariantError> {
-        let size_ok = !hold.seats.is_empty()
-            && hold.seats.len() <= self.config.max_seats_per_hold as usize;
+        let size_ok =
+            !hold.seats.is_empty() && hold.seats.len() <= self.config.max_seats_per_hold as usize;
         if !size_ok {
             return Err(InvariantError::HoldSizeOutOfRange {
                 hold: hold.id.clone(),
@@ -152,8 +196,8 @@ impl Ledger {
 
     fn check_order(&self, order: &OrderRecord) -> Result<(), InvariantError> {
         let id = &order.id;
-        let size_ok = !order.seats.is_empty()
-            && order.seats.len() <= self.config.max_seats_per_hold as usize;
+        let size_ok =
+            !order.seats.is_empty() && order.seats.len() <= self.config.max_seats_per_hold as usize;
         if !size_ok {
             return Err(InvariantError::OrderSizeOutOfRange { order: id.clone() });
         }
@@ -217,15 +261,19 @@ impl Ledger {
             let unit = UnitId(position as u32);
             match state {
                 UnitState::Held(hold) => {
-                    let listed = self.holds.get(hold).is_some_and(|h| h.seats.contains(&unit));
+                    let listed = self
+                        .holds
+                        .get(hold)
+                        .is_some_and(|h| h.seats.contains(&unit));
                     if !listed {
                         return Err(InvariantError::HeldUnitWithoutHold { unit });
                     }
                 }
                 UnitState::Pending(order) => {
-                    let listed = self.orders.get(order).is_some_and(|o| {
-                        o.state == OrderState::Pending && o.seats.contains(&unit)
-                    });
+                    let listed = self
+                        .orders
+                        .get(order)
+                        .is_some_and(|o| o.state == OrderState::Pending && o.seats.contains(&unit));
                     if !listed {
                         return Err(InvariantError::PendingUnitWithoutOrder { unit });
                     }

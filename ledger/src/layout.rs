@@ -11,12 +11,21 @@ use std::fmt;
 pub enum LayoutError {
     NoUnits,
     /// More than [`MAX_UNITS`] units.
-    TooManyUnits { count: usize, max: usize },
+    TooManyUnits {
+        count: usize,
+        max: usize,
+    },
     /// Empty, longer than 32 bytes, or with a control character.
-    InvalidUnitName { name: String },
-    DuplicateUnitName { name: String },
+    InvalidUnitName {
+        name: String,
+    },
+    DuplicateUnitName {
+        name: String,
+    },
     /// A seat named as blocked is not in the list of units.
-    UnknownBlockedUnit { name: String },
+    UnknownBlockedUnit {
+        name: String,
+    },
 }
 
 /// Why a new ledger could not be built.

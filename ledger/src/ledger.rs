@@ -61,7 +61,10 @@ impl Ledger {
         for name in blocked {
             let name = name.as_ref();
             let Some(id) = index.get(name) else {
-                return Err(LayoutError::UnknownBlockedUnit { name: name.to_owned() }.into());
+                return Err(LayoutError::UnknownBlockedUnit {
+                    name: name.to_owned(),
+                }
+                .into());
             };
             states[id.index()] = UnitState::Blocked;
         }
@@ -86,14 +89,16 @@ impl Ledger {
     /// still at or before `now_ms` afterwards, a backlog remains.
     pub fn sweep(&mut self, now_ms: u64) -> Changes {
         self.begin(now_ms);
-        self.finish(Ok::<(), ()>(())).changes
+        self.take_changes()
     }
 
     /// The earliest `expires_at_ms` among holds not yet released: when the
     /// Durable Object should set its alarm. A value at or before the latest
     /// `now_ms` means expired holds are waiting to be swept.
     pub fn next_expiry(&self) -> Option<u64> {
-        self.expiries.first().map(|(expires_at_ms, _)| *expires_at_ms)
+        self.expiries
+            .first()
+            .map(|(expires_at_ms, _)| *expires_at_ms)
     }
 
     /// The public seat map. A hold that expired but was not yet swept still
@@ -172,8 +177,14 @@ impl Ledger {
         now_ms
     }
 
-    /// Ends a call: one version step if anything changed, and the changes out.
+    /// Ends a call with its answer.
     pub(crate) fn finish<T, E>(&mut self, result: Result<T, E>) -> Outcome<T, E> {
+        let changes = self.take_changes();
+        Outcome { result, changes }
+    }
+
+    /// Ends a call: one version step if anything changed, and the changes out.
+    fn take_changes(&mut self) -> Changes {
         let mut changes = std::mem::take(&mut self.touched);
         if !changes.is_empty() {
             self.version += 1;
@@ -182,7 +193,7 @@ impl Ledger {
         changes.latest_now_ms = self.latest_now_ms;
         debug_assert_eq!(self.holds.len(), self.expiries.len());
         debug_assert!(self.holds.len() <= self.config.max_live_holds as usize);
-        Outcome { result, changes }
+        changes
     }
 
     /// Releases the hold that expires first, if it has expired.
@@ -229,7 +240,9 @@ impl Ledger {
     /// Removes a hold's record, leaving its seats for the caller to move.
     pub(crate) fn remove_hold(&mut self, hold_id: &HoldId) -> Option<HoldRecord> {
         let record = self.holds.remove(hold_id)?;
-        let indexed = self.expiries.remove(&(record.expires_at_ms, hold_id.clone()));
+        let indexed = self
+            .expiries
+            .remove(&(record.expires_at_ms, hold_id.clone()));
         debug_assert!(indexed, "every hold is in the expiry index");
         self.touched.holds.insert(hold_id.clone());
         Some(record)
@@ -237,7 +250,8 @@ impl Ledger {
 
     /// Adds a hold's record; its seats must already be held by it.
     pub(crate) fn insert_hold(&mut self, record: HoldRecord) {
-        self.expiries.insert((record.expires_at_ms, record.id.clone()));
+        self.expiries
+            .insert((record.expires_at_ms, record.id.clone()));
         self.touched.holds.insert(record.id.clone());
         let previous = self.holds.insert(record.id.clone(), record);
         debug_assert!(previous.is_none(), "hold ids are checked before insert");

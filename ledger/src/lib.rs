@@ -50,7 +50,9 @@ pub use config::{
 pub use error::{
     AbandonError, CommitError, ConfirmError, HoldError, PaymentError, ReleaseError, VoidError,
 };
-pub use ids::{is_valid_unit_name, HoldId, IdError, OrderId, UnitId, MAX_ID_BYTES, MAX_UNIT_NAME_BYTES};
+pub use ids::{
+    is_valid_unit_name, HoldId, IdError, OrderId, UnitId, MAX_ID_BYTES, MAX_UNIT_NAME_BYTES,
+};
 pub use invariants::InvariantError;
 pub use layout::{LayoutError, SetupError};
 pub use ledger::Ledger;

@@ -118,7 +118,10 @@ impl Ledger {
     }
 
     fn try_confirm(&mut self, order_id: &OrderId) -> Result<Confirmed, ConfirmError> {
-        let order = self.orders.get(order_id).ok_or(ConfirmError::OrderNotFound)?;
+        let order = self
+            .orders
+            .get(order_id)
+            .ok_or(ConfirmError::OrderNotFound)?;
         match order.state {
             OrderState::Abandoned => return Err(ConfirmError::OrderAbandoned),
             OrderState::Confirmed | OrderState::Refunded => return Ok(Confirmed::AlreadyConfirmed),
@@ -126,7 +129,10 @@ impl Ledger {
         }
         let seats = order.seats.clone();
         for unit in seats {
-            debug_assert_eq!(self.units[unit.index()], UnitState::Pending(order_id.clone()));
+            debug_assert_eq!(
+                self.units[unit.index()],
+                UnitState::Pending(order_id.clone())
+            );
             self.set_unit(unit, UnitState::Sold(order_id.clone()));
         }
         self.set_order_state(order_id, OrderState::Confirmed);
@@ -134,15 +140,23 @@ impl Ledger {
     }
 
     fn try_abandon(&mut self, order_id: &OrderId) -> Result<Abandoned, AbandonError> {
-        let order = self.orders.get(order_id).ok_or(AbandonError::OrderNotFound)?;
+        let order = self
+            .orders
+            .get(order_id)
+            .ok_or(AbandonError::OrderNotFound)?;
         match order.state {
-            OrderState::Confirmed | OrderState::Refunded => return Err(AbandonError::OrderConfirmed),
+            OrderState::Confirmed | OrderState::Refunded => {
+                return Err(AbandonError::OrderConfirmed)
+            }
             OrderState::Abandoned => return Ok(Abandoned::AlreadyAbandoned),
             OrderState::Pending => {}
         }
         let seats = order.seats.clone();
         for unit in seats {
-            debug_assert_eq!(self.units[unit.index()], UnitState::Pending(order_id.clone()));
+            debug_assert_eq!(
+                self.units[unit.index()],
+                UnitState::Pending(order_id.clone())
+            );
             self.set_unit(unit, UnitState::Available);
         }
         self.set_order_state(order_id, OrderState::Abandoned);
@@ -187,7 +201,10 @@ impl Ledger {
 
     /// Adds refunded seats to the order, closing it once all are refunded.
     fn record_voided(&mut self, order_id: &OrderId, fresh: &[UnitId]) {
-        let order = self.orders.get_mut(order_id).expect("try_void found the order");
+        let order = self
+            .orders
+            .get_mut(order_id)
+            .expect("try_void found the order");
         order.voided.extend_from_slice(fresh);
         order.voided.sort_unstable();
         let all_refunded = order.voided.len() == order.seats.len();
@@ -202,7 +219,10 @@ impl Ledger {
     fn set_order_state(&mut self, order_id: &OrderId, state: OrderState) {
         // This call changes the order, so it ends one version later.
         let closing_version = self.version + 1;
-        let order = self.orders.get_mut(order_id).expect("callers found the order");
+        let order = self
+            .orders
+            .get_mut(order_id)
+            .expect("callers found the order");
         order.state = state;
         self.touched.orders.insert(order_id.clone());
         if !state.is_closed() {
@@ -211,7 +231,10 @@ impl Ledger {
         order.closed_at_version = Some(closing_version);
         self.closed.push_back(order_id.clone());
         while self.closed.len() > self.config.max_closed_orders as usize {
-            let forgotten = self.closed.pop_front().expect("the queue is longer than the limit");
+            let forgotten = self
+                .closed
+                .pop_front()
+                .expect("the queue is longer than the limit");
             self.orders.remove(&forgotten);
             self.touched.orders.insert(forgotten);
         }

@@ -113,10 +113,16 @@ impl Ledger {
             .map(|row| (row.name, row.state))
             .unzip();
         let index = index_units(&names).map_err(RestoreError::Layout)?;
-        let holds = keyed(snapshot.holds, |h| &h.id, |hold| InvariantError::DuplicateHold { hold })?;
-        let orders = keyed(snapshot.orders, |o| &o.id, |order| {
-            InvariantError::DuplicateOrder { order }
-        })?;
+        let holds = keyed(
+            snapshot.holds,
+            |h| &h.id,
+            |hold| InvariantError::DuplicateHold { hold },
+        )?;
+        let orders = keyed(
+            snapshot.orders,
+            |o| &o.id,
+            |order| InvariantError::DuplicateOrder { order },
+        )?;
         let expiries: BTreeSet<(u64, HoldId)> = holds
             .values()
             .map(|hold| (hold.expires_at_ms, hold.id.clone()))

@@ -40,7 +40,9 @@ fn two_hundred_buyers_for_one_seat_make_exactly_one_hold() {
     let refused = HoldError::SeatsUnavailable {
         seats: vec!["A1".to_string()],
     };
-    assert!(results.iter().all(|r| r.is_ok() || *r == Err(refused.clone())));
+    assert!(results
+        .iter()
+        .all(|r| r.is_ok() || *r == Err(refused.clone())));
     assert_eq!(ledger.lock().unwrap().counts().held, 1);
 }
 
@@ -70,8 +72,14 @@ fn assert_whole_and_exclusive(ledger: &Ledger) {
     let mut owner = BTreeMap::new();
     for row in ledger.snapshot().holds {
         for &unit in &row.seats {
-            assert_eq!(ledger.unit_state(unit), Some(&UnitState::Held(row.id.clone())));
-            assert!(owner.insert(unit, row.id.clone()).is_none(), "a seat in two holds");
+            assert_eq!(
+                ledger.unit_state(unit),
+                Some(&UnitState::Held(row.id.clone()))
+            );
+            assert!(
+                owner.insert(unit, row.id.clone()).is_none(),
+                "a seat in two holds"
+            );
         }
     }
     assert_eq!(owner.len(), ledger.counts().held as usize);
@@ -131,7 +139,7 @@ fn buy_and_maybe_release(
         let mut ledger = ledger.lock().unwrap();
         let outcome = ledger.hold(1_000, &id, &group);
         match outcome.result {
-            Ok(_) if next_random(&mut state) % 2 == 0 => {
+            Ok(_) if next_random(&mut state).is_multiple_of(2) => {
                 ledger.release(1_000, &id).result.unwrap();
             }
             Ok(_) => kept.push((id, group)),

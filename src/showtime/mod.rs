@@ -1,55 +1,177 @@
 //! The `Showtime` Durable Object: one per showing, named by the showing id.
-//! Every request about that showing's seats passes through it one at a time,
-//! so a seat decision never races another.
+//! Every request about that showing's seats passes through it one at a time.
 //!
-//! The Worker talks to it over internal HTTP ([`client`]); the object keeps
-//! its seats in its own SQLite storage ([`store`]).
+//! Each request runs in two halves. The first is synchronous: load the
+//! ledger if needed, let it decide (it releases expired holds first), and
+//! write the rows that changed. No `await` happens in this half, so no other
+//! request can slip between a check and its claim, and the writes commit
+//! together. The second half awaits only the alarm: it is set to the next
+//! hold expiry when that moved, so expired holds are released even when no
+//! request comes.
+//!
+//! - [`client`]: how the Worker reaches an object.
+//! - [`protocol`]: the requests the Worker sends.
+//! - [`holds`]: holding, reading and releasing seats.
+//! - [`store`]: the object's SQLite tables.
+//! - [`rate`]: the per-client limit on new holds.
 
 pub mod client;
+mod holds;
+pub mod protocol;
+mod rate;
 mod store;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
-use serde::{Deserialize, Serialize};
+use ledger::{Ledger, PublicState};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
 use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, State};
 
 use crate::api_error::ApiError;
-use crate::showing::Units;
-use store::Seats;
+pub use protocol::InitShowing;
+use store::{HoldEnd, ShowingMeta};
 
-/// What the Worker sends to set up a new showing's object.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct InitShowing {
-    pub showing_id: String,
-    pub units: Units,
-    pub max_seats_per_hold: u32,
-    pub hold_ttl_ms: u64,
+/// The showing as held in memory: a cache of storage, rebuilt from it
+/// whenever the object starts.
+struct Loaded {
+    ledger: Ledger,
+    meta: ShowingMeta,
 }
 
 #[durable_object]
 pub struct Showtime {
     state: State,
-    /// The seats as last read from or written to storage. `None` until the
-    /// first request loads them; storage stays the source of truth, so an
-    /// evicted or reset object loses nothing.
-    seats: RefCell<Option<Seats>>,
+    env: Env,
+    /// `None` until the first request loads the showing (or when this object
+    /// was never set up).
+    loaded: RefCell<Option<Loaded>>,
+    /// The alarm time this instance last set: `None` means not known since
+    /// start, so the next request sets or clears it whatever it is.
+    alarm_at_ms: Cell<Option<Option<u64>>>,
+    rate: RefCell<rate::HoldRate>,
+}
+
+type Handled = std::result::Result<Response, ApiError>;
+
+fn now_ms() -> u64 {
+    worker::Date::now().as_millis()
 }
 
 impl DurableObject for Showtime {
-    fn new(state: State, _env: Env) -> Self {
+    fn new(state: State, env: Env) -> Self {
         Showtime {
             state,
-            seats: RefCell::new(None),
+            env,
+            loaded: RefCell::new(None),
+            alarm_at_ms: Cell::new(None),
+            rate: RefCell::new(rate::HoldRate::default()),
         }
     }
 
-    async fn fetch(&self, req: Request) -> Result<Response> {
-        let outcome = match (req.method(), req.path().as_str()) {
-            (Method::Post, "/init") => self.init(req).await,
-            (Method::Get, "/seats") => self.availability(),
+    async fn fetch(&self, mut req: Request) -> Result<Response> {
+        let handled = match (req.method(), req.path().as_str()) {
+            (Method::Post, "/init") => match body(&mut req).await {
+                Ok(init) => self.init(init),
+                Err(e) => Err(e),
+            },
+            (Method::Get, "/seats") => self.seats(),
+            (Method::Get, "/summary") => self.summary(),
+            (Method::Get, "/stats") => self.stats().await,
+            (Method::Post, "/hold") => match body(&mut req).await {
+                Ok(new) => self.decide(|s, now| holds::create(s, &new, now)),
+                Err(e) => Err(e),
+            },
+            (Method::Post, "/hold/get") => match body(&mut req).await {
+                Ok(hold) => self.decide(|s, now| holds::get(s, &hold, now)),
+                Err(e) => Err(e),
+            },
+            (Method::Post, "/hold/release") => match body(&mut req).await {
+                Ok(hold) => self.decide(|s, now| holds::release(s, &hold, now)),
+                Err(e) => Err(e),
+            },
             _ => Err(ApiError::not_found("route")),
         };
-        outcome.or_else(ApiError::into_response)
+        let resp = handled.or_else(ApiError::into_response)?;
+        self.arm_alarm().await?;
+        Ok(resp)
+    }
+
+    /// Releases expired holds and sets the next alarm. Alarms are retried
+    /// by the platform when this fails, and every request sweeps too, so a
+    /// late or lost alarm only delays a release.
+    async fn alarm(&self) -> Result<Response> {
+        // The alarm that woke us is spent.
+        self.alarm_at_ms.set(Some(None));
+        let swept = self.decide(|s, now| {
+            s.sweep(now)?;
+            store::set_meta(&s.sql, "last_alarm_ms", &now.to_string())?;
+            Ok(Response::empty()?)
+        });
+        if let Err(e) = swept {
+            worker::console_error!("alarm: {}", e.detail);
+        }
+        self.arm_alarm().await?;
+        Response::empty()
+    }
+}
+
+async fn body<T: DeserializeOwned>(req: &mut Request) -> std::result::Result<T, ApiError> {
+    req.json()
+        .await
+        .map_err(|e| ApiError::bad_json(format!("internal request: {e}")))
+}
+
+/// What a synchronous decision gets: the loaded showing, its storage and
+/// the object's per-client rate limiter.
+pub(crate) struct Scope<'a> {
+    pub ledger: &'a mut Ledger,
+    pub meta: &'a ShowingMeta,
+    pub sql: worker::SqlStorage,
+    pub rate: &'a mut rate::HoldRate,
+    pub env: &'a Env,
+}
+
+impl Scope<'_> {
+    /// Persists what a ledger call changed. Holds that disappeared ended as
+    /// `end` says when they are the one the call was about, else they expired.
+    pub fn persist(
+        &self,
+        changes: &ledger::Changes,
+        subject: Option<(&ledger::HoldId, HoldEnd)>,
+        now_ms: u64,
+    ) -> std::result::Result<(), ApiError> {
+        let ended = |id: &ledger::HoldId| match subject {
+            Some((hold, end)) if hold == id => end,
+            _ => HoldEnd::Expired,
+        };
+        store::persist(&self.sql, self.ledger, changes, &ended, now_ms)
+    }
+
+    /// Releases expired holds now and saves that.
+    pub fn sweep(&mut self, now_ms: u64) -> std::result::Result<(), ApiError> {
+        let changes = self.ledger.sweep(now_ms);
+        self.persist(&changes, None, now_ms)
+    }
+
+    /// `{"version": n, "seats": {"A1": "available" | "held" | "sold", ...}}`.
+    pub fn availability(&self) -> Value {
+        let availability = self.ledger.availability();
+        let seats = availability
+            .units
+            .iter()
+            .enumerate()
+            .map(|(idx, state)| {
+                let name = self.ledger.unit_name(ledger::UnitId(idx as u32));
+                let state = match state {
+                    PublicState::Available => "available",
+                    PublicState::Held => "held",
+                    PublicState::Sold => "sold",
+                };
+                (name.unwrap_or_default().to_string(), Value::from(state))
+            })
+            .collect();
+        json!({ "version": availability.version, "seats": Value::Object(seats) })
     }
 }
 
@@ -58,44 +180,143 @@ impl Showtime {
         self.state.storage().sql()
     }
 
-    /// Loads the seats from storage into memory once per object lifetime.
+    /// Loads the showing from storage once per object lifetime.
     fn ensure_loaded(&self) -> std::result::Result<(), ApiError> {
-        if self.seats.borrow().is_some() {
+        if self.loaded.borrow().is_some() {
             return Ok(());
         }
-        let loaded = Seats::load(&self.sql())?;
-        *self.seats.borrow_mut() = loaded;
+        if let Some((ledger, meta)) = store::load(&self.sql())? {
+            *self.loaded.borrow_mut() = Some(Loaded { ledger, meta });
+        }
         Ok(())
     }
 
-    async fn init(&self, mut req: Request) -> std::result::Result<Response, ApiError> {
-        let init: InitShowing = req
-            .json()
-            .await
-            .map_err(|e| ApiError::bad_json(format!("init body: {e}")))?;
+    /// Runs one synchronous decision on the loaded showing. The closure
+    /// cannot await, so the check and the claim it makes are one step.
+    fn decide(&self, f: impl FnOnce(&mut Scope, u64) -> Handled) -> Handled {
         self.ensure_loaded()?;
-        if let Some(existing) = self.seats.borrow().as_ref() {
+        let mut loaded = self.loaded.borrow_mut();
+        let loaded = loaded
+            .as_mut()
+            .ok_or_else(|| ApiError::not_found("showing"))?;
+        let mut rate = self.rate.borrow_mut();
+        let mut scope = Scope {
+            ledger: &mut loaded.ledger,
+            meta: &loaded.meta,
+            sql: self.sql(),
+            rate: &mut rate,
+            env: &self.env,
+        };
+        f(&mut scope, now_ms())
+    }
+
+    /// Sets the alarm to the next hold expiry, or clears it, when that
+    /// differs from what is set. Setting an alarm costs a storage write, so
+    /// it is skipped when nothing moved.
+    async fn arm_alarm(&self) -> Result<()> {
+        let wanted = match self.loaded.borrow().as_ref() {
+            // A time in the past means a backlog: fire again at once (an
+            // alarm set to exactly now can be dropped, hence the +1).
+            Some(l) => l.ledger.next_expiry().map(|t| t.max(now_ms() + 1)),
+            None => return Ok(()),
+        };
+        if self.alarm_at_ms.get() == Some(wanted) {
+            return Ok(());
+        }
+        let storage = self.state.storage();
+        match wanted {
+            // An i64 would be read as an offset from now; a Date is a time.
+            Some(at_ms) => {
+                let at = worker::js_sys::Date::new(&(at_ms as f64).into());
+                storage.set_alarm(worker::ScheduledTime::new(at)).await?
+            }
+            None => storage.delete_alarm().await?,
+        }
+        self.alarm_at_ms.set(Some(wanted));
+        Ok(())
+    }
+
+    fn init(&self, init: InitShowing) -> Handled {
+        self.ensure_loaded()?;
+        if let Some(existing) = self.loaded.borrow().as_ref() {
             // Creating the same showing twice is harmless; a different
-            // layout under the same id is a bug in the caller.
-            return if existing.names() == init.units.names.as_slice() {
+            // layout under the same id is a caller's bug.
+            let same = existing.ledger.unit_count() == init.units.names.len()
+                && existing.meta.showing_id == init.showing_id;
+            return if same {
                 Ok(Response::empty()?.with_status(200))
             } else {
                 Err(ApiError::new(
                     409,
                     "showing_exists",
-                    "this showing already has a different layout",
+                    "this showing already exists",
                 ))
             };
         }
-        let seats = Seats::create(&self.sql(), &init)?;
-        *self.seats.borrow_mut() = Some(seats);
+        let config = ledger::Config {
+            max_seats_per_hold: init.max_seats_per_hold,
+            hold_ttl_ms: init.hold_ttl_ms,
+            payment_cap_ms: init
+                .hold_ttl_ms
+                .max(ledger::Config::default().payment_cap_ms),
+            ..ledger::Config::default()
+        };
+        let ledger = Ledger::new(config.clone(), &init.units.names, &init.units.blocked)
+            .map_err(|e| ApiError::new(400, "invalid_showing", format!("{e:?}")))?;
+        let meta = ShowingMeta {
+            showing_id: init.showing_id,
+            price: init.price,
+            config,
+        };
+        store::create(&self.sql(), &ledger, &meta)?;
+        *self.loaded.borrow_mut() = Some(Loaded { ledger, meta });
         Ok(Response::empty()?.with_status(201))
     }
 
-    fn availability(&self) -> std::result::Result<Response, ApiError> {
-        self.ensure_loaded()?;
-        let seats = self.seats.borrow();
-        let seats = seats.as_ref().ok_or_else(|| ApiError::not_found("showing"))?;
-        Ok(Response::from_json(&seats.availability())?)
+    fn seats(&self) -> Handled {
+        self.decide(|s, now| {
+            s.sweep(now)?;
+            Ok(Response::from_json(&s.availability())?)
+        })
+    }
+
+    /// Counts for listings: cheap, whatever the size of the venue.
+    fn summary(&self) -> Handled {
+        self.decide(|s, now| {
+            s.sweep(now)?;
+            let counts = s.ledger.counts();
+            Ok(Response::from_json(&json!({
+                "version": s.ledger.version(),
+                "available": counts.available,
+                "held": counts.held,
+                "sold": counts.sold + counts.pending,
+            }))?)
+        })
+    }
+
+    /// What staff need to see what is tied up, as stored: this does not
+    /// sweep, so it shows whether the alarm alone released expired holds.
+    async fn stats(&self) -> Handled {
+        let stats = {
+            self.ensure_loaded()?;
+            let loaded = self.loaded.borrow();
+            let loaded = loaded
+                .as_ref()
+                .ok_or_else(|| ApiError::not_found("showing"))?;
+            let last_alarm_ms =
+                store::get_meta(&self.sql(), "last_alarm_ms")?.and_then(|v| v.parse::<u64>().ok());
+            json!({
+                "showing_id": loaded.meta.showing_id,
+                "version": loaded.ledger.version(),
+                "seats": loaded.ledger.counts(),
+                "live_holds": loaded.ledger.hold_count(),
+                "next_expiry_ms": loaded.ledger.next_expiry(),
+                "last_alarm_ms": last_alarm_ms,
+            })
+        };
+        let alarm_at_ms = self.state.storage().get_alarm().await?;
+        let mut stats = stats;
+        stats["alarm_at_ms"] = json!(alarm_at_ms);
+        Ok(Response::from_json(&stats)?)
     }
 }

@@ -1,127 +1,398 @@
 //! The object's SQLite storage. Only this module knows its tables.
 //!
-//! `units` has one row per seat so that a decision writes only the rows of
-//! the seats it changed, whatever the size of the venue.
+//! One row per seat, per hold and per order, so that a decision writes only
+//! the rows it changed ([`persist`]), whatever the size of the venue. Every
+//! function here is synchronous: SQLite storage calls do not await, and
+//! writes with no `await` between them commit together.
 
-use serde::Deserialize;
-use serde_json::Value;
+use ledger::{Changes, HoldRecord, Ledger, OrderRecord, Snapshot, UnitRow, UnitState};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use worker::{SqlStorage, SqlStorageValue};
 
-use super::InitShowing;
 use crate::api_error::ApiError;
+use crate::showing::Money;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS units (
-  idx   INTEGER PRIMARY KEY,
-  name  TEXT NOT NULL UNIQUE,
-  state TEXT NOT NULL
-);";
+  idx INTEGER PRIMARY KEY, name TEXT NOT NULL, state TEXT NOT NULL, owner TEXT);
+CREATE TABLE IF NOT EXISTS holds (id TEXT PRIMARY KEY, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS orders (id TEXT PRIMARY KEY, record TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS hold_owners (
+  hold_id TEXT PRIMARY KEY, buyer TEXT NOT NULL, seats TEXT NOT NULL,
+  ended TEXT, ended_at_ms INTEGER);
+CREATE INDEX IF NOT EXISTS hold_owners_live ON hold_owners (buyer) WHERE ended IS NULL;
+CREATE TABLE IF NOT EXISTS idempotency (
+  key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL,
+  body TEXT NOT NULL, buyer TEXT NOT NULL, created_at_ms INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (created_at_ms);";
 
-/// The seats of one showing, as stored.
-#[derive(Debug)]
-pub struct Seats {
-    names: Vec<String>,
-    states: Vec<String>,
-    version: u64,
+/// How long an `Idempotency-Key` answer is kept.
+pub const IDEMPOTENCY_TTL_MS: u64 = 24 * 3600 * 1000;
+/// How long an ended hold's owner row is kept, so its buyer can still be
+/// told it expired.
+const ENDED_HOLD_TTL_MS: u64 = 3600 * 1000;
+/// Most stale rows one request deletes, so cleaning never makes a request slow.
+const PURGE_BATCH: i64 = 20;
+
+/// The showing's facts the object needs besides its seats.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ShowingMeta {
+    pub showing_id: String,
+    pub price: Money,
+    pub config: ledger::Config,
+}
+
+/// Why a hold ended, kept for its buyer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HoldEnd {
+    Expired,
+    Released,
+}
+
+impl HoldEnd {
+    fn as_str(self) -> &'static str {
+        match self {
+            HoldEnd::Expired => "expired",
+            HoldEnd::Released => "released",
+        }
+    }
+}
+
+fn int(n: u64) -> SqlStorageValue {
+    SqlStorageValue::Integer(n as i64)
+}
+
+fn rows<T: DeserializeOwned>(
+    sql: &SqlStorage,
+    query: &str,
+    args: Vec<SqlStorageValue>,
+) -> Result<Vec<T>, ApiError> {
+    Ok(sql.exec(query, args)?.to_array()?)
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String, ApiError> {
+    serde_json::to_string(value).map_err(|e| ApiError::internal(e.to_string()))
+}
+
+fn from_json<T: DeserializeOwned>(text: &str) -> Result<T, ApiError> {
+    serde_json::from_str(text).map_err(|e| ApiError::internal(format!("stored row: {e}")))
 }
 
 #[derive(Deserialize)]
-struct UnitRow {
-    name: String,
-    state: String,
-}
-
-#[derive(Deserialize)]
-struct MetaRow {
+struct Text {
     value: String,
 }
 
-impl Seats {
-    /// The stored seats, or `None` when this object was never initialised.
-    pub fn load(sql: &SqlStorage) -> Result<Option<Seats>, ApiError> {
-        // Reading must not write: a request for a showing that does not
-        // exist should leave no storage behind.
-        let tables: Vec<MetaRow> = sql
-            .exec(
-                "SELECT name AS value FROM sqlite_master WHERE type = 'table' AND name = 'units'",
-                None,
-            )?
-            .to_array()?;
-        if tables.is_empty() {
-            return Ok(None);
-        }
-        let rows: Vec<UnitRow> = sql
-            .exec("SELECT name, state FROM units ORDER BY idx", None)?
-            .to_array()?;
-        if rows.is_empty() {
-            return Ok(None);
-        }
-        let version: Vec<MetaRow> = sql
-            .exec("SELECT value FROM meta WHERE key = 'version'", None)?
-            .to_array()?;
-        let version = version
-            .first()
-            .and_then(|row| row.value.parse().ok())
-            .unwrap_or(0);
-        let (names, states) = rows.into_iter().map(|r| (r.name, r.state)).unzip();
-        Ok(Some(Seats {
-            names,
-            states,
-            version,
-        }))
-    }
+pub fn get_meta(sql: &SqlStorage, key: &str) -> Result<Option<String>, ApiError> {
+    let found: Vec<Text> = rows(
+        sql,
+        "SELECT value FROM meta WHERE key = ?",
+        vec![key.into()],
+    )?;
+    Ok(found.into_iter().next().map(|t| t.value))
+}
 
-    /// Writes a new showing's seats. Writes with no `await` between them
-    /// commit together, so a half-created showing is never stored.
-    pub fn create(sql: &SqlStorage, init: &InitShowing) -> Result<Seats, ApiError> {
-        sql.exec(SCHEMA, None)?;
-        let blocked: std::collections::HashSet<&str> =
-            init.units.blocked.iter().map(String::as_str).collect();
-        let mut states = Vec::with_capacity(init.units.names.len());
-        for (idx, name) in init.units.names.iter().enumerate() {
-            let state = if blocked.contains(name.as_str()) {
-                "blocked"
-            } else {
-                "available"
-            };
-            sql.exec(
-                "INSERT INTO units (idx, name, state) VALUES (?, ?, ?)",
-                vec![
-                    SqlStorageValue::Integer(idx as i64),
-                    name.as_str().into(),
-                    state.into(),
-                ],
-            )?;
-            states.push(state.to_string());
-        }
-        let meta = serde_json::to_string(init).map_err(|e| ApiError::internal(e.to_string()))?;
-        sql.exec(
-            "INSERT INTO meta (key, value) VALUES ('showing', ?), ('version', '1')",
-            vec![meta.into()],
-        )?;
-        Ok(Seats {
-            names: init.units.names.clone(),
-            states,
-            version: 1,
-        })
-    }
+pub fn set_meta(sql: &SqlStorage, key: &str, value: &str) -> Result<(), ApiError> {
+    sql.exec(
+        "INSERT INTO meta (key, value) VALUES (?, ?) \
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        vec![key.into(), value.into()],
+    )?;
+    Ok(())
+}
 
-    pub fn names(&self) -> &[String] {
-        &self.names
+fn encode_unit(state: &UnitState) -> (&'static str, Option<&str>) {
+    match state {
+        UnitState::Available => ("available", None),
+        UnitState::Held(hold) => ("held", Some(hold.as_str())),
+        UnitState::Pending(order) => ("pending", Some(order.as_str())),
+        UnitState::Sold(order) => ("sold", Some(order.as_str())),
+        UnitState::Blocked => ("blocked", None),
     }
+}
 
-    /// The public seat map: each seat's state and nothing about who.
-    pub fn availability(&self) -> Value {
-        let seats = self
-            .names
-            .iter()
-            .zip(&self.states)
-            .map(|(name, state)| {
-                let public = if state == "available" { "available" } else { "sold" };
-                (name.clone(), Value::from(public))
+fn decode_unit(state: &str, owner: Option<String>) -> Result<UnitState, ApiError> {
+    let bad = || ApiError::internal(format!("stored seat state {state:?} is not valid"));
+    let owner = || owner.clone().ok_or_else(bad);
+    Ok(match state {
+        "available" => UnitState::Available,
+        "blocked" => UnitState::Blocked,
+        "held" => UnitState::Held(ledger::HoldId::new(owner()?).map_err(|_| bad())?),
+        "pending" => UnitState::Pending(ledger::OrderId::new(owner()?).map_err(|_| bad())?),
+        "sold" => UnitState::Sold(ledger::OrderId::new(owner()?).map_err(|_| bad())?),
+        _ => return Err(bad()),
+    })
+}
+
+/// The stored showing, or `None` when this object was never set up.
+pub fn load(sql: &SqlStorage) -> Result<Option<(Ledger, ShowingMeta)>, ApiError> {
+    // Reading must not write: asking about a showing that does not exist
+    // leaves no storage behind.
+    let tables: Vec<Text> = rows(
+        sql,
+        "SELECT name AS value FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+        vec![],
+    )?;
+    if tables.is_empty() {
+        return Ok(None);
+    }
+    let Some(meta) = get_meta(sql, "showing")? else {
+        return Ok(None);
+    };
+    let meta: ShowingMeta = from_json(&meta)?;
+    let number = |key| -> Result<u64, ApiError> {
+        Ok(get_meta(sql, key)?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0))
+    };
+    #[derive(Deserialize)]
+    struct Unit {
+        name: String,
+        state: String,
+        owner: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct Record {
+        record: String,
+    }
+    let units: Vec<Unit> = rows(
+        sql,
+        "SELECT name, state, owner FROM units ORDER BY idx",
+        vec![],
+    )?;
+    let units = units
+        .into_iter()
+        .map(|u| {
+            Ok(UnitRow {
+                state: decode_unit(&u.state, u.owner)?,
+                name: u.name,
             })
-            .collect();
-        serde_json::json!({ "version": self.version, "seats": Value::Object(seats) })
+        })
+        .collect::<Result<_, ApiError>>()?;
+    let holds: Vec<Record> = rows(sql, "SELECT record FROM holds", vec![])?;
+    let orders: Vec<Record> = rows(sql, "SELECT record FROM orders", vec![])?;
+    let snapshot = Snapshot {
+        config: meta.config.clone(),
+        version: number("version")?,
+        latest_now_ms: number("latest_now_ms")?,
+        units,
+        holds: holds
+            .iter()
+            .map(|r| from_json(&r.record))
+            .collect::<Result<_, _>>()?,
+        orders: orders
+            .iter()
+            .map(|r| from_json(&r.record))
+            .collect::<Result<_, _>>()?,
+    };
+    let ledger = Ledger::restore(snapshot)
+        .map_err(|e| ApiError::internal(format!("stored seats refused: {e}")))?;
+    Ok(Some((ledger, meta)))
+}
+
+/// Writes a new showing: its facts and one row per seat.
+pub fn create(sql: &SqlStorage, ledger: &Ledger, meta: &ShowingMeta) -> Result<(), ApiError> {
+    for statement in SCHEMA.split(';').filter(|s| !s.trim().is_empty()) {
+        sql.exec(statement, None)?;
     }
+    for idx in 0..ledger.unit_count() {
+        let unit = ledger::UnitId(idx as u32);
+        let name = ledger.unit_name(unit).unwrap_or_default();
+        let state = ledger.unit_state(unit).unwrap_or(&UnitState::Available);
+        let (state, owner) = encode_unit(state);
+        sql.exec(
+            "INSERT INTO units (idx, name, state, owner) VALUES (?, ?, ?, ?)",
+            vec![int(idx as u64), name.into(), state.into(), owner.into()],
+        )?;
+    }
+    set_meta(sql, "showing", &to_json(meta)?)?;
+    set_meta(sql, "version", &ledger.version().to_string())?;
+    set_meta(sql, "latest_now_ms", &ledger.latest_now_ms().to_string())?;
+    Ok(())
+}
+
+/// Writes the rows one decision changed. A hold that is gone from the
+/// ledger ended as `hold_end` says (or expired, if the decision was about
+/// something else and the hold merely ran out).
+pub fn persist(
+    sql: &SqlStorage,
+    ledger: &Ledger,
+    changes: &Changes,
+    ended: &dyn Fn(&ledger::HoldId) -> HoldEnd,
+    now_ms: u64,
+) -> Result<(), ApiError> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    for &unit in &changes.units {
+        let state = ledger.unit_state(unit).unwrap_or(&UnitState::Available);
+        let (state, owner) = encode_unit(state);
+        sql.exec(
+            "UPDATE units SET state = ?, owner = ? WHERE idx = ?",
+            vec![state.into(), owner.into(), int(u64::from(unit.0))],
+        )?;
+    }
+    for hold in &changes.holds {
+        persist_hold(sql, hold, ledger.hold_record(hold), ended(hold), now_ms)?;
+    }
+    for order in &changes.orders {
+        persist_order(sql, order, ledger.order_record(order))?;
+    }
+    set_meta(sql, "version", &changes.version.to_string())?;
+    set_meta(sql, "latest_now_ms", &changes.latest_now_ms.to_string())?;
+    Ok(())
+}
+
+fn persist_hold(
+    sql: &SqlStorage,
+    id: &ledger::HoldId,
+    record: Option<&HoldRecord>,
+    ended: HoldEnd,
+    now_ms: u64,
+) -> Result<(), ApiError> {
+    match record {
+        Some(record) => sql.exec(
+            "INSERT INTO holds (id, record) VALUES (?, ?) \
+             ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+            vec![id.as_str().into(), to_json(record)?.into()],
+        )?,
+        None => {
+            sql.exec("DELETE FROM holds WHERE id = ?", vec![id.as_str().into()])?;
+            sql.exec(
+                "UPDATE hold_owners SET ended = ?, ended_at_ms = ? \
+                 WHERE hold_id = ? AND ended IS NULL",
+                vec![ended.as_str().into(), int(now_ms), id.as_str().into()],
+            )?
+        }
+    };
+    Ok(())
+}
+
+fn persist_order(
+    sql: &SqlStorage,
+    id: &ledger::OrderId,
+    record: Option<&OrderRecord>,
+) -> Result<(), ApiError> {
+    match record {
+        Some(record) => sql.exec(
+            "INSERT INTO orders (id, record) VALUES (?, ?) \
+             ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+            vec![id.as_str().into(), to_json(record)?.into()],
+        )?,
+        None => sql.exec("DELETE FROM orders WHERE id = ?", vec![id.as_str().into()])?,
+    };
+    Ok(())
+}
+
+/// Who made a hold, for checking that only they can see or release it.
+#[derive(Debug, Deserialize)]
+pub struct Owner {
+    pub buyer: String,
+    pub seats: String,
+    pub ended: Option<String>,
+}
+
+pub fn record_owner(
+    sql: &SqlStorage,
+    hold: &ledger::HoldId,
+    buyer: &str,
+    seats: &[String],
+    now_ms: u64,
+) -> Result<(), ApiError> {
+    sql.exec(
+        "INSERT INTO hold_owners (hold_id, buyer, seats) VALUES (?, ?, ?)",
+        vec![hold.as_str().into(), buyer.into(), to_json(&seats)?.into()],
+    )?;
+    sql.exec(
+        "DELETE FROM hold_owners WHERE hold_id IN (SELECT hold_id FROM hold_owners \
+         WHERE ended_at_ms < ? LIMIT ?)",
+        vec![
+            int(now_ms.saturating_sub(ENDED_HOLD_TTL_MS)),
+            SqlStorageValue::Integer(PURGE_BATCH),
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn owner(sql: &SqlStorage, hold: &ledger::HoldId) -> Result<Option<Owner>, ApiError> {
+    let found: Vec<Owner> = rows(
+        sql,
+        "SELECT buyer, seats, ended FROM hold_owners WHERE hold_id = ?",
+        vec![hold.as_str().into()],
+    )?;
+    Ok(found.into_iter().next())
+}
+
+/// The hold ids a buyer made that have not ended (some may have expired
+/// without a sweep yet; the ledger decides which are live).
+pub fn open_holds_of(sql: &SqlStorage, buyer: &str) -> Result<Vec<String>, ApiError> {
+    #[derive(Deserialize)]
+    struct Id {
+        hold_id: String,
+    }
+    let found: Vec<Id> = rows(
+        sql,
+        "SELECT hold_id FROM hold_owners WHERE buyer = ? AND ended IS NULL LIMIT 16",
+        vec![buyer.into()],
+    )?;
+    Ok(found.into_iter().map(|i| i.hold_id).collect())
+}
+
+/// A stored answer to an idempotent request.
+#[derive(Debug, Deserialize)]
+pub struct Recorded {
+    pub fingerprint: String,
+    pub status: u16,
+    pub body: String,
+    pub buyer: String,
+    pub created_at_ms: f64,
+}
+
+pub fn recorded_answer(
+    sql: &SqlStorage,
+    key: &str,
+    now_ms: u64,
+) -> Result<Option<Recorded>, ApiError> {
+    let found: Vec<Recorded> = rows(
+        sql,
+        "SELECT fingerprint, status, body, buyer, created_at_ms FROM idempotency WHERE key = ?",
+        vec![key.into()],
+    )?;
+    let fresh = |r: &Recorded| (r.created_at_ms as u64).saturating_add(IDEMPOTENCY_TTL_MS) > now_ms;
+    Ok(found.into_iter().next().filter(fresh))
+}
+
+pub fn record_answer(
+    sql: &SqlStorage,
+    key: &str,
+    fingerprint: &str,
+    status: u16,
+    body: &str,
+    buyer: &str,
+    now_ms: u64,
+) -> Result<(), ApiError> {
+    sql.exec(
+        "DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency \
+         WHERE created_at_ms < ? LIMIT ?)",
+        vec![
+            int(now_ms.saturating_sub(IDEMPOTENCY_TTL_MS)),
+            SqlStorageValue::Integer(PURGE_BATCH),
+        ],
+    )?;
+    sql.exec(
+        "INSERT INTO idempotency (key, fingerprint, status, body, buyer, created_at_ms) \
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET fingerprint = \
+         excluded.fingerprint, status = excluded.status, body = excluded.body, \
+         buyer = excluded.buyer, created_at_ms = excluded.created_at_ms",
+        vec![
+            key.into(),
+            fingerprint.into(),
+            int(u64::from(status)),
+            body.into(),
+            buyer.into(),
+            int(now_ms),
+        ],
+    )?;
+    Ok(())
 }

@@ -6,13 +6,15 @@
 //! 1,000 cases by default; `PROPTEST_CASES=100000 cargo test -p ledger
 //! --release --test model` runs more.
 
+mod checks;
 mod reference;
 
-use ledger::{Changes, Config, HoldId, Ledger, OrderId, OrderState, Snapshot, UnitId, UnitState};
+use checks::{check_agreement, check_changes, check_exclusive};
+use ledger::{Changes, Config, HoldId, Ledger, OrderId};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use reference::Reference;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]
 struct Setup {
@@ -23,19 +25,41 @@ struct Setup {
 /// Seats are drawn from the showing's units plus two it does not have.
 #[derive(Clone, Debug)]
 enum Step {
-    Hold { hold: u8, seats: Vec<u8> },
-    Release { hold: u8 },
-    Pay { hold: u8 },
+    Hold {
+        hold: u8,
+        seats: Vec<u8>,
+    },
+    Release {
+        hold: u8,
+    },
+    Pay {
+        hold: u8,
+    },
     /// `seats: None` commits the seats last granted to that hold id, so that
     /// commits (lapsed or not) mostly succeed.
-    Commit { hold: u8, order: u8, seats: Option<Vec<u8>> },
-    Confirm { order: u8 },
-    Abandon { order: u8 },
+    Commit {
+        hold: u8,
+        order: u8,
+        seats: Option<Vec<u8>>,
+    },
+    Confirm {
+        order: u8,
+    },
+    Abandon {
+        order: u8,
+    },
     /// `seats: Err(mask)` refunds the order's seats picked by the mask's bits.
-    Void { order: u8, seats: Result<Vec<u8>, u8> },
+    Void {
+        order: u8,
+        seats: Result<Vec<u8>, u8>,
+    },
     Sweep,
-    Forward { by_ms: u64 },
-    Backward { by_ms: u64 },
+    Forward {
+        by_ms: u64,
+    },
+    Backward {
+        by_ms: u64,
+    },
     Restore,
 }
 
@@ -97,7 +121,13 @@ proptest! {
 /// Unit names, some with spaces as named slots have.
 fn unit_names(count: usize) -> Vec<String> {
     (0..count)
-        .map(|i| if i % 5 == 4 { format!("Site {i}") } else { format!("R{i}") })
+        .map(|i| {
+            if i % 5 == 4 {
+                format!("Site {i}")
+            } else {
+                format!("R{i}")
+            }
+        })
         .collect()
 }
 
@@ -111,10 +141,20 @@ struct World {
 
 fn run(setup: Setup, steps: Vec<Step>) -> Result<(), TestCaseError> {
     let names = unit_names(setup.blocked.len());
-    let blocked: Vec<&String> = names.iter().zip(&setup.blocked).filter(|(_, b)| **b).map(|(n, _)| n).collect();
+    let blocked: Vec<&String> = names
+        .iter()
+        .zip(&setup.blocked)
+        .filter(|(_, b)| **b)
+        .map(|(n, _)| n)
+        .collect();
     let ledger = Ledger::new(setup.config.clone(), &names, &blocked).unwrap();
     let reference = Reference::new(setup.config, names, &setup.blocked);
-    let mut world = World { ledger, reference, clock_ms: 0, granted: BTreeMap::new() };
+    let mut world = World {
+        ledger,
+        reference,
+        clock_ms: 0,
+        granted: BTreeMap::new(),
+    };
     for step in &steps {
         let before = world.ledger.snapshot();
         let changes = world.apply(step)?;
@@ -148,14 +188,27 @@ impl World {
         let pool = names.len() + 2;
         picks
             .iter()
-            .map(|&p| names.get(p as usize % pool).cloned().unwrap_or(format!("Z{}", p % 2)))
+            .map(|&p| {
+                names
+                    .get(p as usize % pool)
+                    .cloned()
+                    .unwrap_or(format!("Z{}", p % 2))
+            })
             .collect()
     }
 
     fn order_seats(&self, order: &OrderId, mask: u8) -> Vec<String> {
-        let Some(record) = self.reference.orders.get(order) else { return Vec::new() };
-        let picked = record.seats.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0);
-        picked.map(|(_, &s)| self.reference.names[s].clone()).collect()
+        let Some(record) = self.reference.orders.get(order) else {
+            return Vec::new();
+        };
+        let picked = record
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0);
+        picked
+            .map(|(_, &s)| self.reference.names[s].clone())
+            .collect()
     }
 
     /// Runs one step on both ledgers, checks the answers agree, and returns
@@ -174,7 +227,10 @@ impl World {
             }
             Step::Release { hold } => {
                 let outcome = ledger.release(now, &hold_id(*hold));
-                prop_assert_eq!(&outcome.result, &self.reference.release(now, &hold_id(*hold)));
+                prop_assert_eq!(
+                    &outcome.result,
+                    &self.reference.release(now, &hold_id(*hold))
+                );
                 outcome.changes
             }
             Step::Pay { hold } => {
@@ -196,12 +252,18 @@ impl World {
             }
             Step::Confirm { order } => {
                 let outcome = ledger.confirm(now, &order_id(*order));
-                prop_assert_eq!(&outcome.result, &self.reference.confirm(now, &order_id(*order)));
+                prop_assert_eq!(
+                    &outcome.result,
+                    &self.reference.confirm(now, &order_id(*order))
+                );
                 outcome.changes
             }
             Step::Abandon { order } => {
                 let outcome = ledger.abandon(now, &order_id(*order));
-                prop_assert_eq!(&outcome.result, &self.reference.abandon(now, &order_id(*order)));
+                prop_assert_eq!(
+                    &outcome.result,
+                    &self.reference.abandon(now, &order_id(*order))
+                );
                 outcome.changes
             }
             Step::Void { order, seats } => {
@@ -236,123 +298,4 @@ impl World {
         self.clock_ms = to_ms;
         Ok(None)
     }
-}
-
-/// The ledger's state, with holds that expired but wait for a sweep read as
-/// gone, equals the reference's; and its expiry and counts are right.
-fn check_agreement(ledger: &Ledger, reference: &Reference, snap: &Snapshot) -> Result<(), TestCaseError> {
-    let now = reference.latest_now_ms;
-    prop_assert_eq!(ledger.latest_now_ms(), now);
-    if let Err(broken) = ledger.check_invariants() {
-        return Err(fail(format!("invariant broken: {broken}")));
-    }
-    let expired = |hold: &HoldId| ledger.hold_record(hold).is_some_and(|h| h.expires_at_ms <= now);
-    for (row, expected) in snap.units.iter().zip(&reference.units) {
-        let effective = match &row.state {
-            UnitState::Held(hold) if expired(hold) => UnitState::Available,
-            state => state.clone(),
-        };
-        prop_assert_eq!(&effective, expected, "unit {}", row.name);
-    }
-    let live: Vec<_> = snap
-        .holds
-        .iter()
-        .filter(|h| h.expires_at_ms > now)
-        .map(|h| (h.id.clone(), h.seats.clone(), h.started_at_ms, h.expires_at_ms, h.paying))
-        .collect();
-    let expected: Vec<_> = reference
-        .holds
-        .iter()
-        .map(|(id, h)| (id.clone(), units(&h.seats), h.started_at_ms, h.expires_at_ms, h.paying))
-        .collect();
-    prop_assert_eq!(live, expected);
-    let orders: Vec<_> = snap
-        .orders
-        .iter()
-        .map(|o| (o.id.clone(), o.hold_id.clone(), o.seats.clone(), o.voided.clone(), o.state))
-        .collect();
-    let expected: Vec<_> = reference
-        .orders
-        .iter()
-        .map(|(id, o)| {
-            let voided: Vec<usize> = o.voided.iter().copied().collect();
-            (id.clone(), o.hold.clone(), units(&o.seats), units(&voided), o.state)
-        })
-        .collect();
-    prop_assert_eq!(orders, expected);
-    let backlog = snap.holds.iter().any(|h| h.expires_at_ms <= now);
-    if backlog {
-        prop_assert!(ledger.next_expiry().is_some_and(|e| e <= now));
-    } else {
-        let earliest = reference.holds.values().map(|h| h.expires_at_ms).min();
-        prop_assert_eq!(ledger.next_expiry(), earliest);
-    }
-    let map = ledger.availability();
-    prop_assert_eq!(map.version, snap.version);
-    let public: Vec<_> = snap.units.iter().map(|u| u.state.public()).collect();
-    prop_assert_eq!(map.units, public);
-    Ok(())
-}
-
-fn units(seats: &[usize]) -> Vec<UnitId> {
-    seats.iter().map(|&s| UnitId(s as u32)).collect()
-}
-
-/// Independently of `check_invariants`: no unit is claimed by two holds or
-/// open orders, and each claimed unit's state names its claimant.
-fn check_exclusive(snap: &Snapshot) -> Result<(), TestCaseError> {
-    let mut claims: BTreeMap<UnitId, UnitState> = BTreeMap::new();
-    let held = snap.holds.iter().flat_map(|h| h.seats.iter().map(|&u| (u, UnitState::Held(h.id.clone()))));
-    let owned = snap.orders.iter().flat_map(|o| {
-        let state = match o.state {
-            OrderState::Pending => Some(UnitState::Pending(o.id.clone())),
-            OrderState::Confirmed => Some(UnitState::Sold(o.id.clone())),
-            _ => None,
-        };
-        let live = o.seats.iter().filter(|u| !o.voided.contains(u));
-        live.filter_map(move |&u| Some((u, state.clone()?))).collect::<Vec<_>>()
-    });
-    for (unit, claimed) in held.chain(owned) {
-        prop_assert_eq!(&snap.units[unit.index()].state, &claimed);
-        prop_assert!(claims.insert(unit, claimed).is_none(), "unit {:?} claimed twice", unit);
-    }
-    for (i, row) in snap.units.iter().enumerate() {
-        let claimable = !matches!(row.state, UnitState::Available | UnitState::Blocked);
-        prop_assert_eq!(claimable, claims.contains_key(&UnitId(i as u32)));
-    }
-    Ok(())
-}
-
-/// Every changed row is listed, the version moves exactly when state does,
-/// blocked seats never change, and only `confirm` makes a seat sold.
-fn check_changes(before: &Snapshot, after: &Snapshot, changes: &Changes, step: &Step) -> Result<(), TestCaseError> {
-    for (i, (b, a)) in before.units.iter().zip(&after.units).enumerate() {
-        if b.state != a.state {
-            prop_assert!(changes.units.contains(&UnitId(i as u32)), "unit {} not listed", b.name);
-        }
-        prop_assert_eq!(b.state == UnitState::Blocked, a.state == UnitState::Blocked);
-        if let UnitState::Sold(order) = &a.state {
-            let newly = b.state != a.state;
-            let confirmed = matches!(step, Step::Confirm { order: o } if order_id(*o) == *order);
-            prop_assert!(!newly || confirmed, "{} sold by {:?}", a.name, step);
-        }
-    }
-    let changed_holds = differing(&before.holds, &after.holds, |h| h.id.clone());
-    prop_assert!(changed_holds.is_subset(&changes.holds));
-    let changed_orders = differing(&before.orders, &after.orders, |o| o.id.clone());
-    prop_assert!(changed_orders.is_subset(&changes.orders));
-    let changed = before.units != after.units || !changed_holds.is_empty() || !changed_orders.is_empty();
-    prop_assert_eq!(after.version, before.version + u64::from(changed));
-    prop_assert_eq!(changes.is_empty(), !changed);
-    prop_assert_eq!(changes.version, after.version);
-    prop_assert_eq!(changes.latest_now_ms, after.latest_now_ms);
-    Ok(())
-}
-
-/// Ids of records added, removed or changed between two sorted lists.
-fn differing<R: PartialEq, K: Ord + Clone>(before: &[R], after: &[R], key: impl Fn(&R) -> K) -> BTreeSet<K> {
-    let b: BTreeMap<K, &R> = before.iter().map(|r| (key(r), r)).collect();
-    let a: BTreeMap<K, &R> = after.iter().map(|r| (key(r), r)).collect();
-    let keys: BTreeSet<K> = b.keys().chain(a.keys()).cloned().collect();
-    keys.into_iter().filter(|k| b.get(k) != a.get(k)).collect()
 }

@@ -3,7 +3,7 @@
 //! is dropped at the start of every call, and every lookup is a scan.
 
 use ledger::{
-    Abandoned, AbandonError, CommitError, Committed, Config, ConfirmError, Confirmed, HoldError,
+    AbandonError, Abandoned, CommitError, Committed, Config, ConfirmError, Confirmed, HoldError,
     HoldGranted, HoldId, OrderId, OrderState, PaymentError, PaymentWindow, ReleaseError, Released,
     UnitId, UnitState, VoidError, Voided, MAX_NOW_MS,
 };
@@ -49,7 +49,13 @@ impl Reference {
     pub fn new(config: Config, names: Vec<String>, blocked: &[bool]) -> Reference {
         let units = blocked
             .iter()
-            .map(|&b| if b { UnitState::Blocked } else { UnitState::Available })
+            .map(|&b| {
+                if b {
+                    UnitState::Blocked
+                } else {
+                    UnitState::Available
+                }
+            })
             .collect();
         Reference {
             config,
@@ -91,7 +97,10 @@ impl Reference {
         }
         let max = self.config.max_seats_per_hold;
         if names.len() > max as usize {
-            return Err(HoldError::TooManySeats { requested: names.len(), max });
+            return Err(HoldError::TooManySeats {
+                requested: names.len(),
+                max,
+            });
         }
         let mut duplicates: Vec<String> = Vec::new();
         for name in names {
@@ -104,7 +113,11 @@ impl Reference {
             return Err(HoldError::DuplicateSeats { seats: duplicates });
         }
         let find = |name: &String| self.names.iter().position(|n| n == name);
-        let unknown: Vec<String> = names.iter().filter(|n| find(n).is_none()).cloned().collect();
+        let unknown: Vec<String> = names
+            .iter()
+            .filter(|n| find(n).is_none())
+            .cloned()
+            .collect();
         if !unknown.is_empty() {
             return Err(HoldError::UnknownSeats { seats: unknown });
         }
@@ -119,7 +132,12 @@ impl Reference {
             .collect()
     }
 
-    pub fn hold(&mut self, now: u64, id: &HoldId, names: &[String]) -> Result<HoldGranted, HoldError> {
+    pub fn hold(
+        &mut self,
+        now: u64,
+        id: &HoldId,
+        names: &[String],
+    ) -> Result<HoldGranted, HoldError> {
         let now = self.begin(now);
         let seats = self.shape(names)?;
         if self.holds.contains_key(id) {
@@ -130,20 +148,32 @@ impl Reference {
             return Err(HoldError::SeatsUnavailable { seats: taken });
         }
         if self.holds.len() >= self.config.max_live_holds as usize {
-            return Err(HoldError::TooManyLiveHolds { max: self.config.max_live_holds });
+            return Err(HoldError::TooManyLiveHolds {
+                max: self.config.max_live_holds,
+            });
         }
         self.set(&seats, UnitState::Held(id.clone()));
         let expires_at_ms = now + self.config.hold_ttl_ms;
-        let hold = RefHold { seats: seats.clone(), started_at_ms: now, expires_at_ms, paying: false };
+        let hold = RefHold {
+            seats: seats.clone(),
+            started_at_ms: now,
+            expires_at_ms,
+            paying: false,
+        };
         self.holds.insert(id.clone(), hold);
-        Ok(HoldGranted { units: ids(&seats), expires_at_ms })
+        Ok(HoldGranted {
+            units: ids(&seats),
+            expires_at_ms,
+        })
     }
 
     pub fn release(&mut self, now: u64, id: &HoldId) -> Result<Released, ReleaseError> {
         self.begin(now);
         let hold = self.holds.remove(id).ok_or(ReleaseError::HoldNotFound)?;
         self.set(&hold.seats, UnitState::Available);
-        Ok(Released { units: ids(&hold.seats) })
+        Ok(Released {
+            units: ids(&hold.seats),
+        })
     }
 
     pub fn start_payment(&mut self, now: u64, id: &HoldId) -> Result<PaymentWindow, PaymentError> {
@@ -151,11 +181,15 @@ impl Reference {
         let cap = self.config.payment_cap_ms;
         let hold = self.holds.get_mut(id).ok_or(PaymentError::HoldNotFound)?;
         if hold.paying {
-            return Ok(PaymentWindow::AlreadyPaying { expires_at_ms: hold.expires_at_ms });
+            return Ok(PaymentWindow::AlreadyPaying {
+                expires_at_ms: hold.expires_at_ms,
+            });
         }
         hold.paying = true;
         hold.expires_at_ms = hold.started_at_ms + cap;
-        Ok(PaymentWindow::Started { expires_at_ms: hold.expires_at_ms })
+        Ok(PaymentWindow::Started {
+            expires_at_ms: hold.expires_at_ms,
+        })
     }
 
     pub fn commit(
@@ -200,7 +234,9 @@ impl Reference {
             state: OrderState::Pending,
         };
         self.orders.insert(order_id.clone(), order);
-        Ok(Committed::Committed { hold_had_lapsed: lapsed })
+        Ok(Committed::Committed {
+            hold_had_lapsed: lapsed,
+        })
     }
 
     pub fn confirm(&mut self, now: u64, id: &OrderId) -> Result<Confirmed, ConfirmError> {
@@ -243,12 +279,20 @@ impl Reference {
             OrderState::Abandoned => return Err(VoidError::OrderAbandoned),
             OrderState::Confirmed | OrderState::Refunded => {}
         }
-        let foreign: Vec<usize> = seats.iter().copied().filter(|s| !order.seats.contains(s)).collect();
+        let foreign: Vec<usize> = seats
+            .iter()
+            .copied()
+            .filter(|s| !order.seats.contains(s))
+            .collect();
         if !foreign.is_empty() {
             let seats = foreign.iter().map(|&s| self.names[s].clone()).collect();
             return Err(VoidError::SeatsNotInOrder { seats });
         }
-        let fresh: Vec<usize> = seats.iter().copied().filter(|s| !order.voided.contains(s)).collect();
+        let fresh: Vec<usize> = seats
+            .iter()
+            .copied()
+            .filter(|s| !order.voided.contains(s))
+            .collect();
         if fresh.is_empty() {
             return Ok(Voided::AlreadyVoided);
         }

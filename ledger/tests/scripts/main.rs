@@ -16,7 +16,12 @@ use std::fmt::Debug;
 
 /// Eight seats, `A1` to `A8`, none blocked, default settings.
 pub fn check(script: &str) {
-    check_with(Config::default(), &["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8"], &[], script);
+    check_with(
+        Config::default(),
+        &["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8"],
+        &[],
+        script,
+    );
 }
 
 /// Runs `script` on a fresh ledger and compares every answer with the
@@ -30,7 +35,9 @@ pub fn check_with(config: Config, units: &[&str], blocked: &[&str], script: &str
         let call = call.trim();
         expected.push(format!("{call} => {}", answer.trim()));
         actual.push(format!("{call} => {}", run(&mut ledger, call)));
-        ledger.check_invariants().expect("invariants hold after every call");
+        ledger
+            .check_invariants()
+            .expect("invariants hold after every call");
         let restored = Ledger::restore(ledger.snapshot()).expect("a snapshot restores");
         assert_eq!(restored, ledger, "restore(snapshot) differs after `{call}`");
     }
@@ -61,7 +68,10 @@ fn run(ledger: &mut Ledger, call: &str) -> String {
             answer(outcome, |r| format!("released {}", names(ledger, &r.units)))
         }
         "pay" => answer(ledger.start_payment(now_ms, &hold(0)), debug),
-        "commit" => answer(ledger.commit(now_ms, &hold(0), &order(1), &args[2..]), debug),
+        "commit" => answer(
+            ledger.commit(now_ms, &hold(0), &order(1), &args[2..]),
+            debug,
+        ),
         "confirm" => answer(ledger.confirm(now_ms, &order(0)), debug),
         "abandon" => answer(ledger.abandon(now_ms, &order(0)), debug),
         "void" => {

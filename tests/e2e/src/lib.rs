@@ -7,7 +7,10 @@
 //! every [`Stack`] then starts with `SHOWTIME_PREBUILT=1` so that starting
 //! many servers does not rebuild anything.
 
+mod api;
 mod process;
 mod stack;
 
+pub use api::{sixteen_seat_room, Api, Reply};
+pub use reqwest::Method;
 pub use stack::{Stack, StackOptions};

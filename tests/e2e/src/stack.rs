@@ -14,10 +14,31 @@ use crate::process::Group;
 /// starts in a second or two; a loaded 2-core CI machine needs more.
 const READY_TIMEOUT: Duration = Duration::from_secs(90);
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct StackOptions {
-    /// Extra `--var NAME:VALUE` settings for the Worker.
+    /// `--var NAME:VALUE` settings for the Worker, over wrangler.toml's.
     pub vars: Vec<(String, String)>,
+}
+
+impl Default for StackOptions {
+    /// Tests fire hundreds of holds from one address, so the per-client
+    /// rate limit is lifted unless a test sets it.
+    fn default() -> Self {
+        StackOptions {
+            vars: vec![
+                ("HOLD_RATE_BURST".into(), "1000000".into()),
+                ("HOLD_RATE_PER_MINUTE".into(), "1000000".into()),
+            ],
+        }
+    }
+}
+
+impl StackOptions {
+    pub fn var(mut self, name: &str, value: &str) -> Self {
+        self.vars.retain(|(n, _)| n != name);
+        self.vars.push((name.into(), value.into()));
+        self
+    }
 }
 
 pub struct Stack {
@@ -31,7 +52,10 @@ pub struct Stack {
 
 /// The repository root, where wrangler.toml lives.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repo root")
 }
 
 fn free_port() -> u16 {
@@ -42,7 +66,11 @@ fn free_port() -> u16 {
 /// `node_modules/.bin` first: it holds wrangler and the Node it needs.
 fn wrangler(root: &Path) -> Command {
     let bin = root.join("node_modules/.bin");
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut cmd = Command::new(bin.join("wrangler"));
     cmd.current_dir(root)
         .env("PATH", path)
@@ -122,7 +150,11 @@ impl Stack {
             .arg("--persist-to")
             .arg(self.state_dir.path().join("state"))
             .args(["--test-scheduled", "--show-interactive-dev-session=false"])
-            .args(["--var", &format!("ADMIN_TOKEN:{}", self.admin_token)]);
+            .args(["--var", &format!("ADMIN_TOKEN:{}", self.admin_token)])
+            .args([
+                "--var",
+                &format!("SESSION_SECRET:session-{}", self.admin_token),
+            ]);
         for (name, value) in &self.options.vars {
             cmd.args(["--var", &format!("{name}:{value}")]);
         }

@@ -18,7 +18,14 @@ async fn a_showing_is_stored_in_d1_and_its_seats_in_its_object() {
     let mut stack = Stack::start();
     let http = reqwest::Client::new();
 
-    let health: Value = http.get(stack.url("/api/health")).send().await.unwrap().json().await.unwrap();
+    let health: Value = http
+        .get(stack.url("/api/health"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(health["ok"], true);
 
     let refused = http
@@ -39,9 +46,19 @@ async fn a_showing_is_stored_in_d1_and_its_seats_in_its_object() {
         .await
         .unwrap();
     assert_eq!(created.status(), 201);
-    let id = created.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
+    let id = created.json::<Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
 
-    let listed: Value = http.get(stack.url("/api/showings")).send().await.unwrap().json().await.unwrap();
+    let listed: Value = http
+        .get(stack.url("/api/showings"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let titles: Vec<&str> = listed["showings"]
         .as_array()
         .unwrap()
@@ -51,11 +68,20 @@ async fn a_showing_is_stored_in_d1_and_its_seats_in_its_object() {
         .collect();
     assert_eq!(titles, ["Paris, Texas"]);
 
-    let rows = stack.d1_query(&format!("SELECT title, seat_count FROM showings WHERE id = '{id}'"));
+    let rows = stack.d1_query(&format!(
+        "SELECT title, seat_count FROM showings WHERE id = '{id}'"
+    ));
     assert_eq!(rows, [json!({"title": "Paris, Texas", "seat_count": 16})]);
 
     let seats_path = format!("/api/showings/{id}/seats");
-    let seats: Value = http.get(stack.url(&seats_path)).send().await.unwrap().json().await.unwrap();
+    let seats: Value = http
+        .get(stack.url(&seats_path))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     let map = seats["seats"].as_object().unwrap();
     assert_eq!(map.len(), 16);
     assert!(map.values().all(|s| s == "available"));
@@ -64,7 +90,14 @@ async fn a_showing_is_stored_in_d1_and_its_seats_in_its_object() {
     // The seats live in the object's own storage: a new server process on
     // the same state directory reads them back.
     stack.restart();
-    let again: Value = http.get(stack.url(&seats_path)).send().await.unwrap().json().await.unwrap();
+    let again: Value = http
+        .get(stack.url(&seats_path))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(again, seats);
 }
 
@@ -72,9 +105,17 @@ async fn a_showing_is_stored_in_d1_and_its_seats_in_its_object() {
 async fn unknown_routes_and_showings_answer_json_404() {
     let stack = Stack::start();
     let http = reqwest::Client::new();
-    let resp = http.get(stack.url("/api/nothing-here")).send().await.unwrap();
+    let resp = http
+        .get(stack.url("/api/nothing-here"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 404);
     assert_eq!(resp.json::<Value>().await.unwrap()["error"], "not_found");
-    let resp = http.get(stack.url("/api/showings/no-such-showing")).send().await.unwrap();
+    let resp = http
+        .get(stack.url("/api/showings/no-such-showing"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.status(), 404);
 }

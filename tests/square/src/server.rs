@@ -41,6 +41,7 @@ impl std::fmt::Display for StartError {
 impl std::error::Error for StartError {}
 
 /// A running stand-in. Dropping it stops the server too.
+#[derive(Debug)]
 pub struct Handle {
     addr: SocketAddr,
     shutdown: CancellationToken,

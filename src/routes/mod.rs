@@ -1,0 +1,118 @@
+//! The public HTTP API. Each handler parses and bounds its input, then asks
+//! D1 or the showing's object; every refusal is an [`ApiError`] body.
+//!
+//! - [`showings`]: what buyers see and do: showings, seat maps, holds.
+//! - [`admin`]: what cinema staff do, behind the admin token.
+
+mod admin;
+mod showings;
+
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use worker::{Date, Env, Request, Response, Result, RouteContext, Router};
+
+use crate::api_error::ApiError;
+use crate::db;
+
+/// Request bodies larger than this are refused before parsing: nothing the
+/// API accepts comes close (the largest is a 20,000-seat layout).
+pub const MAX_BODY_BYTES: usize = 256 * 1024;
+
+type Handled = std::result::Result<Response, ApiError>;
+
+pub async fn handle(req: Request, env: Env) -> Result<Response> {
+    let resp = Router::new()
+        .get_async("/api/health", |_, ctx| respond(health(ctx)))
+        .get_async("/api/showings", |_, ctx| respond(showings::list(ctx)))
+        .get_async("/api/showings/:sid", |_, ctx| respond(showings::get(ctx)))
+        .get_async("/api/showings/:sid/seats", |_, ctx| {
+            respond(showings::seats(ctx))
+        })
+        .post_async("/api/showings/:sid/holds", |req, ctx| {
+            respond(showings::create_hold(req, ctx))
+        })
+        .get_async("/api/showings/:sid/holds/:hold", |req, ctx| {
+            respond(showings::get_hold(req, ctx))
+        })
+        .delete_async("/api/showings/:sid/holds/:hold", |req, ctx| {
+            respond(showings::release_hold(req, ctx))
+        })
+        .post_async("/api/admin/showings", |req, ctx| {
+            respond(admin::create_showing(req, ctx))
+        })
+        .get_async("/api/admin/showings/:sid/stats", |req, ctx| {
+            respond(admin::stats(req, ctx))
+        })
+        .or_else_any_method_async("/*path", |_, _| async {
+            ApiError::not_found("route").into_response()
+        })
+        .run(req, env)
+        .await?;
+    // The router answers a known path with the wrong method in plain text;
+    // keep every error in the API's JSON shape.
+    if resp.status_code() == 405 {
+        return ApiError::new(
+            405,
+            "method_not_allowed",
+            "this path does not take that method",
+        )
+        .into_response();
+    }
+    Ok(resp)
+}
+
+async fn respond(handled: impl std::future::Future<Output = Handled>) -> Result<Response> {
+    handled.await.or_else(ApiError::into_response)
+}
+
+fn now_ms() -> i64 {
+    Date::now().as_millis() as i64
+}
+
+fn param<'a>(ctx: &'a RouteContext<()>, name: &str) -> &'a str {
+    // The router only calls a handler when every named parameter matched.
+    ctx.param(name).map(String::as_str).unwrap_or_default()
+}
+
+/// Showing ids are 16 hex characters; anything else cannot name a showing,
+/// and is refused before it can create an object.
+fn showing_id<'a>(ctx: &'a RouteContext<()>) -> std::result::Result<&'a str, ApiError> {
+    let sid = param(ctx, "sid");
+    let valid = sid.len() == 16 && sid.bytes().all(|b| b.is_ascii_hexdigit());
+    if valid {
+        Ok(sid)
+    } else {
+        Err(ApiError::not_found("showing"))
+    }
+}
+
+/// Reads a body of at most [`MAX_BODY_BYTES`], refusing a larger one
+/// whether or not it declared its length.
+async fn read_body(req: &mut Request) -> std::result::Result<Vec<u8>, ApiError> {
+    let declared = req
+        .headers()
+        .get("content-length")?
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+        return Err(ApiError::body_too_large(MAX_BODY_BYTES));
+    }
+    let bytes = req.bytes().await?;
+    if bytes.len() > MAX_BODY_BYTES {
+        return Err(ApiError::body_too_large(MAX_BODY_BYTES));
+    }
+    Ok(bytes)
+}
+
+fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> std::result::Result<T, ApiError> {
+    serde_json::from_slice(bytes).map_err(|e| ApiError::bad_json(e.to_string()))
+}
+
+/// Answers when the Worker, D1 and the object binding are all reachable.
+async fn health(ctx: RouteContext<()>) -> Handled {
+    let db = db::database(&ctx.env)?;
+    let showings = db::upcoming_showings(&db, i64::MIN).await?.len();
+    ctx.env.durable_object("SHOWTIME")?;
+    Ok(Response::from_json(
+        &json!({ "ok": true, "showings": showings }),
+    )?)
+}

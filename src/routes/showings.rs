@@ -1,0 +1,211 @@
+//! What buyers see and do: showings, seat maps and holds.
+
+use futures_util::future::join_all;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use worker::{Env, Method, Request, Response, RouteContext};
+
+use super::{now_ms, param, parse_json, read_body, showing_id, Handled};
+use crate::api_error::ApiError;
+use crate::showtime::client;
+use crate::showtime::protocol::{Caller, HoldRef, Idempotency, NewHold, BUYER_HEADER};
+use crate::{db, ids, session};
+
+/// Longest `Idempotency-Key` accepted (a UUID is 36).
+const MAX_IDEMPOTENCY_KEY_BYTES: usize = 255;
+/// Hold tokens are 32 hex characters.
+const HOLD_TOKEN_LEN: usize = 32;
+
+pub async fn list(ctx: RouteContext<()>) -> Handled {
+    let db = db::database(&ctx.env)?;
+    let showings = db::upcoming_showings(&db, now_ms()).await?;
+    // Ask every showing's object at once; each answers from memory.
+    let summaries = join_all(showings.iter().map(|s| summary(&ctx.env, &s.id))).await;
+    let listed: Vec<Value> = showings
+        .iter()
+        .zip(summaries)
+        .map(|(showing, summary)| {
+            json!({
+                "id": showing.id,
+                "title": showing.title,
+                "starts_at_ms": showing.starts_at_ms,
+                "price": showing.price,
+                "seat_count": showing.seat_count,
+                "seats_available": summary.as_ref().map(|s| s["available"].clone()).unwrap_or(Value::Null),
+            })
+        })
+        .collect();
+    Ok(Response::from_json(&json!({ "showings": listed }))?)
+}
+
+async fn summary(env: &Env, sid: &str) -> Option<Value> {
+    let mut resp = client::call::<()>(env, sid, Method::Get, "/summary", None)
+        .await
+        .ok()?;
+    resp.json().await.ok()
+}
+
+pub async fn get(ctx: RouteContext<()>) -> Handled {
+    let sid = showing_id(&ctx)?;
+    let db = db::database(&ctx.env)?;
+    let showing = db::get_showing(&db, sid)
+        .await?
+        .ok_or_else(|| ApiError::not_found("showing"))?;
+    let mut seats = client::call::<()>(&ctx.env, sid, Method::Get, "/seats", None).await?;
+    let availability: Value = seats.json().await?;
+    Ok(Response::from_json(
+        &json!({ "showing": showing, "availability": availability }),
+    )?)
+}
+
+pub async fn seats(ctx: RouteContext<()>) -> Handled {
+    let sid = showing_id(&ctx)?;
+    Ok(client::call::<()>(&ctx.env, sid, Method::Get, "/seats", None).await?)
+}
+
+/// The buyer's session: from a valid cookie, or a new one.
+struct Session {
+    secret: Vec<u8>,
+    buyer: String,
+    is_new: bool,
+    secure: bool,
+}
+
+impl Session {
+    fn of(req: &Request, env: &Env) -> Result<Session, ApiError> {
+        let secret = env
+            .secret("SESSION_SECRET")
+            .map(|s| s.to_string().into_bytes())
+            .map_err(|_| ApiError::internal("SESSION_SECRET is not configured"))?;
+        let secure = req.url().map(|u| u.scheme() == "https").unwrap_or(false);
+        let cookies = req.headers().get("cookie")?.unwrap_or_default();
+        if let Some(buyer) = session::buyer_from_cookies(&secret, &cookies) {
+            return Ok(Session {
+                secret,
+                buyer,
+                is_new: false,
+                secure,
+            });
+        }
+        let buyer = ids::random_hex(16).map_err(|e| ApiError::internal(e.to_string()))?;
+        Ok(Session {
+            secret,
+            buyer,
+            is_new: true,
+            secure,
+        })
+    }
+
+    /// Copies the object's answer, handing the buyer their session cookie
+    /// when it is new, or when the answer belongs to the session that first
+    /// made this idempotent request.
+    async fn relay(&self, mut from: Response) -> Handled {
+        let owner = from.headers().get(BUYER_HEADER)?;
+        let status = from.status_code();
+        let body = from.bytes().await?;
+        let resp = Response::from_bytes(body)?.with_status(status);
+        let headers = resp.headers();
+        for name in ["content-type", "retry-after"] {
+            if let Some(value) = from.headers().get(name)? {
+                headers.set(name, &value)?;
+            }
+        }
+        let buyer = owner.as_deref().unwrap_or(&self.buyer);
+        if self.is_new || buyer != self.buyer {
+            headers.append(
+                "set-cookie",
+                &session::set_cookie(&self.secret, buyer, self.secure),
+            )?;
+        }
+        Ok(resp)
+    }
+}
+
+fn client_address(req: &Request) -> String {
+    req.headers()
+        .get("cf-connecting-ip")
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+fn idempotency(req: &Request, body: &[u8]) -> Result<Option<Idempotency>, ApiError> {
+    let Some(key) = req.headers().get("idempotency-key")? else {
+        return Ok(None);
+    };
+    let valid = !key.is_empty()
+        && key.len() <= MAX_IDEMPOTENCY_KEY_BYTES
+        && key.bytes().all(|b| b.is_ascii_graphic());
+    if !valid {
+        return Err(ApiError::new(
+            400,
+            "bad_idempotency_key",
+            format!(
+                "Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY_BYTES} printable characters"
+            ),
+        ));
+    }
+    let fingerprint = hex::encode(Sha256::digest(body));
+    Ok(Some(Idempotency { key, fingerprint }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HoldBody {
+    seats: Vec<String>,
+}
+
+pub async fn create_hold(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    let sid = showing_id(&ctx)?;
+    let bytes = read_body(&mut req).await?;
+    let body: HoldBody = parse_json(&bytes)?;
+    let idempotency = idempotency(&req, &bytes)?;
+    let session = Session::of(&req, &ctx.env)?;
+    let new = NewHold {
+        caller: Caller {
+            buyer: session.buyer.clone(),
+            client: client_address(&req),
+        },
+        seats: body.seats,
+        idempotency,
+    };
+    let answer = client::call(&ctx.env, sid, Method::Post, "/hold", Some(&new)).await?;
+    session.relay(answer).await
+}
+
+/// The hold named in the path, if the caller could own it. A malformed
+/// token or a caller without a session gets the same 404 as a foreign hold.
+fn hold_ref(req: &Request, ctx: &RouteContext<()>) -> Result<HoldRef, ApiError> {
+    let not_found = || {
+        ApiError::new(
+            404,
+            "hold_not_found",
+            "no hold with this id belongs to you for this showing",
+        )
+    };
+    let token = param(ctx, "hold");
+    if token.len() != HOLD_TOKEN_LEN || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(not_found());
+    }
+    let session = Session::of(req, &ctx.env)?;
+    if session.is_new {
+        return Err(not_found());
+    }
+    Ok(HoldRef {
+        buyer: session.buyer,
+        token: token.to_string(),
+    })
+}
+
+pub async fn get_hold(req: Request, ctx: RouteContext<()>) -> Handled {
+    let sid = showing_id(&ctx)?;
+    let hold = hold_ref(&req, &ctx)?;
+    Ok(client::call(&ctx.env, sid, Method::Post, "/hold/get", Some(&hold)).await?)
+}
+
+pub async fn release_hold(req: Request, ctx: RouteContext<()>) -> Handled {
+    let sid = showing_id(&ctx)?;
+    let hold = hold_ref(&req, &ctx)?;
+    Ok(client::call(&ctx.env, sid, Method::Post, "/hold/release", Some(&hold)).await?)
+}

@@ -1,0 +1,151 @@
+//! A small client for the product's HTTP API, so tests read like the
+//! behaviour they check.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::Stack;
+
+/// One answer: status, JSON body (or `Null`), and the headers tests look at.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub status: u16,
+    pub body: Value,
+    /// The `name=value` part of a `Set-Cookie` header, ready to send back.
+    pub cookie: Option<String>,
+    pub retry_after: Option<String>,
+}
+
+#[derive(Clone)]
+pub struct Api {
+    http: reqwest::Client,
+    base: String,
+    admin_token: String,
+}
+
+/// A 16-seat room (rows A and B of 8) far in the future, as the admin API
+/// takes it; `hold_ttl_ms` shortens holds for expiry tests.
+pub fn sixteen_seat_room(hold_ttl_ms: Option<u64>) -> Value {
+    let mut body = json!({
+        "title": "Paris, Texas",
+        "starts_at": "2099-12-05T19:30:00Z",
+        "price": {"amount": 1200, "currency": "USD"},
+        "layout": {"rows": [{"name": "A", "seats": 8}, {"name": "B", "seats": 8}]}
+    });
+    if let Some(ttl) = hold_ttl_ms {
+        body["hold_ttl_ms"] = json!(ttl);
+    }
+    body
+}
+
+impl Api {
+    pub fn new(stack: &Stack) -> Api {
+        Api {
+            http: reqwest::Client::builder()
+                .pool_max_idle_per_host(256)
+                .build()
+                .expect("http client"),
+            base: stack.base_url.clone(),
+            admin_token: stack.admin_token.clone(),
+        }
+    }
+
+    pub fn admin_token(&self) -> &str {
+        &self.admin_token
+    }
+
+    /// Sends a request; `body` is sent as raw bytes with a JSON content type.
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let mut req = self.http.request(method, format!("{}{path}", self.base));
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        if let Some(body) = body {
+            req = req.header("content-type", "application/json").body(body);
+        }
+        let resp = req.send().await.expect("request reached the server");
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let cookie = header("set-cookie").and_then(|c| c.split(';').next().map(str::to_string));
+        let retry_after = header("retry-after");
+        let status = resp.status();
+        let bytes = resp.bytes().await.expect("body");
+        let body = if status == StatusCode::NO_CONTENT || bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes)))
+        };
+        Reply {
+            status: status.as_u16(),
+            body,
+            cookie,
+            retry_after,
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> Reply {
+        self.send(Method::GET, path, None, &[]).await
+    }
+
+    pub async fn create_showing(&self, showing: Value) -> String {
+        let auth = format!("Bearer {}", self.admin_token);
+        let reply = self
+            .send(
+                Method::POST,
+                "/api/admin/showings",
+                Some(showing.to_string().into_bytes()),
+                &[("authorization", &auth)],
+            )
+            .await;
+        assert_eq!(reply.status, 201, "create showing: {:?}", reply.body);
+        reply.body["id"].as_str().expect("id").to_string()
+    }
+
+    /// `POST …/holds` for `seats`, as the buyer of `cookie` (a new buyer when `None`).
+    pub async fn hold(&self, sid: &str, seats: &[&str], cookie: Option<&str>) -> Reply {
+        let body = json!({ "seats": seats }).to_string().into_bytes();
+        let mut headers = Vec::new();
+        if let Some(cookie) = cookie {
+            headers.push(("cookie", cookie));
+        }
+        self.send(
+            Method::POST,
+            &format!("/api/showings/{sid}/holds"),
+            Some(body),
+            &headers,
+        )
+        .await
+    }
+
+    /// The seat map: seat name → "available" | "held" | "sold".
+    pub async fn seat_map(&self, sid: &str) -> Value {
+        let reply = self.get(&format!("/api/showings/{sid}/seats")).await;
+        assert_eq!(reply.status, 200, "seat map: {:?}", reply.body);
+        reply.body["seats"].clone()
+    }
+
+    pub async fn stats(&self, sid: &str) -> Value {
+        let auth = format!("Bearer {}", self.admin_token);
+        let reply = self
+            .send(
+                Method::GET,
+                &format!("/api/admin/showings/{sid}/stats"),
+                None,
+                &[("authorization", &auth)],
+            )
+            .await;
+        assert_eq!(reply.status, 200, "stats: {:?}", reply.body);
+        reply.body
+    }
+}

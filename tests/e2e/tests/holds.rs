@@ -1,0 +1,536 @@
+//! Holds through the real Worker and Showtime object: races, expiry by
+//! alarm, restarts, idempotency and every refusal.
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+use e2e::{sixteen_seat_room, Api, Method, Reply, Stack, StackOptions};
+use serde_json::{json, Value};
+use tokio::task::JoinSet;
+
+const SEATS: [&str; 16] = [
+    "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8",
+];
+
+/// Fires all `groups` as simultaneous holds, each as a new buyer.
+async fn race(
+    api: &Api,
+    sid: &str,
+    groups: Vec<Vec<&'static str>>,
+) -> Vec<(Vec<&'static str>, Reply)> {
+    let mut set = JoinSet::new();
+    for (i, group) in groups.into_iter().enumerate() {
+        let (api, sid) = (api.clone(), sid.to_string());
+        set.spawn(async move {
+            let reply = api.hold(&sid, &group, None).await;
+            (i, group, reply)
+        });
+    }
+    let mut out: Vec<_> = set.join_all().await;
+    out.sort_by_key(|(i, _, _)| *i);
+    out.into_iter().map(|(_, g, r)| (g, r)).collect()
+}
+
+fn names(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("expected a list of seats, got {value}"))
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_buyers_race_for_one_seat_and_exactly_one_wins() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    for round in 0..5 {
+        let sid = api.create_showing(sixteen_seat_room(None)).await;
+        let replies = race(&api, &sid, vec![vec!["A1"]; 200]).await;
+        let won: Vec<_> = replies.iter().filter(|(_, r)| r.status == 201).collect();
+        let lost: Vec<_> = replies.iter().filter(|(_, r)| r.status == 409).collect();
+        assert_eq!(won.len(), 1, "round {round}: winners");
+        assert_eq!(
+            lost.len(),
+            199,
+            "round {round}: every other answer is a 409"
+        );
+        for (_, reply) in &lost {
+            assert_eq!(reply.body["error"], "seats_unavailable");
+            assert_eq!(names(&reply.body["seats"]), ["A1"]);
+        }
+        let map = api.seat_map(&sid).await;
+        assert_eq!(map["A1"], "held");
+        assert_eq!(SEATS.iter().filter(|s| map[**s] == "available").count(), 15);
+    }
+}
+
+/// A small deterministic generator, so a failing run can be repeated.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self, below: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % below as u64) as usize
+    }
+
+    fn group(&mut self) -> Vec<&'static str> {
+        let size = 1 + self.next(4);
+        let mut group = Vec::new();
+        while group.len() < size {
+            let seat = SEATS[self.next(SEATS.len())];
+            if !group.contains(&seat) {
+                group.push(seat);
+            }
+        }
+        group
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_group_holds_never_share_or_split_a_group() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let mut rng = XorShift(0x5eed_cafe_f00d);
+    let groups: Vec<_> = (0..200).map(|_| rng.group()).collect();
+    let replies = race(&api, &sid, groups).await;
+
+    let mut granted: HashMap<&str, usize> = HashMap::new();
+    for (i, (group, reply)) in replies.iter().enumerate() {
+        match reply.status {
+            201 => {
+                assert_eq!(names(&reply.body["seats"]), *group);
+                for seat in group {
+                    assert!(granted.insert(seat, i).is_none(), "{seat} is in two holds");
+                }
+            }
+            409 => assert_eq!(reply.body["error"], "seats_unavailable"),
+            other => panic!("unexpected {other}: {:?}", reply.body),
+        }
+    }
+    assert!(!granted.is_empty());
+    // Every refusal names only seats of its own group that a granted hold has.
+    for (group, reply) in replies.iter().filter(|(_, r)| r.status == 409) {
+        let taken = names(&reply.body["seats"]);
+        assert!(!taken.is_empty());
+        for seat in &taken {
+            assert!(group.contains(&seat.as_str()), "{seat} was not asked for");
+            assert!(
+                granted.contains_key(seat.as_str()),
+                "{seat} was not really taken"
+            );
+        }
+    }
+    // The map shows exactly the granted seats held: no refused group left a
+    // seat behind, and every granted hold reads back as its buyer's.
+    let map = api.seat_map(&sid).await;
+    for seat in SEATS {
+        let expected = if granted.contains_key(seat) {
+            "held"
+        } else {
+            "available"
+        };
+        assert_eq!(map[seat], expected, "{seat}");
+    }
+    for (group, reply) in replies.iter().filter(|(_, r)| r.status == 201) {
+        let path = format!(
+            "/api/showings/{sid}/holds/{}",
+            reply.body["hold_id"].as_str().unwrap()
+        );
+        let cookie = reply
+            .cookie
+            .as_deref()
+            .expect("a new buyer gets a session cookie");
+        let own = api
+            .send(Method::GET, &path, None, &[("cookie", cookie)])
+            .await;
+        assert_eq!(own.status, 200);
+        assert_eq!(own.body["state"], "held");
+        assert_eq!(names(&own.body["seats"]), *group);
+    }
+}
+
+/// Polls the stats endpoint (which never sweeps) until `done` holds.
+async fn stats_until(
+    api: &Api,
+    sid: &str,
+    limit: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + limit;
+    loop {
+        let stats = api.stats(sid).await;
+        if done(&stats) || Instant::now() > deadline {
+            return stats;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_alarm_alone_releases_an_expired_hold() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(Some(1_000))).await;
+    let held = api.hold(&sid, &["A1", "A2"], None).await;
+    assert_eq!(held.status, 201);
+    let stats = api.stats(&sid).await;
+    assert_eq!(stats["seats"]["held"], 2);
+    assert_eq!(stats["live_holds"], 1);
+    assert_eq!(stats["alarm_at_ms"], held.body["expires_at_ms"]);
+
+    let stats = stats_until(&api, &sid, Duration::from_secs(30), |s| {
+        s["live_holds"] == 0
+    })
+    .await;
+    assert_eq!(
+        stats["live_holds"], 0,
+        "the alarm did not release the hold: {stats}"
+    );
+    assert_eq!(stats["seats"]["held"], 0);
+    assert_eq!(stats["seats"]["available"], 16);
+    assert!(
+        stats["last_alarm_ms"].as_u64().unwrap() >= held.body["expires_at_ms"].as_u64().unwrap()
+    );
+    assert_eq!(
+        stats["alarm_at_ms"],
+        Value::Null,
+        "nothing left to wake up for"
+    );
+
+    // Its buyer is told it expired.
+    let path = format!(
+        "/api/showings/{sid}/holds/{}",
+        held.body["hold_id"].as_str().unwrap()
+    );
+    let own = api
+        .send(
+            Method::GET,
+            &path,
+            None,
+            &[("cookie", held.cookie.as_deref().unwrap())],
+        )
+        .await;
+    assert_eq!(own.body["state"], "expired");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_keeps_live_holds_and_releases_expired_ones() {
+    let mut stack = Stack::start();
+    let api = Api::new(&stack);
+    let long = api.create_showing(sixteen_seat_room(None)).await;
+    let short = api.create_showing(sixteen_seat_room(Some(1_000))).await;
+    let kept = api.hold(&long, &["A1", "B2"], None).await;
+    assert_eq!(kept.status, 201);
+    assert_eq!(api.hold(&short, &["A1"], None).await.status, 201);
+
+    stack.stop();
+    tokio::time::sleep(Duration::from_millis(2_000)).await;
+    stack.restart();
+    let api = Api::new(&stack);
+
+    let map = api.seat_map(&long).await;
+    assert_eq!(
+        (map["A1"].as_str(), map["B2"].as_str()),
+        (Some("held"), Some("held"))
+    );
+    let path = format!(
+        "/api/showings/{long}/holds/{}",
+        kept.body["hold_id"].as_str().unwrap()
+    );
+    let own = api
+        .send(
+            Method::GET,
+            &path,
+            None,
+            &[("cookie", kept.cookie.as_deref().unwrap())],
+        )
+        .await;
+    assert_eq!(own.body["state"], "held");
+    assert_eq!(own.body["expires_at_ms"], kept.body["expires_at_ms"]);
+
+    let map = api.seat_map(&short).await;
+    assert_eq!(map["A1"], "available");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idempotency_key_replays_the_first_answer_and_refuses_another_body() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let path = format!("/api/showings/{sid}/holds");
+    let body = |seats: &[&str]| Some(json!({ "seats": seats }).to_string().into_bytes());
+    let key = [("idempotency-key", "7d1a3c2e-replay-test")];
+
+    let first = api
+        .send(Method::POST, &path, body(&["A1", "A2"]), &key)
+        .await;
+    assert_eq!(first.status, 201);
+    let again = api
+        .send(Method::POST, &path, body(&["A1", "A2"]), &key)
+        .await;
+    assert_eq!(again.status, 201);
+    assert_eq!(again.body, first.body, "the same hold, not a second one");
+    assert_eq!(
+        again.cookie, first.cookie,
+        "the retry gets the first request's session"
+    );
+    assert_eq!(api.stats(&sid).await["live_holds"], 1);
+
+    let other = api.send(Method::POST, &path, body(&["A3"]), &key).await;
+    assert_eq!(other.status, 422);
+    assert_eq!(other.body["error"], "idempotency_key_reused");
+    assert_eq!(api.seat_map(&sid).await["A3"], "available");
+
+    // A refusal is replayed too, even after the seat came free.
+    let key2 = [("idempotency-key", "second-key")];
+    let refused = api.send(Method::POST, &path, body(&["A1"]), &key2).await;
+    assert_eq!(refused.status, 409);
+    let hold = format!("{path}/{}", first.body["hold_id"].as_str().unwrap());
+    let cookie = [("cookie", first.cookie.as_deref().unwrap())];
+    assert_eq!(
+        api.send(Method::DELETE, &hold, None, &cookie).await.status,
+        204
+    );
+    let replayed = api.send(Method::POST, &path, body(&["A1"]), &key2).await;
+    assert_eq!((replayed.status, &replayed.body), (409, &refused.body));
+}
+
+/// One refused request and what it must answer.
+struct Refusal {
+    name: &'static str,
+    method: Method,
+    path: String,
+    body: Option<Vec<u8>>,
+    headers: Vec<(&'static str, String)>,
+    status: u16,
+    error: &'static str,
+}
+
+fn refusal(
+    name: &'static str,
+    path: &str,
+    body: &str,
+    status: u16,
+    error: &'static str,
+) -> Refusal {
+    Refusal {
+        name,
+        method: Method::POST,
+        path: path.to_string(),
+        body: Some(body.as_bytes().to_vec()),
+        headers: Vec::new(),
+        status,
+        error,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_refusal_says_what_was_wrong_and_changes_nothing() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let holds = format!("/api/showings/{sid}/holds");
+
+    // A buyer with a live hold, whose seats stay held throughout.
+    let mine = api.hold(&sid, &["B8"], None).await;
+    let my_cookie = mine.cookie.clone().unwrap();
+    let my_hold = format!("{holds}/{}", mine.body["hold_id"].as_str().unwrap());
+    let stranger = api.hold(&sid, &["B7"], None).await.cookie.unwrap();
+    let before = api.get(&format!("/api/showings/{sid}/seats")).await.body;
+
+    let huge = format!("{{\"seats\": [\"{}\"]}}", "A".repeat(300 * 1024));
+    let mut cases = vec![
+        refusal("malformed JSON", &holds, "{\"seats\": [", 400, "bad_json"),
+        refusal("wrong shape", &holds, "{\"seat\": \"A1\"}", 400, "bad_json"),
+        refusal("no seats", &holds, "{\"seats\": []}", 400, "no_seats"),
+        refusal(
+            "duplicates",
+            &holds,
+            "{\"seats\": [\"A1\", \"A1\"]}",
+            400,
+            "duplicate_seats",
+        ),
+        refusal(
+            "unknown",
+            &holds,
+            "{\"seats\": [\"A1\", \"Z9\", \"Q1\"]}",
+            400,
+            "unknown_seats",
+        ),
+        refusal(
+            "too many",
+            &holds,
+            "{\"seats\": [\"A1\",\"A2\",\"A3\",\"A4\",\"A5\"]}",
+            400,
+            "too_many_seats",
+        ),
+        refusal(
+            "taken",
+            &holds,
+            "{\"seats\": [\"A1\", \"B8\"]}",
+            409,
+            "seats_unavailable",
+        ),
+        refusal("huge body", &holds, &huge, 413, "body_too_large"),
+        refusal(
+            "unknown showing",
+            "/api/showings/0123456789abcdef/holds",
+            "{\"seats\": [\"A1\"]}",
+            404,
+            "not_found",
+        ),
+        refusal(
+            "malformed showing",
+            "/api/showings/nope/holds",
+            "{\"seats\": [\"A1\"]}",
+            404,
+            "not_found",
+        ),
+        refusal(
+            "bad key",
+            &holds,
+            "{\"seats\": [\"A1\"]}",
+            400,
+            "bad_idempotency_key",
+        ),
+        refusal("key first use", &holds, "{\"seats\": []}", 400, "no_seats"),
+        refusal(
+            "key reused",
+            &holds,
+            "{\"seats\": [\"A2\"]}",
+            422,
+            "idempotency_key_reused",
+        ),
+        refusal(
+            "second hold",
+            &holds,
+            "{\"seats\": [\"A3\"]}",
+            409,
+            "already_holding",
+        ),
+        refusal(
+            "wrong admin token",
+            "/api/admin/showings",
+            &sixteen_seat_room(None).to_string(),
+            401,
+            "unauthorized",
+        ),
+    ];
+    cases[10]
+        .headers
+        .push(("idempotency-key", "bad key with spaces".into()));
+    cases[11].headers.push(("idempotency-key", "k-1".into()));
+    cases[12].headers.push(("idempotency-key", "k-1".into()));
+    cases[13].headers.push(("cookie", my_cookie.clone()));
+    cases[14]
+        .headers
+        .push(("authorization", "Bearer not-the-token".into()));
+    for (name, cookie, method) in [
+        ("foreign hold read", Some(stranger.clone()), Method::GET),
+        (
+            "foreign hold release",
+            Some(stranger.clone()),
+            Method::DELETE,
+        ),
+        ("hold without session", None, Method::DELETE),
+    ] {
+        cases.push(Refusal {
+            name,
+            method,
+            path: my_hold.clone(),
+            body: None,
+            headers: cookie.map(|c| vec![("cookie", c)]).unwrap_or_default(),
+            status: 404,
+            error: "hold_not_found",
+        });
+    }
+    cases.push(Refusal {
+        name: "garbage hold id",
+        method: Method::GET,
+        path: format!("{holds}/not-a-hold"),
+        body: None,
+        headers: vec![("cookie", my_cookie.clone())],
+        status: 404,
+        error: "hold_not_found",
+    });
+
+    for case in cases {
+        let headers: Vec<(&str, &str)> =
+            case.headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        let reply = api.send(case.method, &case.path, case.body, &headers).await;
+        assert_eq!(reply.status, case.status, "{}: {:?}", case.name, reply.body);
+        assert_eq!(reply.body["error"], case.error, "{}", case.name);
+        assert!(
+            reply.body["detail"].as_str().is_some_and(|d| !d.is_empty()),
+            "{}",
+            case.name
+        );
+        let after = api.get(&format!("/api/showings/{sid}/seats")).await.body;
+        assert_eq!(after, before, "{} changed the seat map", case.name);
+    }
+
+    // The refusals name what was wrong.
+    let r = api
+        .send(
+            Method::POST,
+            &holds,
+            Some(b"{\"seats\": [\"A1\", \"Z9\", \"Q1\"]}".to_vec()),
+            &[],
+        )
+        .await;
+    assert_eq!(names(&r.body["seats"]), ["Z9", "Q1"]);
+    let r = api
+        .send(
+            Method::POST,
+            &holds,
+            Some(b"{\"seats\": [\"A1\", \"B7\", \"B8\"]}".to_vec()),
+            &[],
+        )
+        .await;
+    assert_eq!(names(&r.body["seats"]), ["B7", "B8"]);
+    assert_eq!(r.body["availability"]["seats"]["B8"], "held");
+    let r = api.hold(&sid, &["A1", "A2", "A3", "A4", "A5"], None).await;
+    assert_eq!(r.body["max_seats"], 4);
+
+    // The owner can release; a second release finds nothing.
+    let cookie = [("cookie", my_cookie.as_str())];
+    assert_eq!(
+        api.send(Method::DELETE, &my_hold, None, &cookie)
+            .await
+            .status,
+        204
+    );
+    assert_eq!(api.seat_map(&sid).await["B8"], "available");
+    assert_eq!(
+        api.send(Method::DELETE, &my_hold, None, &cookie)
+            .await
+            .status,
+        404
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_asking_too_fast_is_told_to_wait() {
+    let options = StackOptions::default()
+        .var("HOLD_RATE_BURST", "2")
+        .var("HOLD_RATE_PER_MINUTE", "1");
+    let stack = Stack::start_with(options);
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let before = api.seat_map(&sid).await;
+    for _ in 0..2 {
+        assert_eq!(api.hold(&sid, &["Z1"], None).await.status, 400);
+    }
+    let limited = api.hold(&sid, &["A1"], None).await;
+    assert_eq!(limited.status, 429);
+    assert_eq!(limited.body["error"], "rate_limited");
+    let wait: u64 = limited.retry_after.expect("Retry-After").parse().unwrap();
+    assert!((1..=60).contains(&wait), "{wait}");
+    assert_eq!(api.seat_map(&sid).await, before);
+    let seats: BTreeSet<_> = before.as_object().unwrap().keys().collect();
+    assert_eq!(seats.len(), 16);
+}
