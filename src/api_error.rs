@@ -11,7 +11,8 @@ pub struct ApiError {
     pub code: &'static str,
     pub detail: String,
     /// Extra fields merged into the body, e.g. the seats that were taken.
-    pub extra: Map<String, Value>,
+    /// Boxed: errors travel through every `Result`, so they stay small.
+    pub extra: Box<Map<String, Value>>,
     /// Sent as `Retry-After` (seconds) with 429 answers.
     pub retry_after_s: Option<u64>,
 }
@@ -22,7 +23,7 @@ impl ApiError {
             status,
             code,
             detail: detail.into(),
-            extra: Map::new(),
+            extra: Box::default(),
             retry_after_s: None,
         }
     }
@@ -69,7 +70,7 @@ impl ApiError {
         let mut body = Map::new();
         body.insert("error".into(), json!(self.code));
         body.insert("detail".into(), json!(self.detail));
-        body.extend(self.extra);
+        body.extend(*self.extra);
         let resp = Response::from_json(&Value::Object(body))?.with_status(self.status);
         if let Some(seconds) = self.retry_after_s {
             resp.headers().set("retry-after", &seconds.to_string())?;

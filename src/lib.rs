@@ -11,6 +11,8 @@
 //! - [`auth`]: staff credentials; [`session`]: the buyer's signed cookie.
 //! - [`api_error`]: the error bodies the API answers with.
 //! - [`ids`]: random identifiers.
+//! - [`square`]: the Square API client (payments, refunds), with timeouts;
+//!   [`webhook`]: checking the signature of Square's webhooks.
 
 mod api_error;
 mod auth;
@@ -20,6 +22,8 @@ mod routes;
 mod session;
 mod showing;
 mod showtime;
+mod square;
+mod webhook;
 
 use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};
 
@@ -31,12 +35,16 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     routes::handle(req, env).await
 }
 
-/// The cron trigger. It will resume orders whose payment outcome is unknown
-/// once checkout exists; today it only proves the trigger is wired.
+/// The cron trigger: the recovery sweep. Each showing's alarm resumes its
+/// own unfinished orders; this catches any whose alarm was lost.
 #[event(scheduled)]
-async fn scheduled(event: ScheduledEvent, _env: Env, _ctx: ScheduleContext) {
-    worker::console_log!(
-        "recovery sweep at {}: no unfinished orders to resume",
-        event.schedule()
-    );
+async fn scheduled(event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
+    let now_ms = worker::Date::now().as_millis();
+    match routes::recovery_sweep(&env, now_ms).await {
+        Ok(n) => worker::console_log!(
+            "recovery sweep at {}: {n} showings nudged",
+            event.schedule()
+        ),
+        Err(e) => worker::console_error!("recovery sweep failed: {e}"),
+    }
 }

@@ -50,8 +50,9 @@ pub enum PaymentError {
     HoldNotFound,
 }
 
-/// Why a commit was refused; nothing changed. Checked in this order: the
-/// shape of the seat list, then the order id, then the seats themselves.
+/// Why a commit was refused. A refusal changes no seat of the request (the
+/// call may still release expired holds, as every call does). Checked in
+/// this order: the shape of the seat list, then the order id, then the seats.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CommitError {
     NoSeats,
@@ -94,7 +95,7 @@ pub enum AbandonError {
     OrderConfirmed,
 }
 
-/// Why a void (refund) was refused; nothing changed.
+/// Why a void (refund) was refused; no seat of the request changed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum VoidError {
     NoSeats,

@@ -1,7 +1,7 @@
 //! The fixed, ordered list of units a showing sells, and its checks.
 
 use crate::config::{ConfigError, MAX_UNITS};
-use crate::ids::{is_valid_unit_name, UnitId};
+use crate::ids::{is_valid_unit_name, UnitId, MAX_UNIT_NAME_BYTES};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
@@ -75,9 +75,48 @@ impl fmt::Display for SetupError {
 impl std::error::Error for LayoutError {}
 impl std::error::Error for SetupError {}
 
+/// A unit name held inline. Names are at most 32 bytes, so the index keeps
+/// each in its own slot: a lookup reads one slot instead of a slot and a
+/// separate heap string, which keeps a hold's cost flat as venues grow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct NameKey {
+    len: u8,
+    bytes: [u8; MAX_UNIT_NAME_BYTES],
+}
+
+impl NameKey {
+    /// `None` for a name too long to be any unit's.
+    fn new(name: &str) -> Option<NameKey> {
+        let len = name.len();
+        if len > MAX_UNIT_NAME_BYTES {
+            return None;
+        }
+        let mut bytes = [0; MAX_UNIT_NAME_BYTES];
+        bytes[..len].copy_from_slice(name.as_bytes());
+        Some(NameKey {
+            len: len as u8,
+            bytes,
+        })
+    }
+}
+
+/// Unit name to id: how a request naming seats costs O(seats named).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct UnitIndex(HashMap<NameKey, UnitId>);
+
+impl UnitIndex {
+    pub(crate) fn get(&self, name: &str) -> Option<UnitId> {
+        self.0.get(&NameKey::new(name)?).copied()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
 /// Checks the unit names and maps each to its index. The count is checked
 /// before any name is hashed, so an oversized list costs nothing.
-pub(crate) fn index_units(names: &[String]) -> Result<HashMap<String, UnitId>, LayoutError> {
+pub(crate) fn index_units(names: &[String]) -> Result<UnitIndex, LayoutError> {
     if names.is_empty() {
         return Err(LayoutError::NoUnits);
     }
@@ -89,14 +128,33 @@ pub(crate) fn index_units(names: &[String]) -> Result<HashMap<String, UnitId>, L
     }
     let mut index = HashMap::with_capacity(names.len());
     for (position, name) in names.iter().enumerate() {
-        if !is_valid_unit_name(name) {
+        let key = NameKey::new(name).filter(|_| is_valid_unit_name(name));
+        let Some(key) = key else {
             return Err(LayoutError::InvalidUnitName { name: name.clone() });
-        }
+        };
         // The count check above keeps every position within u32.
         let id = UnitId(position as u32);
-        if index.insert(name.clone(), id).is_some() {
+        if index.insert(key, id).is_some() {
             return Err(LayoutError::DuplicateUnitName { name: name.clone() });
         }
     }
-    Ok(index)
+    Ok(UnitIndex(index))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_finds_names_up_to_the_limit_and_nothing_longer() {
+        let longest = "x".repeat(MAX_UNIT_NAME_BYTES);
+        let names = vec!["A1".to_string(), longest.clone(), "Site 3".to_string()];
+        let index = index_units(&names).unwrap();
+        assert_eq!(index.get("A1"), Some(UnitId(0)));
+        assert_eq!(index.get(&longest), Some(UnitId(1)));
+        assert_eq!(index.get("Site 3"), Some(UnitId(2)));
+        assert_eq!(index.get(&format!("{longest}x")), None);
+        assert_eq!(index.get("A1\0"), None);
+        assert_eq!(index.get(""), None);
+    }
 }

@@ -6,7 +6,7 @@
 use crate::config::{Config, MAX_NOW_MS};
 use crate::error::SeatListError;
 use crate::ids::{HoldId, OrderId, UnitId};
-use crate::layout::{index_units, LayoutError, SetupError};
+use crate::layout::{index_units, LayoutError, SetupError, UnitIndex};
 use crate::outcome::{Changes, Outcome};
 use crate::state::{Availability, Counts, HoldRecord, OrderRecord, UnitState};
 use std::collections::{BTreeSet, HashMap, VecDeque};
@@ -24,7 +24,7 @@ pub struct Ledger {
     /// Unit names in showing order; a unit's position is its `UnitId`.
     pub(crate) names: Vec<String>,
     /// Name to id, so a request costs O(seats requested), not O(venue size).
-    pub(crate) index: HashMap<String, UnitId>,
+    pub(crate) index: UnitIndex,
     /// The state of each unit, by `UnitId`.
     pub(crate) units: Vec<UnitState>,
     /// Units per state, kept in step with `units` by `set_unit`.
@@ -134,7 +134,7 @@ impl Ledger {
     }
 
     pub fn unit_id(&self, name: &str) -> Option<UnitId> {
-        self.index.get(name).copied()
+        self.index.get(name)
     }
 
     pub fn unit_name(&self, unit: UnitId) -> Option<&str> {
@@ -287,15 +287,17 @@ impl Ledger {
         if !duplicates.is_empty() {
             return Err(SeatListError::DuplicateSeats { seats: duplicates });
         }
+        let found: Vec<Option<UnitId>> = names.iter().map(|name| self.index.get(name)).collect();
         let unknown: Vec<String> = names
             .iter()
-            .filter(|name| !self.index.contains_key(**name))
-            .map(|name| name.to_string())
+            .zip(&found)
+            .filter(|(_, id)| id.is_none())
+            .map(|(name, _)| name.to_string())
             .collect();
         if !unknown.is_empty() {
             return Err(SeatListError::UnknownSeats { seats: unknown });
         }
-        Ok(names.iter().map(|name| self.index[*name]).collect())
+        Ok(found.into_iter().flatten().collect())
     }
 
     /// Names of the units, in the given order.

@@ -12,7 +12,7 @@ impl Ledger {
     /// Moves the hold's seats to `order_id`, pending while the payment is
     /// finalized; a pending order never expires by time. If the hold lapsed
     /// but every seat is still free, the seats are taken again for the order.
-    /// See [`CommitError`] for the refusals; a refusal changes nothing.
+    /// See [`CommitError`] for the refusals.
     pub fn commit<S: AsRef<str>>(
         &mut self,
         now_ms: u64,

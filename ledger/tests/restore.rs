@@ -47,6 +47,9 @@ fn a_snapshot_round_trips_through_rows_and_bytes() {
     assert_eq!(Ledger::restore(shuffled).unwrap(), ledger);
 }
 
+/// A way to break a stored snapshot.
+type Corruption<'a> = Box<dyn FnOnce(&mut Snapshot) + 'a>;
+
 fn refused(corrupt: impl FnOnce(&mut Snapshot)) -> RestoreError {
     let mut snapshot = busy_ledger().snapshot();
     corrupt(&mut snapshot);
@@ -62,7 +65,7 @@ fn each_broken_rule_is_refused_with_its_own_name() {
     let h1 = hold_id("h1");
     let o1 = order_id("o1");
     let (a1, a4) = (UnitId(0), UnitId(3));
-    let cases: Vec<(RestoreError, Box<dyn FnOnce(&mut Snapshot)>)> = vec![
+    let cases: Vec<(RestoreError, Corruption)> = vec![
         (
             RestoreError::Config(ConfigError::SeatsPerHoldOutOfRange { value: 0 }),
             Box::new(|s| s.config.max_seats_per_hold = 0),

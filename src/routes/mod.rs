@@ -2,10 +2,14 @@
 //! D1 or the showing's object; every refusal is an [`ApiError`] body.
 //!
 //! - [`showings`]: what buyers see and do: showings, seat maps, holds.
+//! - [`orders`]: paying for a hold, reading an order, Square's webhooks.
 //! - [`admin`]: what cinema staff do, behind the admin token.
 
 mod admin;
+mod orders;
 mod showings;
+
+pub use orders::recovery_sweep;
 
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -36,6 +40,15 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         })
         .delete_async("/api/showings/:sid/holds/:hold", |req, ctx| {
             respond(showings::release_hold(req, ctx))
+        })
+        .post_async("/api/showings/:sid/holds/:hold/checkout", |req, ctx| {
+            respond(orders::checkout(req, ctx))
+        })
+        .get_async("/api/orders/:oid", |req, ctx| {
+            respond(orders::get(req, ctx))
+        })
+        .post_async("/webhooks/square", |req, ctx| {
+            respond(orders::square_webhook(req, ctx))
         })
         .post_async("/api/admin/showings", |req, ctx| {
             respond(admin::create_showing(req, ctx))
@@ -76,7 +89,7 @@ fn param<'a>(ctx: &'a RouteContext<()>, name: &str) -> &'a str {
 
 /// Showing ids are 16 hex characters; anything else cannot name a showing,
 /// and is refused before it can create an object.
-fn showing_id<'a>(ctx: &'a RouteContext<()>) -> std::result::Result<&'a str, ApiError> {
+fn showing_id(ctx: &RouteContext<()>) -> std::result::Result<&str, ApiError> {
     let sid = param(ctx, "sid");
     let valid = sid.len() == 16 && sid.bytes().all(|b| b.is_ascii_hexdigit());
     if valid {

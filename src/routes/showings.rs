@@ -176,7 +176,7 @@ pub async fn create_hold(mut req: Request, ctx: RouteContext<()>) -> Handled {
 
 /// The hold named in the path, if the caller could own it. A malformed
 /// token or a caller without a session gets the same 404 as a foreign hold.
-fn hold_ref(req: &Request, ctx: &RouteContext<()>) -> Result<HoldRef, ApiError> {
+pub(super) fn hold_ref(req: &Request, ctx: &RouteContext<()>) -> Result<HoldRef, ApiError> {
     let not_found = || {
         ApiError::new(
             404,

@@ -111,7 +111,7 @@ fn record(
     let (status, body) = match answer {
         Ok((status, body)) => (*status, body.clone()),
         Err(e) if matches!(e.status, 400 | 409) => {
-            let mut body = e.extra.clone();
+            let mut body = (*e.extra).clone();
             body.insert("error".into(), json!(e.code));
             body.insert("detail".into(), json!(e.detail));
             (e.status, Value::Object(body))
@@ -229,7 +229,10 @@ fn hold_refusal(scope: &Scope, error: HoldError) -> ApiError {
 }
 
 /// The caller's hold, after checking that the caller made it.
-fn owned_hold(scope: &Scope, hold: &HoldRef) -> Result<(HoldId, store::Owner), ApiError> {
+pub(super) fn owned_hold(
+    scope: &Scope,
+    hold: &HoldRef,
+) -> Result<(HoldId, store::Owner), ApiError> {
     let id = hold_id_of(&hold.token);
     match store::owner(&scope.sql, &id)? {
         Some(owner) if same_buyer(&owner.buyer, &hold.buyer) => Ok((id, owner)),

@@ -12,16 +12,19 @@
 //! - [`client`]: how the Worker reaches an object.
 //! - [`protocol`]: the requests the Worker sends.
 //! - [`holds`]: holding, reading and releasing seats.
+//! - [`pay`]: driving each order's checkout machine.
 //! - [`store`]: the object's SQLite tables.
 //! - [`rate`]: the per-client limit on new holds.
 
 pub mod client;
 mod holds;
+mod pay;
 pub mod protocol;
 mod rate;
 mod store;
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 
 use ledger::{Ledger, PublicState};
 use serde::de::DeserializeOwned;
@@ -50,6 +53,12 @@ pub struct Showtime {
     /// start, so the next request sets or clears it whatever it is.
     alarm_at_ms: Cell<Option<Option<u64>>>,
     rate: RefCell<rate::HoldRate>,
+    /// Storage rows the last request that changed anything wrote; staff
+    /// stats show it, and tests check it stays small in a large venue.
+    last_rows_written: Cell<u64>,
+    /// Orders a request or the alarm is driving right now, so that no
+    /// order is driven twice at once while one awaits Square.
+    driving: RefCell<HashSet<String>>,
 }
 
 type Handled = std::result::Result<Response, ApiError>;
@@ -66,10 +75,13 @@ impl DurableObject for Showtime {
             loaded: RefCell::new(None),
             alarm_at_ms: Cell::new(None),
             rate: RefCell::new(rate::HoldRate::default()),
+            last_rows_written: Cell::new(0),
+            driving: RefCell::new(HashSet::new()),
         }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
+        store::take_rows_written();
         let handled = match (req.method(), req.path().as_str()) {
             (Method::Post, "/init") => match body(&mut req).await {
                 Ok(init) => self.init(init),
@@ -90,9 +102,22 @@ impl DurableObject for Showtime {
                 Ok(hold) => self.decide(|s, now| holds::release(s, &hold, now)),
                 Err(e) => Err(e),
             },
+            (Method::Post, "/checkout") => match body(&mut req).await {
+                Ok(checkout) => self.checkout(checkout).await,
+                Err(e) => Err(e),
+            },
+            (Method::Post, "/payment") => match body(&mut req).await {
+                Ok(seen) => self.payment_observed(seen).await,
+                Err(e) => Err(e),
+            },
+            (Method::Post, "/recover") => self.recover().await,
             _ => Err(ApiError::not_found("route")),
         };
         let resp = handled.or_else(ApiError::into_response)?;
+        let written = store::take_rows_written();
+        if written > 0 {
+            self.last_rows_written.set(written);
+        }
         self.arm_alarm().await?;
         Ok(resp)
     }
@@ -110,6 +135,9 @@ impl DurableObject for Showtime {
         });
         if let Err(e) = swept {
             worker::console_error!("alarm: {}", e.detail);
+        }
+        if let Err(e) = self.resume_due().await {
+            worker::console_error!("alarm: resuming orders: {}", e.detail);
         }
         self.arm_alarm().await?;
         Response::empty()
@@ -194,6 +222,13 @@ impl Showtime {
     /// Runs one synchronous decision on the loaded showing. The closure
     /// cannot await, so the check and the claim it makes are one step.
     fn decide(&self, f: impl FnOnce(&mut Scope, u64) -> Handled) -> Handled {
+        self.decide_with(f)
+    }
+
+    fn decide_with<T>(
+        &self,
+        f: impl FnOnce(&mut Scope, u64) -> std::result::Result<T, ApiError>,
+    ) -> std::result::Result<T, ApiError> {
         self.ensure_loaded()?;
         let mut loaded = self.loaded.borrow_mut();
         let loaded = loaded
@@ -214,12 +249,18 @@ impl Showtime {
     /// differs from what is set. Setting an alarm costs a storage write, so
     /// it is skipped when nothing moved.
     async fn arm_alarm(&self) -> Result<()> {
-        let wanted = match self.loaded.borrow().as_ref() {
-            // A time in the past means a backlog: fire again at once (an
-            // alarm set to exactly now can be dropped, hence the +1).
-            Some(l) => l.ledger.next_expiry().map(|t| t.max(now_ms() + 1)),
+        let next_expiry = match self.loaded.borrow().as_ref() {
+            Some(l) => l.ledger.next_expiry(),
             None => return Ok(()),
         };
+        let next_checkout = store::next_checkout_due(&self.sql()).unwrap_or(None);
+        let wanted = [next_expiry, next_checkout]
+            .into_iter()
+            .flatten()
+            .min()
+            // A time in the past means a backlog: fire again at once (an
+            // alarm set to exactly now can be dropped, hence the +1).
+            .map(|t| t.max(now_ms() + 1));
         if self.alarm_at_ms.get() == Some(wanted) {
             return Ok(());
         }
@@ -273,6 +314,16 @@ impl Showtime {
         Ok(Response::empty()?.with_status(201))
     }
 
+    /// The cron sweep's nudge: release expired holds and resume orders.
+    async fn recover(&self) -> Handled {
+        self.decide(|s, now| {
+            s.sweep(now)?;
+            Ok(Response::empty()?)
+        })?;
+        self.resume_due().await?;
+        Ok(Response::empty()?.with_status(204))
+    }
+
     fn seats(&self) -> Handled {
         self.decide(|s, now| {
             s.sweep(now)?;
@@ -312,6 +363,7 @@ impl Showtime {
                 "live_holds": loaded.ledger.hold_count(),
                 "next_expiry_ms": loaded.ledger.next_expiry(),
                 "last_alarm_ms": last_alarm_ms,
+                "rows_written_by_last_change": self.last_rows_written.get(),
             })
         };
         let alarm_at_ms = self.state.storage().get_alarm().await?;

@@ -47,3 +47,21 @@ pub struct HoldRef {
 /// buyer session than the caller's (a replayed idempotent request made
 /// before the client had its cookie), so the Worker can hand it back.
 pub const BUYER_HEADER: &str = "x-showtime-buyer";
+
+/// Pay for a hold: the card token from the browser and the buyer's details.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CheckoutRequest {
+    pub hold: HoldRef,
+    pub source_id: String,
+    pub email: String,
+    pub name: String,
+}
+
+/// A payment status Square reported by webhook for one of this showing's
+/// orders (its `reference_id`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PaymentObserved {
+    pub order_id: String,
+    pub payment_id: String,
+    pub status: String,
+}

@@ -7,7 +7,7 @@
 
 use ledger::{Changes, HoldRecord, Ledger, OrderRecord, Snapshot, UnitRow, UnitState};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
-use worker::{SqlStorage, SqlStorageValue};
+use worker::{SqlCursor, SqlStorage, SqlStorageValue};
 
 use crate::api_error::ApiError;
 use crate::showing::Money;
@@ -25,7 +25,11 @@ CREATE INDEX IF NOT EXISTS hold_owners_live ON hold_owners (buyer) WHERE ended I
 CREATE TABLE IF NOT EXISTS idempotency (
   key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL,
   body TEXT NOT NULL, buyer TEXT NOT NULL, created_at_ms INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (created_at_ms);";
+CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (created_at_ms);
+CREATE TABLE IF NOT EXISTS checkouts (
+  order_id TEXT PRIMARY KEY, auth_key TEXT NOT NULL UNIQUE, record TEXT NOT NULL,
+  due_at_ms INTEGER);
+CREATE INDEX IF NOT EXISTS checkouts_due ON checkouts (due_at_ms) WHERE due_at_ms IS NOT NULL";
 
 /// How long an `Idempotency-Key` answer is kept.
 pub const IDEMPOTENCY_TTL_MS: u64 = 24 * 3600 * 1000;
@@ -48,6 +52,7 @@ pub struct ShowingMeta {
 pub enum HoldEnd {
     Expired,
     Released,
+    Committed,
 }
 
 impl HoldEnd {
@@ -55,8 +60,31 @@ impl HoldEnd {
         match self {
             HoldEnd::Expired => "expired",
             HoldEnd::Released => "released",
+            HoldEnd::Committed => "committed",
         }
     }
+}
+
+thread_local! {
+    /// Rows written since the last [`take_rows_written`]: the object reports
+    /// it per decision, which shows that writes follow the seats changed,
+    /// not the size of the venue.
+    static ROWS_WRITTEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Rows written since the last call, and starts counting afresh.
+pub fn take_rows_written() -> u64 {
+    ROWS_WRITTEN.with(|n| n.replace(0))
+}
+
+fn exec(
+    sql: &SqlStorage,
+    query: &str,
+    args: impl Into<Option<Vec<SqlStorageValue>>>,
+) -> Result<SqlCursor, ApiError> {
+    let cursor = sql.exec(query, args)?;
+    ROWS_WRITTEN.with(|n| n.set(n.get() + cursor.rows_written() as u64));
+    Ok(cursor)
 }
 
 fn int(n: u64) -> SqlStorageValue {
@@ -68,7 +96,7 @@ fn rows<T: DeserializeOwned>(
     query: &str,
     args: Vec<SqlStorageValue>,
 ) -> Result<Vec<T>, ApiError> {
-    Ok(sql.exec(query, args)?.to_array()?)
+    Ok(exec(sql, query, args)?.to_array()?)
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, ApiError> {
@@ -94,7 +122,8 @@ pub fn get_meta(sql: &SqlStorage, key: &str) -> Result<Option<String>, ApiError>
 }
 
 pub fn set_meta(sql: &SqlStorage, key: &str, value: &str) -> Result<(), ApiError> {
-    sql.exec(
+    exec(
+        sql,
         "INSERT INTO meta (key, value) VALUES (?, ?) \
          ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         vec![key.into(), value.into()],
@@ -140,6 +169,8 @@ pub fn load(sql: &SqlStorage) -> Result<Option<(Ledger, ShowingMeta)>, ApiError>
     let Some(meta) = get_meta(sql, "showing")? else {
         return Ok(None);
     };
+    // Tables added since this showing was created.
+    create_tables(sql)?;
     let meta: ShowingMeta = from_json(&meta)?;
     let number = |key| -> Result<u64, ApiError> {
         Ok(get_meta(sql, key)?
@@ -192,16 +223,22 @@ pub fn load(sql: &SqlStorage) -> Result<Option<(Ledger, ShowingMeta)>, ApiError>
 }
 
 /// Writes a new showing: its facts and one row per seat.
-pub fn create(sql: &SqlStorage, ledger: &Ledger, meta: &ShowingMeta) -> Result<(), ApiError> {
+fn create_tables(sql: &SqlStorage) -> Result<(), ApiError> {
     for statement in SCHEMA.split(';').filter(|s| !s.trim().is_empty()) {
         sql.exec(statement, None)?;
     }
+    Ok(())
+}
+
+pub fn create(sql: &SqlStorage, ledger: &Ledger, meta: &ShowingMeta) -> Result<(), ApiError> {
+    create_tables(sql)?;
     for idx in 0..ledger.unit_count() {
         let unit = ledger::UnitId(idx as u32);
         let name = ledger.unit_name(unit).unwrap_or_default();
         let state = ledger.unit_state(unit).unwrap_or(&UnitState::Available);
         let (state, owner) = encode_unit(state);
-        sql.exec(
+        exec(
+            sql,
             "INSERT INTO units (idx, name, state, owner) VALUES (?, ?, ?, ?)",
             vec![int(idx as u64), name.into(), state.into(), owner.into()],
         )?;
@@ -228,7 +265,8 @@ pub fn persist(
     for &unit in &changes.units {
         let state = ledger.unit_state(unit).unwrap_or(&UnitState::Available);
         let (state, owner) = encode_unit(state);
-        sql.exec(
+        exec(
+            sql,
             "UPDATE units SET state = ?, owner = ? WHERE idx = ?",
             vec![state.into(), owner.into(), int(u64::from(unit.0))],
         )?;
@@ -252,14 +290,20 @@ fn persist_hold(
     now_ms: u64,
 ) -> Result<(), ApiError> {
     match record {
-        Some(record) => sql.exec(
+        Some(record) => exec(
+            sql,
             "INSERT INTO holds (id, record) VALUES (?, ?) \
              ON CONFLICT (id) DO UPDATE SET record = excluded.record",
             vec![id.as_str().into(), to_json(record)?.into()],
         )?,
         None => {
-            sql.exec("DELETE FROM holds WHERE id = ?", vec![id.as_str().into()])?;
-            sql.exec(
+            exec(
+                sql,
+                "DELETE FROM holds WHERE id = ?",
+                vec![id.as_str().into()],
+            )?;
+            exec(
+                sql,
                 "UPDATE hold_owners SET ended = ?, ended_at_ms = ? \
                  WHERE hold_id = ? AND ended IS NULL",
                 vec![ended.as_str().into(), int(now_ms), id.as_str().into()],
@@ -275,12 +319,17 @@ fn persist_order(
     record: Option<&OrderRecord>,
 ) -> Result<(), ApiError> {
     match record {
-        Some(record) => sql.exec(
+        Some(record) => exec(
+            sql,
             "INSERT INTO orders (id, record) VALUES (?, ?) \
              ON CONFLICT (id) DO UPDATE SET record = excluded.record",
             vec![id.as_str().into(), to_json(record)?.into()],
         )?,
-        None => sql.exec("DELETE FROM orders WHERE id = ?", vec![id.as_str().into()])?,
+        None => exec(
+            sql,
+            "DELETE FROM orders WHERE id = ?",
+            vec![id.as_str().into()],
+        )?,
     };
     Ok(())
 }
@@ -300,11 +349,13 @@ pub fn record_owner(
     seats: &[String],
     now_ms: u64,
 ) -> Result<(), ApiError> {
-    sql.exec(
+    exec(
+        sql,
         "INSERT INTO hold_owners (hold_id, buyer, seats) VALUES (?, ?, ?)",
         vec![hold.as_str().into(), buyer.into(), to_json(&seats)?.into()],
     )?;
-    sql.exec(
+    exec(
+        sql,
         "DELETE FROM hold_owners WHERE hold_id IN (SELECT hold_id FROM hold_owners \
          WHERE ended_at_ms < ? LIMIT ?)",
         vec![
@@ -372,7 +423,8 @@ pub fn record_answer(
     buyer: &str,
     now_ms: u64,
 ) -> Result<(), ApiError> {
-    sql.exec(
+    exec(
+        sql,
         "DELETE FROM idempotency WHERE key IN (SELECT key FROM idempotency \
          WHERE created_at_ms < ? LIMIT ?)",
         vec![
@@ -380,7 +432,8 @@ pub fn record_answer(
             SqlStorageValue::Integer(PURGE_BATCH),
         ],
     )?;
-    sql.exec(
+    exec(
+        sql,
         "INSERT INTO idempotency (key, fingerprint, status, body, buyer, created_at_ms) \
          VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET fingerprint = \
          excluded.fingerprint, status = excluded.status, body = excluded.body, \
@@ -395,4 +448,83 @@ pub fn record_answer(
         ],
     )?;
     Ok(())
+}
+
+/// A checkout as stored: the machine's state, found by order id or by its
+/// authorization key (the same hold and card always find the same order).
+pub fn get_checkout(
+    sql: &SqlStorage,
+    order_id: &str,
+) -> Result<Option<checkout::Checkout>, ApiError> {
+    #[derive(Deserialize)]
+    struct Record {
+        record: String,
+    }
+    let found: Vec<Record> = rows(
+        sql,
+        "SELECT record FROM checkouts WHERE order_id = ?",
+        vec![order_id.into()],
+    )?;
+    found.first().map(|r| from_json(&r.record)).transpose()
+}
+
+pub fn checkout_by_key(sql: &SqlStorage, auth_key: &str) -> Result<Option<String>, ApiError> {
+    #[derive(Deserialize)]
+    struct Id {
+        order_id: String,
+    }
+    let found: Vec<Id> = rows(
+        sql,
+        "SELECT order_id FROM checkouts WHERE auth_key = ?",
+        vec![auth_key.into()],
+    )?;
+    Ok(found.into_iter().next().map(|r| r.order_id))
+}
+
+/// Saves a checkout before any of its actions are performed.
+pub fn put_checkout(sql: &SqlStorage, checkout: &checkout::Checkout) -> Result<(), ApiError> {
+    let due = checkout
+        .poll_timeout()
+        .map(int)
+        .unwrap_or(SqlStorageValue::Null);
+    exec(
+        sql,
+        "INSERT INTO checkouts (order_id, auth_key, record, due_at_ms) VALUES (?, ?, ?, ?) \
+         ON CONFLICT (order_id) DO UPDATE SET record = excluded.record, due_at_ms = excluded.due_at_ms",
+        vec![
+            checkout.order().order_id.as_str().into(),
+            checkout.authorization_key().into(),
+            to_json(checkout)?.into(),
+            due,
+        ],
+    )?;
+    Ok(())
+}
+
+/// Unfinished checkouts whose next step is due by `now_ms`, soonest first.
+pub fn due_checkouts(sql: &SqlStorage, now_ms: u64) -> Result<Vec<String>, ApiError> {
+    #[derive(Deserialize)]
+    struct Id {
+        order_id: String,
+    }
+    let found: Vec<Id> = rows(
+        sql,
+        "SELECT order_id FROM checkouts WHERE due_at_ms <= ? ORDER BY due_at_ms LIMIT 20",
+        vec![int(now_ms)],
+    )?;
+    Ok(found.into_iter().map(|r| r.order_id).collect())
+}
+
+/// When the next unfinished checkout is due.
+pub fn next_checkout_due(sql: &SqlStorage) -> Result<Option<u64>, ApiError> {
+    #[derive(Deserialize)]
+    struct Due {
+        due: Option<f64>,
+    }
+    let found: Vec<Due> = rows(
+        sql,
+        "SELECT MIN(due_at_ms) AS due FROM checkouts WHERE due_at_ms IS NOT NULL",
+        vec![],
+    )?;
+    Ok(found.first().and_then(|d| d.due).map(|d| d as u64))
 }

@@ -72,7 +72,12 @@ fuzz_target!(|script: Script| {
         .map(|(_, n)| n)
         .collect();
     let ledger = Ledger::new(config(script.limits), &names, &blocked).unwrap();
-    let mut run = Run { ledger, names, clock_ms: 0, granted: Vec::new() };
+    let mut run = Run {
+        ledger,
+        names,
+        clock_ms: 0,
+        granted: Vec::new(),
+    };
     for step in &script.steps {
         let before = run.ledger.snapshot();
         let changes = run.apply(step);
@@ -100,7 +105,10 @@ impl Run {
             Seat::Pick(p) => self.names.get(*p as usize % pool).cloned(),
             Seat::Raw(text) => Some(text.clone()),
         };
-        seats.iter().map(|s| name(s).unwrap_or_else(|| "Z".into())).collect()
+        seats
+            .iter()
+            .map(|s| name(s).unwrap_or_else(|| "Z".into()))
+            .collect()
     }
 
     fn apply(&mut self, step: &Step) -> Option<Changes> {
@@ -123,13 +131,17 @@ impl Run {
             Step::Pay(h) => self.ledger.start_payment(now, &hold_id(*h)).changes,
             Step::Commit(h, o, seats) => {
                 let seats = self.seats(seats);
-                self.ledger.commit(now, &hold_id(*h), &order_id(*o), &seats).changes
+                self.ledger
+                    .commit(now, &hold_id(*h), &order_id(*o), &seats)
+                    .changes
             }
             Step::CommitGranted(h, o) => {
                 let hold = hold_id(*h);
                 let last = self.granted.iter().rev().find(|(id, _)| *id == hold);
                 let seats = last.map(|(_, s)| s.clone()).unwrap_or_default();
-                self.ledger.commit(now, &hold, &order_id(*o), &seats).changes
+                self.ledger
+                    .commit(now, &hold, &order_id(*o), &seats)
+                    .changes
             }
             Step::Confirm(o) => self.ledger.confirm(now, &order_id(*o)).changes,
             Step::Abandon(o) => self.ledger.abandon(now, &order_id(*o)).changes,
@@ -175,9 +187,8 @@ fn check_changes(before: &Snapshot, after: &Snapshot, changes: &Changes, confirm
         let a = after.orders.iter().find(|o| o.id == order.id);
         assert!(b == a || changes.orders.contains(&order.id));
     }
-    let same = before.units == after.units
-        && before.holds == after.holds
-        && before.orders == after.orders;
+    let same =
+        before.units == after.units && before.holds == after.holds && before.orders == after.orders;
     assert_eq!(changes.is_empty(), same);
     assert_eq!(after.version, before.version + u64::from(!same));
 }

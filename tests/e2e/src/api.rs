@@ -128,6 +128,20 @@ impl Api {
         .await
     }
 
+    /// `POST …/holds/{hold}/checkout` paying with `source_id` (a card token).
+    pub async fn checkout(&self, sid: &str, hold: &Reply, source_id: &str) -> Reply {
+        let hold_id = hold.body["hold_id"].as_str().expect("a granted hold");
+        let cookie = hold.cookie.as_deref().expect("the hold's session");
+        let body = json!({"source_id": source_id, "email": "ana@example.com", "name": "Ana Lima"});
+        self.send(
+            Method::POST,
+            &format!("/api/showings/{sid}/holds/{hold_id}/checkout"),
+            Some(body.to_string().into_bytes()),
+            &[("cookie", cookie)],
+        )
+        .await
+    }
+
     /// The seat map: seat name → "available" | "held" | "sold".
     pub async fn seat_map(&self, sid: &str) -> Value {
         let reply = self.get(&format!("/api/showings/{sid}/seats")).await;

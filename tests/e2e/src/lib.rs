@@ -9,6 +9,7 @@
 
 mod api;
 mod process;
+pub mod square;
 mod stack;
 
 pub use api::{sixteen_seat_room, Api, Reply};

@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::process::Group;
+use crate::square::SquareStandin;
 
 /// How long a dev server may take to answer its first request. workerd
 /// starts in a second or two; a loaded 2-core CI machine needs more.
@@ -44,6 +45,8 @@ impl StackOptions {
 pub struct Stack {
     pub base_url: String,
     pub admin_token: String,
+    /// The Square stand-in this Worker is pointed at.
+    pub square: SquareStandin,
     state_dir: tempfile::TempDir,
     port: u16,
     options: StackOptions,
@@ -101,6 +104,7 @@ impl Stack {
         let mut stack = Stack {
             base_url: String::new(),
             admin_token,
+            square: SquareStandin::start(),
             state_dir,
             port: 0,
             options,
@@ -155,7 +159,7 @@ impl Stack {
                 "--var",
                 &format!("SESSION_SECRET:session-{}", self.admin_token),
             ]);
-        for (name, value) in &self.options.vars {
+        for (name, value) in self.square.worker_vars().iter().chain(&self.options.vars) {
             cmd.args(["--var", &format!("{name}:{value}")]);
         }
         cmd.stdout(log.try_clone().expect("log")).stderr(log);
@@ -169,6 +173,12 @@ impl Stack {
             std::thread::sleep(Duration::from_millis(200));
         }
         self.server = Some(server);
+        let webhooks = format!(r#"{{"url": "{}/webhooks/square"}}"#, self.base_url);
+        let answer = post_json(&self.square.base_url, "/_control/webhooks", &webhooks);
+        assert!(
+            answer.starts_with("HTTP/1.1 2"),
+            "point the stand-in's webhooks here: {answer}"
+        );
     }
 
     /// Runs one SQL statement against this stack's local D1 database with
@@ -218,6 +228,21 @@ fn apply_migrations(root: &Path, state_dir: &Path) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// A plain HTTP/1.1 POST of a JSON body; answers the status line.
+fn post_json(base_url: &str, path: &str, body: &str) -> String {
+    let authority = base_url.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(authority).expect("connect");
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.lines().next().unwrap_or_default().to_string()
 }
 
 /// A plain HTTP/1.1 request for `/api/health`, so readiness needs no client

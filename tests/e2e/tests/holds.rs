@@ -534,3 +534,27 @@ async fn a_client_asking_too_fast_is_told_to_wait() {
     let seats: BTreeSet<_> = before.as_object().unwrap().keys().collect();
     assert_eq!(seats.len(), 16);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_twenty_thousand_seat_arena_writes_only_the_seats_it_changes() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let rows: Vec<Value> = (0..200)
+        .map(|r| json!({"name": format!("R{r}-"), "seats": 100}))
+        .collect();
+    let mut arena = sixteen_seat_room(None);
+    arena["layout"] = json!({ "rows": rows });
+    let sid = api.create_showing(arena).await;
+    assert_eq!(api.seat_map(&sid).await.as_object().unwrap().len(), 20_000);
+
+    let held = api.hold(&sid, &["R0-1", "R199-100"], None).await;
+    assert_eq!(held.status, 201, "{:?}", held.body);
+    let stats = api.stats(&sid).await;
+    assert_eq!(stats["seats"]["held"], 2);
+    assert_eq!(stats["seats"]["available"], 19_998);
+    let written = stats["rows_written_by_last_change"].as_u64().unwrap();
+    assert!(
+        (2..=12).contains(&written),
+        "a 2-seat hold wrote {written} rows"
+    );
+}

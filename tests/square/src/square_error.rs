@@ -39,7 +39,7 @@ pub struct SquareError {
     pub field: Option<String>,
     /// Only a card decline fills this: the FAILED payment Square answers
     /// with next to the error.
-    pub payment: Option<Value>,
+    pub payment: Option<Box<Value>>,
 }
 
 impl SquareError {
@@ -208,7 +208,7 @@ impl SquareError {
             code,
             format!("Authorization error: '{code}'"),
         );
-        error.payment = Some(payment);
+        error.payment = Some(Box::new(payment));
         error
     }
 
@@ -334,7 +334,7 @@ impl SquareError {
         }
         let mut body = json!({ "errors": [error] });
         if let Some(payment) = &self.payment {
-            body["payment"] = payment.clone();
+            body["payment"] = (**payment).clone();
         }
         body
     }

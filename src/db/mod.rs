@@ -1,5 +1,10 @@
-//! Every D1 query lives here. D1 is the record of showings (and later of
-//! orders and tickets); the seats' live state belongs to the Showtime objects.
+//! Every D1 query lives here. D1 is the record of showings, orders and
+//! tickets; the seats' live state belongs to the Showtime objects.
+//!
+//! - this module: showings.
+//! - [`orders`]: orders, tickets and the audit trail.
+
+pub mod orders;
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;

@@ -1,0 +1,164 @@
+//! The next step, read from the facts alone.
+//!
+//! Deciding from facts rather than from the path taken means a webhook, a
+//! late answer or a reload can only ever add a fact, and the next step
+//! follows. The order of questions is the order of what matters most:
+//!
+//! 1. Money moved (COMPLETED): the buyer ends with tickets, or a refund.
+//! 2. The authorization is uncertain: void it by key before anything else.
+//! 3. Nothing will be charged: undo what was done (tickets, then seats).
+//! 4. Authorized: take the seats, write the tickets, then capture.
+
+use crate::actions::Step;
+use crate::events::PaymentStatus;
+use crate::state::{Authorization, Refund, Seats, State, Tickets};
+use crate::status::{AttentionReason, Outcome, AUTHORIZATION_VOIDED, PAYMENT_UNCERTAIN};
+
+/// What the facts call for.
+pub(crate) enum Next {
+    Run(Step),
+    Finish(Outcome),
+}
+
+impl State {
+    /// The step to run next, or `None` when nothing is left. Sets the
+    /// outcome the first time the facts settle it.
+    pub fn next_step(&mut self) -> Option<Step> {
+        if self.outcome.is_none() {
+            match self.next() {
+                Next::Run(step) => return Some(step),
+                Next::Finish(outcome) => self.outcome = Some(outcome),
+            }
+        }
+        // The outcome is fixed. A capture that happened anyway (by hand, in
+        // Square's dashboard) must still not keep money for no seats.
+        let paid = self.outcome == Some(Outcome::Paid);
+        if self.payment.is(PaymentStatus::Completed) && !paid && self.refund == Refund::NotStarted {
+            return Some(Step::Refund);
+        }
+        (!self.final_recorded).then_some(Step::RecordFinal)
+    }
+
+    fn next(&self) -> Next {
+        if self.payment.is(PaymentStatus::Completed) {
+            return self.next_when_captured();
+        }
+        match self.authorization {
+            Authorization::Awaiting { .. } => return Next::Run(Step::Authorize),
+            Authorization::GivenUp => return Next::Run(Step::VoidUncertainPayment),
+            _ => {}
+        }
+        if self.nothing_will_be_charged() {
+            return self.next_when_nothing_charged();
+        }
+        self.next_when_authorized()
+    }
+
+    /// Square will never charge this payment: it failed, was voided, or
+    /// never existed.
+    fn nothing_will_be_charged(&self) -> bool {
+        let voided = matches!(
+            self.payment.status,
+            Some(PaymentStatus::Canceled | PaymentStatus::Failed)
+        );
+        voided || !matches!(self.authorization, Authorization::Approved)
+    }
+
+    fn next_when_authorized(&self) -> Next {
+        debug_assert!(self.payment.is(PaymentStatus::Approved));
+        match (&self.seats, &self.tickets) {
+            (Seats::Held | Seats::MaybeCommitted, _) => Next::Run(Step::CommitSeats),
+            (Seats::Committed, Tickets::NotWritten | Tickets::MaybeWritten) => {
+                Next::Run(Step::WriteOrder)
+            }
+            (Seats::Committed, Tickets::Written) => Next::Run(Step::Capture),
+            (Seats::Committed, Tickets::Conflict { .. }) => Next::Run(Step::VoidAuthorization),
+            (Seats::Taken { .. } | Seats::Refused { .. }, _) => Next::Run(Step::VoidAuthorization),
+            (seats, tickets) => unreachable!(
+                "checked by check_invariants: {seats:?} with {tickets:?} needs a capture or a void first"
+            ),
+        }
+    }
+
+    fn next_when_captured(&self) -> Next {
+        match (&self.seats, &self.tickets) {
+            (Seats::Held | Seats::MaybeCommitted, _) => Next::Run(Step::CommitSeats),
+            (Seats::Committed, Tickets::NotWritten | Tickets::MaybeWritten) => {
+                Next::Run(Step::WriteOrder)
+            }
+            (Seats::Committed, Tickets::Written) => Next::Run(Step::ConfirmSeats),
+            (Seats::Sold, Tickets::Written) => Next::Run(Step::MarkPaid),
+            (Seats::Sold, Tickets::Paid) => Next::Finish(Outcome::Paid),
+            // The money moved but the seats cannot be given: refund first,
+            // then put the seats back on sale.
+            (Seats::Committed, _) if self.refund == Refund::NotStarted => Next::Run(Step::Refund),
+            (Seats::Committed, _) => Next::Run(Step::AbandonSeats),
+            (Seats::Taken { .. } | Seats::Refused { .. } | Seats::Released, _) => {
+                match &self.refund {
+                    Refund::NotStarted => Next::Run(Step::Refund),
+                    Refund::Accepted { refund_id } => {
+                        Next::Finish(attention(AttentionReason::RefundedWithoutSeats {
+                            refund_id: refund_id.clone(),
+                        }))
+                    }
+                    Refund::Rejected { code } => {
+                        Next::Finish(attention(AttentionReason::RefundRejected {
+                            code: code.clone(),
+                        }))
+                    }
+                }
+            }
+            (seats, tickets) => {
+                unreachable!(
+                    "checked by check_invariants: sold seats with tickets {tickets:?} ({seats:?})"
+                )
+            }
+        }
+    }
+
+    fn next_when_nothing_charged(&self) -> Next {
+        // Tickets first: while they are live the seats must stay ours, or
+        // the next buyer of those seats would hit the unique index.
+        if matches!(self.tickets, Tickets::Written | Tickets::MaybeWritten) {
+            return Next::Run(Step::VoidTickets);
+        }
+        if matches!(self.seats, Seats::Committed | Seats::MaybeCommitted) {
+            return Next::Run(Step::AbandonSeats);
+        }
+        Next::Finish(self.uncharged_outcome())
+    }
+
+    fn uncharged_outcome(&self) -> Outcome {
+        match &self.authorization {
+            Authorization::Declined { code } => Outcome::Declined { code: code.clone() },
+            Authorization::Rejected { code } => Outcome::Failed { code: code.clone() },
+            Authorization::VoidedByKey => Outcome::Failed {
+                code: PAYMENT_UNCERTAIN.to_owned(),
+            },
+            Authorization::VoidByKeyRejected { code } => {
+                attention(AttentionReason::UncertainPaymentNotVoided { code: code.clone() })
+            }
+            Authorization::Approved => match (&self.seats, &self.tickets) {
+                (Seats::Taken { seats }, _) => Outcome::SeatLost {
+                    seats: seats.clone(),
+                },
+                (Seats::Refused { reason }, _) => attention(AttentionReason::CommitRefused {
+                    reason: reason.clone(),
+                }),
+                (_, Tickets::Conflict { seats }) => attention(AttentionReason::OrderConflict {
+                    seats: seats.clone(),
+                }),
+                _ => Outcome::Failed {
+                    code: AUTHORIZATION_VOIDED.to_owned(),
+                },
+            },
+            Authorization::Awaiting { .. } | Authorization::GivenUp => {
+                unreachable!("next() runs Authorize or VoidUncertainPayment first")
+            }
+        }
+    }
+}
+
+fn attention(reason: AttentionReason) -> Outcome {
+    Outcome::NeedsAttention { reason }
+}

@@ -1,0 +1,235 @@
+//! What a checkout is asked to buy, its limits, and why a start is refused.
+
+use crate::config::ConfigError;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Most seats one order may buy; the ledger's hold limit is the same.
+pub const MAX_SEATS_PER_ORDER: usize = 10;
+/// Longest order id: it is sent to Square as `reference_id`, which takes 40.
+pub const MAX_ORDER_ID_BYTES: usize = 40;
+/// Longest hold id, as the ledger allows.
+pub const MAX_HOLD_ID_BYTES: usize = 64;
+/// Longest seat name, as the ledger allows.
+pub const MAX_SEAT_NAME_BYTES: usize = 32;
+/// Longest card token. Browser tokens are far shorter; the bound keeps a
+/// forged one from bloating the stored state.
+pub const MAX_SOURCE_ID_BYTES: usize = 512;
+/// Longest buyer email: Square's `buyer_email_address` takes 255.
+pub const MAX_BUYER_EMAIL_BYTES: usize = 255;
+/// Longest buyer name, as printed on the order.
+pub const MAX_BUYER_NAME_BYTES: usize = 200;
+/// Largest price of one order, in minor units (a million in a currency
+/// with cents). Ten seats never cost this; a larger amount is a bug.
+pub const MAX_AMOUNT_MINOR: u64 = 100_000_000;
+
+/// What the Durable Object asks a checkout to buy, once the buyer's hold is
+/// paying (`ledger.start_payment` succeeded).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewCheckout {
+    /// Chosen by the Durable Object; Square's `reference_id`.
+    pub order_id: String,
+    /// The ledger's hold these seats are held under.
+    pub hold_id: String,
+    /// The held seats, by name, as the ledger knows them.
+    pub seats: Vec<String>,
+    pub amount_minor: u64,
+    /// ISO 4217, three capital letters.
+    pub currency: String,
+    /// The card token from the browser. Kept only until the authorization
+    /// is settled, and never written to an audit row.
+    pub source_id: String,
+    pub buyer_email: String,
+    pub buyer_name: String,
+}
+
+/// The order as the checkout keeps it: everything in [`NewCheckout`] but the
+/// card token.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Order {
+    pub order_id: String,
+    pub hold_id: String,
+    pub seats: Vec<String>,
+    pub amount_minor: u64,
+    pub currency: String,
+    pub buyer_email: String,
+    pub buyer_name: String,
+}
+
+/// What is wrong with a text field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TextProblem {
+    Empty,
+    TooLong {
+        len: usize,
+        max: usize,
+    },
+    /// Ids must be printable ASCII without spaces; other text must have no
+    /// control characters.
+    BadCharacter,
+}
+
+/// Why a checkout could not start; nothing was sent anywhere.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StartError {
+    Config(ConfigError),
+    InvalidOrderId(TextProblem),
+    InvalidHoldId(TextProblem),
+    NoSeats,
+    TooManySeats {
+        count: usize,
+        max: usize,
+    },
+    InvalidSeatName {
+        seat: String,
+        problem: TextProblem,
+    },
+    /// A seat named twice; the ledger refuses such a commit.
+    DuplicateSeat {
+        seat: String,
+    },
+    AmountOutOfRange {
+        amount_minor: u64,
+        max: u64,
+    },
+    /// Not three capital ASCII letters.
+    InvalidCurrency,
+    InvalidSourceId(TextProblem),
+    InvalidBuyerEmail(TextProblem),
+    /// The name may be empty, but not too long or with control characters.
+    InvalidBuyerName(TextProblem),
+}
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            // The token's text never reaches a log line, only its problem.
+            StartError::InvalidSourceId(problem) => write!(f, "InvalidSourceId({problem:?})"),
+            other => fmt::Debug::fmt(other, f),
+        }
+    }
+}
+
+impl std::error::Error for StartError {}
+
+impl fmt::Debug for NewCheckout {
+    /// Everything but the card token, so that a logged request leaks no card data.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NewCheckout")
+            .field("order_id", &self.order_id)
+            .field("hold_id", &self.hold_id)
+            .field("seats", &self.seats)
+            .field("amount_minor", &self.amount_minor)
+            .field("currency", &self.currency)
+            .field("source_id", &"<redacted>")
+            .field("buyer_email", &self.buyer_email)
+            .field("buyer_name", &self.buyer_name)
+            .finish()
+    }
+}
+
+impl NewCheckout {
+    /// Checks every field against its limit: the order's fields in
+    /// declaration order, then the card token.
+    pub fn validate(&self) -> Result<(), StartError> {
+        self.order().validate()?;
+        check_id(&self.source_id, MAX_SOURCE_ID_BYTES).map_err(StartError::InvalidSourceId)
+    }
+
+    /// The order without the card token.
+    pub(crate) fn order(&self) -> Order {
+        Order {
+            order_id: self.order_id.clone(),
+            hold_id: self.hold_id.clone(),
+            seats: self.seats.clone(),
+            amount_minor: self.amount_minor,
+            currency: self.currency.clone(),
+            buyer_email: self.buyer_email.clone(),
+            buyer_name: self.buyer_name.clone(),
+        }
+    }
+}
+
+impl Order {
+    /// Checks every field against its limit, in declaration order; also
+    /// run on a restored checkout.
+    pub fn validate(&self) -> Result<(), StartError> {
+        check_id(&self.order_id, MAX_ORDER_ID_BYTES).map_err(StartError::InvalidOrderId)?;
+        check_id(&self.hold_id, MAX_HOLD_ID_BYTES).map_err(StartError::InvalidHoldId)?;
+        check_seats(&self.seats)?;
+        if !(1..=MAX_AMOUNT_MINOR).contains(&self.amount_minor) {
+            return Err(StartError::AmountOutOfRange {
+                amount_minor: self.amount_minor,
+                max: MAX_AMOUNT_MINOR,
+            });
+        }
+        if !is_currency(&self.currency) {
+            return Err(StartError::InvalidCurrency);
+        }
+        check_text(&self.buyer_email, MAX_BUYER_EMAIL_BYTES)
+            .map_err(StartError::InvalidBuyerEmail)?;
+        if !self.buyer_name.is_empty() {
+            check_text(&self.buyer_name, MAX_BUYER_NAME_BYTES)
+                .map_err(StartError::InvalidBuyerName)?;
+        }
+        Ok(())
+    }
+}
+
+fn check_seats(seats: &[String]) -> Result<(), StartError> {
+    if seats.is_empty() {
+        return Err(StartError::NoSeats);
+    }
+    if seats.len() > MAX_SEATS_PER_ORDER {
+        return Err(StartError::TooManySeats {
+            count: seats.len(),
+            max: MAX_SEATS_PER_ORDER,
+        });
+    }
+    for (i, seat) in seats.iter().enumerate() {
+        check_text(seat, MAX_SEAT_NAME_BYTES).map_err(|problem| StartError::InvalidSeatName {
+            seat: seat.chars().take(MAX_SEAT_NAME_BYTES).collect(),
+            problem,
+        })?;
+        // Quadratic, which is cheapest for at most ten seats.
+        if seats[..i].contains(seat) {
+            return Err(StartError::DuplicateSeat { seat: seat.clone() });
+        }
+    }
+    Ok(())
+}
+
+/// An id: 1 to `max` bytes of printable ASCII without spaces.
+pub(crate) fn check_id(text: &str, max: usize) -> Result<(), TextProblem> {
+    check_length(text, max)?;
+    if !text.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(TextProblem::BadCharacter);
+    }
+    Ok(())
+}
+
+/// Free text: 1 to `max` bytes without control characters.
+pub(crate) fn check_text(text: &str, max: usize) -> Result<(), TextProblem> {
+    check_length(text, max)?;
+    if text.chars().any(char::is_control) {
+        return Err(TextProblem::BadCharacter);
+    }
+    Ok(())
+}
+
+fn check_length(text: &str, max: usize) -> Result<(), TextProblem> {
+    if text.is_empty() {
+        return Err(TextProblem::Empty);
+    }
+    if text.len() > max {
+        return Err(TextProblem::TooLong {
+            len: text.len(),
+            max,
+        });
+    }
+    Ok(())
+}
+
+fn is_currency(text: &str) -> bool {
+    text.len() == 3 && text.bytes().all(|b| b.is_ascii_uppercase())
+}

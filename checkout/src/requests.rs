@@ -1,0 +1,160 @@
+//! The request each step sends, and the bounds on text that answers bring in.
+
+use crate::actions::{Action, Step, StepTag};
+use crate::events::Answer;
+use crate::keys::refund_key;
+use crate::order::{check_id, check_text};
+use crate::state::State;
+
+/// Longest Square id (payment, refund) accepted from an answer or webhook.
+/// Square's are about 30 characters; the bound keeps stored state small.
+pub const MAX_SQUARE_ID_BYTES: usize = 192;
+/// Longest error code kept from Square; longer ones are cut.
+pub const MAX_CODE_BYTES: usize = 64;
+/// Longest free text kept from an answer (a refusal's reason, a seat name).
+pub const MAX_REASON_BYTES: usize = 200;
+
+/// What came back for a step's request.
+pub(crate) enum Reply {
+    Answer(Answer),
+    /// Nothing came back within `answer_timeout_ms`.
+    Silence,
+}
+
+pub(crate) fn is_square_id(id: &str) -> bool {
+    check_id(id, MAX_SQUARE_ID_BYTES).is_ok()
+}
+
+/// A Square error code as kept: printable ASCII, at most [`MAX_CODE_BYTES`].
+pub(crate) fn bounded_code(code: &str) -> String {
+    let kept: String = code
+        .chars()
+        .filter(char::is_ascii_graphic)
+        .take(MAX_CODE_BYTES)
+        .collect();
+    if kept.is_empty() {
+        "UNKNOWN_CODE".to_owned()
+    } else {
+        kept
+    }
+}
+
+/// Free text as kept: no control characters, at most [`MAX_REASON_BYTES`].
+pub(crate) fn bounded_text(text: &str) -> String {
+    if check_text(text, MAX_REASON_BYTES).is_ok() {
+        return text.to_owned();
+    }
+    let mut kept = String::new();
+    for c in text.chars().filter(|c| !c.is_control()) {
+        if kept.len() + c.len_utf8() > MAX_REASON_BYTES {
+            break;
+        }
+        kept.push(c);
+    }
+    kept
+}
+
+impl State {
+    /// The request for `step`, the `sent`-th time it is sent. Capture and
+    /// void alternate with GetPayment: a request that went unanswered or was
+    /// refused is followed by asking Square where the payment stands.
+    pub(crate) fn request(&self, tag: StepTag, step: Step, sent: u32) -> Action {
+        let order = &self.order;
+        let ask_first = sent % 2 == 1;
+        match step {
+            Step::Authorize => Action::CreatePayment {
+                step: tag,
+                idempotency_key: self.authorization_key.clone(),
+                source_id: match &self.source_id {
+                    Some(token) => token.0.clone(),
+                    None => unreachable!("check_invariants: the token is kept while authorizing"),
+                },
+                amount_minor: order.amount_minor,
+                currency: order.currency.clone(),
+                reference_id: order.order_id.clone(),
+                buyer_email: order.buyer_email.clone(),
+                autocomplete: false,
+            },
+            Step::VoidUncertainPayment => Action::CancelPaymentByKey {
+                step: tag,
+                idempotency_key: self.authorization_key.clone(),
+            },
+            Step::CommitSeats => Action::CommitSeats {
+                step: tag,
+                hold_id: order.hold_id.clone(),
+                order_id: order.order_id.clone(),
+                seats: order.seats.clone(),
+            },
+            Step::WriteOrder => Action::WriteOrder {
+                step: tag,
+                order_id: order.order_id.clone(),
+                hold_id: order.hold_id.clone(),
+                seats: order.seats.clone(),
+                amount_minor: order.amount_minor,
+                currency: order.currency.clone(),
+                buyer_email: order.buyer_email.clone(),
+                buyer_name: order.buyer_name.clone(),
+                payment_id: self.known_payment_id(),
+            },
+            Step::Capture if ask_first => self.get_payment(tag),
+            Step::Capture => Action::CompletePayment {
+                step: tag,
+                payment_id: self.known_payment_id(),
+            },
+            Step::VoidAuthorization if ask_first => self.get_payment(tag),
+            Step::VoidAuthorization => Action::CancelPayment {
+                step: tag,
+                payment_id: self.known_payment_id(),
+            },
+            Step::Refund => Action::RefundPayment {
+                step: tag,
+                payment_id: self.known_payment_id(),
+                idempotency_key: refund_key(&order.order_id),
+                amount_minor: order.amount_minor,
+                currency: order.currency.clone(),
+            },
+            Step::ConfirmSeats => Action::ConfirmSeats {
+                step: tag,
+                order_id: order.order_id.clone(),
+            },
+            Step::MarkPaid => Action::MarkPaid {
+                step: tag,
+                order_id: order.order_id.clone(),
+                payment_id: self.known_payment_id(),
+            },
+            Step::VoidTickets => Action::VoidTickets {
+                step: tag,
+                order_id: order.order_id.clone(),
+            },
+            Step::AbandonSeats => Action::AbandonSeats {
+                step: tag,
+                order_id: order.order_id.clone(),
+            },
+            Step::RecordFinal => Action::RecordFinal {
+                step: tag,
+                order_id: order.order_id.clone(),
+                outcome: match &self.outcome {
+                    Some(outcome) => outcome.clone(),
+                    None => unreachable!("RecordFinal runs once the outcome is set"),
+                },
+                payment_id: self.payment.id.clone(),
+            },
+        }
+    }
+
+    fn get_payment(&self, tag: StepTag) -> Action {
+        Action::GetPayment {
+            step: tag,
+            payment_id: self.known_payment_id(),
+        }
+    }
+
+    /// Every step past the authorization that names the payment runs only
+    /// once an APPROVED or COMPLETED report named it (see check_invariants).
+    fn known_payment_id(&self) -> String {
+        match &self.payment.id {
+            Some(id) => id.clone(),
+            None => unreachable!("check_invariants: an authorized payment has an id"),
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! What must hold after every step of a case, and what must hold once it
+//! has settled.
+
+use crate::store::{OrderRow, TicketState};
+use crate::world::{order, World, SEATS};
+use checkout::{AttentionReason, Outcome, PaymentStatus, PublicStatus};
+use ledger::UnitState;
+
+/// Safety, after every step: no seat pending or sold to two orders, never
+/// two live tickets for a seat, and a sold seat's live ticket is its order's.
+pub fn after_step(world: &World) -> Result<(), String> {
+    world
+        .ledger
+        .check_invariants()
+        .map_err(|e| format!("ledger: {e:?}"))?;
+    for seat in &SEATS[..world.ledger.unit_count()] {
+        let live: Vec<&str> = world
+            .store
+            .live_tickets(seat)
+            .map(|t| t.order_id.as_str())
+            .collect();
+        if live.len() > 1 {
+            return Err(format!("seat {seat} has live tickets for {live:?}"));
+        }
+        if let Some(UnitState::Sold(owner)) = world.ledger.unit_state_by_name(seat) {
+            if live != [owner.as_str()] {
+                return Err(format!(
+                    "seat {seat} sold to {owner} but live tickets {live:?}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// At quiescence: every checkout finished, and money, seats and tickets
+/// agree with each outcome.
+pub fn at_rest(world: &World) -> Result<(), String> {
+    after_step(world)?;
+    for run in &world.runs {
+        let id = &run.order_id;
+        let checkout = &run.live;
+        if !checkout.is_finished() || checkout.poll_timeout().is_some() {
+            return Err(format!("{id} not finished: {:?}", checkout.stage()));
+        }
+        let outcome = checkout.outcome().ok_or(format!("{id}: no outcome"))?;
+        let recorded = *outcome == Outcome::Paid || world.store.finals.get(id) == Some(outcome);
+        if !checkout.status().is_final() || !recorded {
+            return Err(format!("{id}: outcome {outcome:?} not recorded"));
+        }
+        if checkout.holds_card_token() {
+            return Err(format!("{id}: card token kept"));
+        }
+        check_money(world, id, outcome)?;
+        check_seats_and_tickets(world, id, outcome)?;
+        check_reason_has_a_cause(world, id, outcome)?;
+    }
+    for payment in &world.square.payments {
+        if payment.status == PaymentStatus::Approved {
+            return Err(format!(
+                "{} left APPROVED for {}",
+                payment.id, payment.reference_id
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_money(world: &World, id: &str, outcome: &Outcome) -> Result<(), String> {
+    let payments: Vec<_> = world
+        .square
+        .payments
+        .iter()
+        .filter(|p| p.reference_id == id)
+        .collect();
+    let kept: Vec<_> = payments
+        .iter()
+        .filter(|p| p.status == PaymentStatus::Completed && p.refunded_minor < p.amount_minor)
+        .collect();
+    for p in &payments {
+        if p.status == PaymentStatus::Completed
+            && p.refunded_minor != 0
+            && p.refunded_minor != p.amount_minor
+        {
+            return Err(format!("{id}: {} partly refunded", p.id));
+        }
+    }
+    let paid = *outcome == Outcome::Paid;
+    if paid && (kept.len() != 1 || kept[0].refunded_minor != 0) {
+        return Err(format!("{id} paid but {} payments kept", kept.len()));
+    }
+    if !paid && !kept.is_empty() {
+        return Err(format!("{id} ended {outcome:?} but kept {}", kept[0].id));
+    }
+    Ok(())
+}
+
+fn check_seats_and_tickets(world: &World, id: &str, outcome: &Outcome) -> Result<(), String> {
+    let run = world.runs.iter().find(|r| r.order_id == id).expect("a run");
+    let seats = &run.live.order().seats;
+    let owned: Vec<&str> = SEATS[..world.ledger.unit_count()]
+        .iter()
+        .copied()
+        .filter(|seat| match world.ledger.unit_state_by_name(seat) {
+            Some(UnitState::Pending(o) | UnitState::Sold(o)) => o.as_str() == id,
+            _ => false,
+        })
+        .collect();
+    let live = world
+        .store
+        .tickets
+        .iter()
+        .filter(|t| t.order_id == id && t.state != TicketState::Void);
+    let (live_count, valid_count) = live.fold((0, 0), |(l, v), t| {
+        (l + 1, v + usize::from(t.state == TicketState::Valid))
+    });
+    if *outcome == Outcome::Paid {
+        let sold = seats.iter().all(|seat| {
+            matches!(world.ledger.unit_state_by_name(seat), Some(UnitState::Sold(o)) if o.as_str() == id)
+        });
+        let row = world.store.orders.get(id);
+        if !sold
+            || valid_count != seats.len()
+            || live_count != seats.len()
+            || row != Some(&OrderRow::Paid)
+        {
+            return Err(format!(
+                "{id} paid: sold {sold}, {valid_count} valid tickets, row {row:?}"
+            ));
+        }
+        return Ok(());
+    }
+    if !owned.is_empty() || live_count != 0 {
+        return Err(format!(
+            "{id} ended {outcome:?} owning {owned:?} with {live_count} live tickets"
+        ));
+    }
+    if matches!(run.live.status(), PublicStatus::Declined { .. })
+        && world.ledger.order_record(&order(id)).is_some()
+    {
+        return Err(format!("{id} declined but took seats"));
+    }
+    Ok(())
+}
+
+/// Outcomes that need a cause the case must have had.
+fn check_reason_has_a_cause(world: &World, id: &str, outcome: &Outcome) -> Result<(), String> {
+    let cause = match outcome {
+        Outcome::NeedsAttention {
+            reason: AttentionReason::OrderConflict { .. },
+        } => world.store.out_of_band > 0,
+        // Only a capture by hand makes a void refuse, or takes money for an
+        // order that has no seats.
+        Outcome::NeedsAttention {
+            reason:
+                AttentionReason::RefundedWithoutSeats { .. }
+                | AttentionReason::UncertainPaymentNotVoided { .. },
+        } => world.stats.captures_by_hand > 0,
+        Outcome::NeedsAttention { reason } => {
+            return Err(format!(
+                "{id} needs attention for an impossible reason: {reason:?}"
+            ))
+        }
+        Outcome::Failed { code } if code == checkout::AUTHORIZATION_VOIDED => {
+            world.square.lapse_after_ms.is_some()
+        }
+        _ => true,
+    };
+    if cause {
+        Ok(())
+    } else {
+        Err(format!("{id} ended {outcome:?} with no fault to cause it"))
+    }
+}

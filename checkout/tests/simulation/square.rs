@@ -1,0 +1,248 @@
+//! A simulated Square with the semantics the checkout relies on: payments
+//! by idempotency key (the first answer replayed), APPROVED → COMPLETED or
+//! CANCELED only from APPROVED, void by key, refunds, authorizations that
+//! lapse, captures made by hand in the dashboard, and a webhook for every
+//! change of status.
+
+use checkout::{Answer, PaymentStatus};
+use std::collections::{HashMap, HashSet};
+
+pub struct Payment {
+    pub id: String,
+    pub reference_id: String,
+    pub amount_minor: u64,
+    pub status: PaymentStatus,
+    pub created_at_ms: u64,
+    pub refunded_minor: u64,
+}
+
+/// A `payment.updated` notification, routed by the order id.
+#[derive(Clone, Debug)]
+pub struct Webhook {
+    pub reference_id: String,
+    pub payment_id: String,
+    pub status: PaymentStatus,
+}
+
+/// What a CreatePayment request is, for comparing a repeated key.
+#[derive(PartialEq)]
+struct Fingerprint {
+    source_id: String,
+    amount_minor: u64,
+    reference_id: String,
+    autocomplete: bool,
+}
+
+#[derive(Default)]
+pub struct Square {
+    pub payments: Vec<Payment>,
+    by_key: HashMap<String, (Fingerprint, Answer, Option<usize>)>,
+    used_tokens: HashSet<String>,
+    refunds: HashMap<String, Answer>,
+    /// An APPROVED payment this old is canceled by Square; `None`: never.
+    pub lapse_after_ms: Option<u64>,
+    /// Every change of status, in order; the world delivers them.
+    pub webhooks: Vec<Webhook>,
+}
+
+/// The decline code a test token asks for: `cnon:decline-CODE-n`.
+pub fn decline_code(source_id: &str) -> Option<String> {
+    let rest = source_id.strip_prefix("cnon:decline-")?;
+    Some(
+        rest.rsplit_once('-')
+            .map_or(rest, |(code, _)| code)
+            .to_owned(),
+    )
+}
+
+impl Square {
+    pub fn create(
+        &mut self,
+        now_ms: u64,
+        key: &str,
+        source_id: &str,
+        amount_minor: u64,
+        reference_id: &str,
+        autocomplete: bool,
+    ) -> Answer {
+        let print = Fingerprint {
+            source_id: source_id.to_owned(),
+            amount_minor,
+            reference_id: reference_id.to_owned(),
+            autocomplete,
+        };
+        if let Some((stored, answer, _)) = self.by_key.get(key) {
+            if *stored == print {
+                return answer.clone();
+            }
+            return rejected("IDEMPOTENCY_KEY_REUSED");
+        }
+        if !self.used_tokens.insert(source_id.to_owned()) {
+            return rejected("CARD_TOKEN_USED");
+        }
+        let id = format!("pay-{}", self.payments.len() + 1);
+        let decline = decline_code(source_id);
+        let status = match (&decline, autocomplete) {
+            (Some(_), _) => PaymentStatus::Failed,
+            (None, true) => PaymentStatus::Completed,
+            (None, false) => PaymentStatus::Approved,
+        };
+        let answer = match decline {
+            Some(code) => Answer::Declined {
+                code,
+                payment_id: Some(id.clone()),
+            },
+            None => Answer::Payment {
+                payment_id: id.clone(),
+                status,
+            },
+        };
+        self.payments.push(Payment {
+            id,
+            reference_id: reference_id.to_owned(),
+            amount_minor,
+            status,
+            created_at_ms: now_ms,
+            refunded_minor: 0,
+        });
+        let index = self.payments.len() - 1;
+        self.notify(index);
+        self.by_key
+            .insert(key.to_owned(), (print, answer.clone(), Some(index)));
+        answer
+    }
+
+    pub fn get(&self, id: &str) -> Answer {
+        match self.find(id) {
+            Some(i) => self.answer(i),
+            None => Answer::PaymentNotFound,
+        }
+    }
+
+    pub fn complete(&mut self, id: &str) -> Answer {
+        let Some(i) = self.find(id) else {
+            return Answer::PaymentNotFound;
+        };
+        match self.payments[i].status {
+            PaymentStatus::Approved => self.move_to(i, PaymentStatus::Completed),
+            PaymentStatus::Completed => {}
+            PaymentStatus::Canceled => return rejected("DELAYED_TRANSACTION_CANCELED"),
+            PaymentStatus::Failed | PaymentStatus::Pending => {
+                return rejected("DELAYED_TRANSACTION_FAILED")
+            }
+        }
+        self.answer(i)
+    }
+
+    pub fn cancel(&mut self, id: &str) -> Answer {
+        let Some(i) = self.find(id) else {
+            return Answer::PaymentNotFound;
+        };
+        match self.payments[i].status {
+            PaymentStatus::Approved => self.move_to(i, PaymentStatus::Canceled),
+            PaymentStatus::Canceled => {}
+            PaymentStatus::Completed => return rejected("DELAYED_TRANSACTION_CAPTURED"),
+            PaymentStatus::Failed | PaymentStatus::Pending => {
+                return rejected("DELAYED_TRANSACTION_FAILED")
+            }
+        }
+        self.answer(i)
+    }
+
+    /// Voids what the key made; a key that made nothing (or a decline) is
+    /// fine too. A captured payment cannot be voided.
+    pub fn cancel_by_key(&mut self, key: &str) -> Answer {
+        let made = self.by_key.get(key).and_then(|(_, _, index)| *index);
+        match made.map(|i| self.payments[i].status) {
+            Some(PaymentStatus::Approved) => {
+                self.move_to(made.unwrap_or_default(), PaymentStatus::Canceled)
+            }
+            Some(PaymentStatus::Completed) => return rejected("DELAYED_TRANSACTION_CAPTURED"),
+            _ => {}
+        }
+        Answer::CanceledByKey
+    }
+
+    pub fn refund(&mut self, key: &str, payment_id: &str, amount_minor: u64) -> Answer {
+        if let Some(answer) = self.refunds.get(key) {
+            return answer.clone();
+        }
+        let Some(i) = self.find(payment_id) else {
+            return Answer::PaymentNotFound;
+        };
+        let payment = &mut self.payments[i];
+        if payment.status != PaymentStatus::Completed {
+            return rejected("REFUND_ERROR_PAYMENT_NEEDS_COMPLETION");
+        }
+        if amount_minor > payment.amount_minor - payment.refunded_minor {
+            return rejected("REFUND_AMOUNT_INVALID");
+        }
+        payment.refunded_minor += amount_minor;
+        let answer = Answer::RefundAccepted {
+            refund_id: format!("{payment_id}_r{}", self.refunds.len() + 1),
+        };
+        self.refunds.insert(key.to_owned(), answer.clone());
+        answer
+    }
+
+    /// Cancels every APPROVED payment older than the lapse delay.
+    pub fn lapse_due(&mut self, now_ms: u64) -> usize {
+        let Some(after_ms) = self.lapse_after_ms else {
+            return 0;
+        };
+        let due: Vec<usize> = (0..self.payments.len())
+            .filter(|&i| {
+                let p = &self.payments[i];
+                p.status == PaymentStatus::Approved && p.created_at_ms + after_ms <= now_ms
+            })
+            .collect();
+        for &i in &due {
+            self.move_to(i, PaymentStatus::Canceled);
+        }
+        due.len()
+    }
+
+    /// Staff capture one APPROVED payment by hand; false if none is APPROVED.
+    pub fn capture_by_hand(&mut self, pick: usize) -> bool {
+        let approved: Vec<usize> = (0..self.payments.len())
+            .filter(|&i| self.payments[i].status == PaymentStatus::Approved)
+            .collect();
+        if approved.is_empty() {
+            return false;
+        }
+        let i = approved[pick % approved.len()];
+        self.move_to(i, PaymentStatus::Completed);
+        true
+    }
+
+    fn find(&self, id: &str) -> Option<usize> {
+        self.payments.iter().position(|p| p.id == id)
+    }
+
+    fn answer(&self, i: usize) -> Answer {
+        Answer::Payment {
+            payment_id: self.payments[i].id.clone(),
+            status: self.payments[i].status,
+        }
+    }
+
+    fn move_to(&mut self, i: usize, status: PaymentStatus) {
+        self.payments[i].status = status;
+        self.notify(i);
+    }
+
+    fn notify(&mut self, i: usize) {
+        let p = &self.payments[i];
+        self.webhooks.push(Webhook {
+            reference_id: p.reference_id.clone(),
+            payment_id: p.id.clone(),
+            status: p.status,
+        });
+    }
+}
+
+fn rejected(code: &str) -> Answer {
+    Answer::Rejected {
+        code: code.to_owned(),
+    }
+}

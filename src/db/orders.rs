@@ -1,0 +1,284 @@
+//! Orders, tickets and the audit trail in D1. The writes here are the
+//! checkout machine's D1 steps; each is safe to repeat, because a step whose
+//! answer was lost is sent again.
+
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsValue;
+use worker::{D1Database, D1PreparedStatement, Result};
+
+/// Most orders one listing returns.
+const LIST_LIMIT: u32 = 200;
+
+fn num(n: u64) -> JsValue {
+    JsValue::from(n as f64)
+}
+
+/// The ticket ids of an order: deterministic, so a repeated write adds
+/// nothing.
+pub fn ticket_id(order_id: &str, index: usize) -> String {
+    format!("{order_id}-{}", index + 1)
+}
+
+/// What a repeated or racing WriteOrder found.
+#[derive(Debug, PartialEq)]
+pub enum Written {
+    Written,
+    /// These seats have a live ticket of another order.
+    Conflict(Vec<String>),
+}
+
+/// The order as first recorded: before any money moves, so that staff can
+/// see a checkout whose payment outcome is not yet known.
+pub struct NewOrder<'a> {
+    pub id: &'a str,
+    pub showing_id: &'a str,
+    pub email: &'a str,
+    pub name: &'a str,
+    pub amount: u64,
+    pub currency: &'a str,
+}
+
+pub async fn insert_pending(db: &D1Database, order: &NewOrder<'_>, now_ms: u64) -> Result<()> {
+    db.prepare(
+        "INSERT INTO orders (id, showing_id, email, name, amount, currency, status, \
+         created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7) \
+         ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(&[
+        order.id.into(),
+        order.showing_id.into(),
+        order.email.into(),
+        order.name.into(),
+        num(order.amount),
+        order.currency.into(),
+        num(now_ms),
+    ])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+#[derive(Deserialize)]
+struct LiveTicket {
+    seat: String,
+    order_id: String,
+}
+
+async fn live_tickets(
+    db: &D1Database,
+    showing_id: &str,
+    seats: &[String],
+) -> Result<Vec<LiveTicket>> {
+    let marks = vec!["?"; seats.len()].join(", ");
+    let mut args: Vec<JsValue> = vec![showing_id.into()];
+    args.extend(seats.iter().map(|s| JsValue::from(s.as_str())));
+    db.prepare(format!(
+        "SELECT seat, order_id FROM tickets WHERE showing_id = ? AND status <> 'void' \
+         AND seat IN ({marks})"
+    ))
+    .bind(&args)?
+    .all()
+    .await?
+    .results()
+}
+
+/// The order's payment and one pending ticket per seat, in one batch. The
+/// unique index on live tickets refuses a seat that has one already; that
+/// is reported as a conflict naming the seats, not as an error.
+pub async fn write_order(
+    db: &D1Database,
+    order_id: &str,
+    showing_id: &str,
+    seats: &[String],
+    payment_id: &str,
+    now_ms: u64,
+) -> Result<Written> {
+    let classify = |found: Vec<LiveTicket>| {
+        let others: Vec<String> = found
+            .into_iter()
+            .filter(|t| t.order_id != order_id)
+            .map(|t| t.seat)
+            .collect();
+        if others.is_empty() {
+            None
+        } else {
+            Some(Written::Conflict(others))
+        }
+    };
+    if let Some(conflict) = classify(live_tickets(db, showing_id, seats).await?) {
+        return Ok(conflict);
+    }
+    let mut batch: Vec<D1PreparedStatement> = vec![db
+        .prepare(
+            "UPDATE orders SET payment_id = ?1, updated_at_ms = ?2 WHERE id = ?3 AND status = 'pending'",
+        )
+        .bind(&[payment_id.into(), num(now_ms), order_id.into()])?];
+    for (index, seat) in seats.iter().enumerate() {
+        // A ticket id already present (this write repeated, or the order
+        // voided since) is left as it is: the order's tickets never come back.
+        batch.push(
+            db.prepare(
+                "INSERT INTO tickets (id, order_id, showing_id, seat, status, created_at_ms) \
+                 VALUES (?1, ?2, ?3, ?4, 'pending', ?5) ON CONFLICT (id) DO NOTHING",
+            )
+            .bind(&[
+                ticket_id(order_id, index).into(),
+                order_id.into(),
+                showing_id.into(),
+                seat.as_str().into(),
+                num(now_ms),
+            ])?,
+        );
+    }
+    match db.batch(batch).await {
+        Ok(_) => Ok(Written::Written),
+        Err(e) if e.to_string().contains("UNIQUE constraint failed") => {
+            // Another order's ticket landed between the check and the batch.
+            let found = live_tickets(db, showing_id, seats).await?;
+            Ok(classify(found).unwrap_or(Written::Conflict(seats.to_vec())))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+pub async fn mark_paid(
+    db: &D1Database,
+    order_id: &str,
+    payment_id: &str,
+    now_ms: u64,
+) -> Result<()> {
+    db.batch(vec![
+        db.prepare(
+            "UPDATE orders SET status = 'paid', payment_id = ?1, status_detail = NULL, \
+             updated_at_ms = ?2 WHERE id = ?3",
+        )
+        .bind(&[payment_id.into(), num(now_ms), order_id.into()])?,
+        db.prepare(
+            "UPDATE tickets SET status = 'valid' WHERE order_id = ?1 AND status = 'pending'",
+        )
+        .bind(&[order_id.into()])?,
+    ])
+    .await?;
+    Ok(())
+}
+
+pub async fn void_tickets(db: &D1Database, order_id: &str, now_ms: u64) -> Result<()> {
+    db.prepare(
+        "UPDATE tickets SET status = 'void', voided_at_ms = ?1 WHERE order_id = ?2 AND status <> 'void'",
+    )
+    .bind(&[num(now_ms), order_id.into()])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+pub async fn record_final(
+    db: &D1Database,
+    order_id: &str,
+    status: &str,
+    detail: Option<&str>,
+    payment_id: Option<&str>,
+    now_ms: u64,
+) -> Result<()> {
+    db.prepare(
+        "UPDATE orders SET status = ?1, status_detail = ?2, \
+         payment_id = COALESCE(?3, payment_id), updated_at_ms = ?4 WHERE id = ?5",
+    )
+    .bind(&[
+        status.into(),
+        detail.map(JsValue::from).unwrap_or(JsValue::NULL),
+        payment_id.map(JsValue::from).unwrap_or(JsValue::NULL),
+        num(now_ms),
+        order_id.into(),
+    ])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+pub async fn audit(
+    db: &D1Database,
+    order_id: &str,
+    at_ms: u64,
+    from: &str,
+    to: &str,
+    detail: &str,
+) -> Result<()> {
+    db.prepare(
+        "INSERT INTO order_events (order_id, at_ms, from_state, to_state, detail) \
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+    )
+    .bind(&[
+        order_id.into(),
+        num(at_ms),
+        from.into(),
+        to.into(),
+        detail.into(),
+    ])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// An order as its buyer (with its link) or staff see it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct OrderRow {
+    pub id: String,
+    pub showing_id: String,
+    pub email: String,
+    pub name: String,
+    pub amount: f64,
+    pub currency: String,
+    pub status: String,
+    pub status_detail: Option<String>,
+    pub payment_id: Option<String>,
+    pub created_at_ms: f64,
+    pub updated_at_ms: f64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct TicketRow {
+    pub id: String,
+    pub seat: String,
+    pub status: String,
+    pub checked_in_at_ms: Option<f64>,
+}
+
+pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRow>> {
+    db.prepare(
+        "SELECT id, showing_id, email, name, amount, currency, status, status_detail, \
+         payment_id, created_at_ms, updated_at_ms FROM orders WHERE id = ?1",
+    )
+    .bind(&[order_id.into()])?
+    .first(None)
+    .await
+}
+
+pub async fn tickets_of(db: &D1Database, order_id: &str) -> Result<Vec<TicketRow>> {
+    db.prepare(
+        "SELECT id, seat, status, checked_in_at_ms FROM tickets WHERE order_id = ?1 ORDER BY id",
+    )
+    .bind(&[order_id.into()])?
+    .all()
+    .await?
+    .results()
+}
+
+/// Showings with orders still pending since before `before_ms`: where the
+/// recovery sweep should look.
+pub async fn showings_with_stale_orders(db: &D1Database, before_ms: u64) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        showing_id: String,
+    }
+    let rows: Vec<Row> = db
+        .prepare(format!(
+            "SELECT DISTINCT showing_id FROM orders WHERE status = 'pending' \
+             AND updated_at_ms < ?1 LIMIT {LIST_LIMIT}"
+        ))
+        .bind(&[num(before_ms)])?
+        .all()
+        .await?
+        .results()?;
+    Ok(rows.into_iter().map(|r| r.showing_id).collect())
+}

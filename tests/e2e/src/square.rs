@@ -1,0 +1,85 @@
+//! The Square stand-in, run in-process on its own thread and runtime so a
+//! test's own runtime (or none) does not matter, and stopped on drop.
+
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+
+use tokio::sync::oneshot;
+
+/// The URL Square signs webhooks with: the Worker's `SQUARE_WEBHOOK_URL`.
+/// It only has to match byte for byte; deliveries go to the real address.
+pub const NOTIFICATION_URL: &str = "https://showtime.test/webhooks/square";
+pub const ACCESS_TOKEN: &str = "standin-access-token";
+pub const SIGNATURE_KEY: &str = "standin-signature-key";
+pub const LOCATION_ID: &str = "LSTANDIN0001";
+pub const APPLICATION_ID: &str = "sandbox-sq0idb-standin";
+
+pub struct SquareStandin {
+    pub base_url: String,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl SquareStandin {
+    pub fn start() -> SquareStandin {
+        let (url_tx, url_rx) = mpsc::channel();
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("stand-in runtime");
+            runtime.block_on(async move {
+                let config = square_standin::Config {
+                    access_token: ACCESS_TOKEN.into(),
+                    signature_key: SIGNATURE_KEY.into(),
+                    notification_url: Some(NOTIFICATION_URL.into()),
+                    location_id: LOCATION_ID.into(),
+                    application_id: APPLICATION_ID.into(),
+                    ..square_standin::Config::default()
+                };
+                let handle = square_standin::start(config)
+                    .await
+                    .expect("start the Square stand-in");
+                url_tx
+                    .send(handle.base_url())
+                    .expect("report the stand-in's address");
+                let _ = stop_rx.await;
+                handle.shutdown().await;
+            });
+        });
+        let base_url = url_rx.recv().expect("the stand-in started");
+        SquareStandin {
+            base_url,
+            stop: Some(stop_tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// The Worker settings that point it at this stand-in.
+    pub fn worker_vars(&self) -> Vec<(String, String)> {
+        [
+            ("SQUARE_BASE_URL", self.base_url.clone()),
+            ("SQUARE_ACCESS_TOKEN", ACCESS_TOKEN.into()),
+            ("SQUARE_LOCATION_ID", LOCATION_ID.into()),
+            ("SQUARE_APPLICATION_ID", APPLICATION_ID.into()),
+            ("SQUARE_SDK_URL", format!("{}/v1/square.js", self.base_url)),
+            ("SQUARE_WEBHOOK_URL", NOTIFICATION_URL.into()),
+            ("SQUARE_WEBHOOK_SIGNATURE_KEY", SIGNATURE_KEY.into()),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.to_string(), value))
+        .collect()
+    }
+}
+
+impl Drop for SquareStandin {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
