@@ -11,6 +11,10 @@ pub const DEFAULT_HOLD_TTL_MS: u64 = 5 * 60 * 1000;
 /// Short holds are allowed so tests and demos can watch expiry happen.
 pub const MIN_HOLD_TTL_MS: u64 = 1_000;
 pub const MAX_HOLD_TTL_MS: u64 = 30 * 60 * 1000;
+/// Once paying starts, a hold lasts until this long after it was made (the
+/// one extension), so a slow card payment does not lose its seats.
+pub const DEFAULT_PAYMENT_CAP_MS: u64 = 10 * 60 * 1000;
+pub const MAX_PAYMENT_CAP_MS: u64 = 60 * 60 * 1000;
 /// Largest price in minor units (one million in major units).
 pub const MAX_PRICE_MINOR: u64 = 100_000_000;
 
@@ -48,6 +52,7 @@ pub struct NewShowingRequest {
     pub layout: Layout,
     pub max_seats_per_hold: Option<u32>,
     pub hold_ttl_ms: Option<u64>,
+    pub payment_cap_ms: Option<u64>,
 }
 
 /// A validated showing, ready to store.
@@ -59,6 +64,7 @@ pub struct NewShowing {
     pub layout: Layout,
     pub max_seats_per_hold: u32,
     pub hold_ttl_ms: u64,
+    pub payment_cap_ms: u64,
 }
 
 /// Seat names in layout order, and which of them are blocked.
@@ -98,6 +104,14 @@ impl NewShowing {
                 "hold_ttl_ms must be {MIN_HOLD_TTL_MS} to {MAX_HOLD_TTL_MS}"
             ));
         }
+        let payment_cap_ms = req
+            .payment_cap_ms
+            .unwrap_or(DEFAULT_PAYMENT_CAP_MS.max(hold_ttl_ms));
+        if !(hold_ttl_ms..=MAX_PAYMENT_CAP_MS).contains(&payment_cap_ms) {
+            return invalid(format!(
+                "payment_cap_ms must be at least hold_ttl_ms and at most {MAX_PAYMENT_CAP_MS}"
+            ));
+        }
         let showing = NewShowing {
             title,
             starts_at_ms,
@@ -105,6 +119,7 @@ impl NewShowing {
             layout: req.layout,
             max_seats_per_hold,
             hold_ttl_ms,
+            payment_cap_ms,
         };
         showing.units()?;
         Ok(showing)
@@ -207,6 +222,7 @@ mod tests {
         assert_eq!(units.blocked, ["B2"]);
         assert_eq!(s.max_seats_per_hold, 4);
         assert_eq!(s.hold_ttl_ms, 300_000);
+        assert_eq!(s.payment_cap_ms, 600_000);
         assert_eq!(s.starts_at_ms, 1_796_499_000_000);
     }
 

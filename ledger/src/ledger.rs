@@ -125,26 +125,33 @@ impl Ledger {
         self.latest_now_ms
     }
 
+    /// The settings this ledger was built or restored with.
     pub fn config(&self) -> &Config {
         &self.config
     }
 
+    /// How many units the showing has; ids run from 0 to this, exclusive.
     pub fn unit_count(&self) -> usize {
         self.units.len()
     }
 
+    /// The id of the unit with this name.
     pub fn unit_id(&self, name: &str) -> Option<UnitId> {
         self.index.get(name)
     }
 
+    /// The name of the unit with this id.
     pub fn unit_name(&self, unit: UnitId) -> Option<&str> {
         self.names.get(unit.index()).map(String::as_str)
     }
 
+    /// The unit's row: its state as stored. A hold that expired but was not
+    /// yet swept still shows here; persist exactly this.
     pub fn unit_state(&self, unit: UnitId) -> Option<&UnitState> {
         self.units.get(unit.index())
     }
 
+    /// [`Ledger::unit_state`] by unit name.
     pub fn unit_state_by_name(&self, name: &str) -> Option<&UnitState> {
         self.unit_state(self.unit_id(name)?)
     }

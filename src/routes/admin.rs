@@ -25,6 +25,7 @@ pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
         price: showing.price.clone(),
         max_seats_per_hold: showing.max_seats_per_hold,
         hold_ttl_ms: showing.hold_ttl_ms,
+        payment_cap_ms: showing.payment_cap_ms,
     };
     let created = client::call(&ctx.env, &id, Method::Post, "/init", Some(&init)).await?;
     if created.status_code() >= 300 {

@@ -24,7 +24,7 @@ mod rate;
 mod store;
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use ledger::{Ledger, PublicState};
 use serde::de::DeserializeOwned;
@@ -59,6 +59,9 @@ pub struct Showtime {
     /// Orders a request or the alarm is driving right now, so that no
     /// order is driven twice at once while one awaits Square.
     driving: RefCell<HashSet<String>>,
+    /// Actions produced for an order while another caller drives it (a
+    /// webhook arriving mid-checkout); that driver performs them next.
+    queued: RefCell<HashMap<String, Vec<checkout::Action>>>,
 }
 
 type Handled = std::result::Result<Response, ApiError>;
@@ -77,6 +80,7 @@ impl DurableObject for Showtime {
             rate: RefCell::new(rate::HoldRate::default()),
             last_rows_written: Cell::new(0),
             driving: RefCell::new(HashSet::new()),
+            queued: RefCell::new(HashMap::new()),
         }
     }
 
@@ -297,9 +301,7 @@ impl Showtime {
         let config = ledger::Config {
             max_seats_per_hold: init.max_seats_per_hold,
             hold_ttl_ms: init.hold_ttl_ms,
-            payment_cap_ms: init
-                .hold_ttl_ms
-                .max(ledger::Config::default().payment_cap_ms),
+            payment_cap_ms: init.payment_cap_ms,
             ..ledger::Config::default()
         };
         let ledger = Ledger::new(config.clone(), &init.units.names, &init.units.blocked)

@@ -404,9 +404,22 @@ impl Showtime {
         mut actions: Vec<Action>,
     ) -> Result<(), ApiError> {
         if !self.driving.borrow_mut().insert(order_id.to_string()) {
+            self.queued
+                .borrow_mut()
+                .entry(order_id.to_string())
+                .or_default()
+                .extend(actions);
             return Ok(());
         }
-        let result = self.drive_actions(order_id, &mut actions).await;
+        let result = loop {
+            let result = self.drive_actions(order_id, &mut actions).await;
+            // Actions queued after the last look are taken here, with no
+            // await between this check and leaving, so none is dropped.
+            match self.queued.borrow_mut().remove(order_id) {
+                Some(more) if result.is_ok() => actions = more,
+                _ => break result,
+            }
+        };
         self.driving.borrow_mut().remove(order_id);
         result
     }
@@ -420,7 +433,13 @@ impl Showtime {
         let db = self.env.d1("DB")?;
         let showing_id = self.showing_id().unwrap_or_default();
         loop {
-            let mut request = None;
+            // The alarm covers this order's next retry before anything is
+            // sent, so a crash mid-call is resumed by the alarm.
+            self.arm_alarm().await?;
+            if let Some(more) = self.queued.borrow_mut().remove(order_id) {
+                actions.extend(more);
+            }
+            let mut requests = Vec::new();
             for action in actions.drain(..) {
                 match action {
                     Action::Audit {
@@ -436,16 +455,19 @@ impl Showtime {
                             worker::console_error!("order {order_id}: audit row not written: {e}");
                         }
                     }
-                    other => request = Some(other),
+                    other => requests.push(other),
                 }
             }
-            let Some(action) = request else { return Ok(()) };
-            let still_current = self.decide_with(|s, _| {
-                Ok(store::get_checkout(&s.sql, order_id)?.is_some_and(|m| m.is_current(&action)))
+            // Only the step in flight is performed; anything else is stale
+            // (a webhook or another answer moved the order on).
+            let current = self.decide_with(|s, _| {
+                let machine = store::get_checkout(&s.sql, order_id)?;
+                Ok(requests
+                    .into_iter()
+                    .rev()
+                    .find(|a| machine.as_ref().is_some_and(|m| m.is_current(a))))
             })?;
-            if !still_current {
-                return Ok(());
-            }
+            let Some(action) = current else { return Ok(()) };
             *actions = if is_ledger_action(&action) {
                 self.decide_with(|s, now| ledger_step(s, order_id, &action, now))?
             } else {

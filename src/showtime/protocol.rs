@@ -13,6 +13,7 @@ pub struct InitShowing {
     pub price: Money,
     pub max_seats_per_hold: u32,
     pub hold_ttl_ms: u64,
+    pub payment_cap_ms: u64,
 }
 
 /// Who is asking: the buyer's session id and the client's address.

@@ -43,6 +43,9 @@ impl Api {
         Api {
             http: reqwest::Client::builder()
                 .pool_max_idle_per_host(256)
+                // No request should take this long; a hang fails the test
+                // instead of stalling the suite.
+                .timeout(std::time::Duration::from_secs(60))
                 .build()
                 .expect("http client"),
             base: stack.base_url.clone(),

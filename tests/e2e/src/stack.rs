@@ -173,7 +173,11 @@ impl Stack {
             std::thread::sleep(Duration::from_millis(200));
         }
         self.server = Some(server);
-        let webhooks = format!(r#"{{"url": "{}/webhooks/square"}}"#, self.base_url);
+        let webhooks = format!(
+            r#"{{"url": "{}/webhooks/square", "notification_url": "{}"}}"#,
+            self.base_url,
+            crate::square::NOTIFICATION_URL
+        );
         let answer = post_json(&self.square.base_url, "/_control/webhooks", &webhooks);
         assert!(
             answer.starts_with("HTTP/1.1 2"),

@@ -22,6 +22,10 @@ async fn a_held_pair_is_paid_and_sold_with_one_ticket_per_seat() {
     assert_eq!(hold.status, 201);
 
     let paid = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    if paid.status != 201 {
+        eprintln!("EVENTS {:#?}", stack.d1_query("SELECT * FROM order_events"));
+        eprintln!("LOG {}", stack.log_tail());
+    }
     assert_eq!(paid.status, 201, "{:?}", paid.body);
     assert_eq!(paid.body["status"], "paid");
     assert_eq!(paid.body["tickets"].as_array().unwrap().len(), 2);
@@ -80,4 +84,278 @@ async fn a_held_pair_is_paid_and_sold_with_one_ticket_per_seat() {
         ))
         .await;
     assert_eq!(forged.status, 404);
+}
+
+async fn control(stack: &Stack, path: &str, body: Value) -> Value {
+    let resp = reqwest::Client::new()
+        .post(format!("{}{path}", stack.square.base_url))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert!(resp.status().is_success(), "{path}: {}", resp.status());
+    resp.json().await.unwrap_or(Value::Null)
+}
+
+/// Payments at the stand-in, by status.
+async fn payments(stack: &Stack) -> Vec<Value> {
+    standin(stack, "/_control/payments").await["payments"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn statuses(payments: &[Value]) -> Vec<&str> {
+    payments
+        .iter()
+        .map(|p| p["status"].as_str().unwrap())
+        .collect()
+}
+
+/// Polls the order link until its status is `want` (or 30 s pass).
+async fn order_until(api: &Api, link: &str, want: &str) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let order = api.get(link).await;
+        if order.body["order"]["status"] == want || std::time::Instant::now() > deadline {
+            return order.body;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_checkout_sent_five_times_at_once_pays_once() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let hold = api.hold(&sid, &["B1"], None).await;
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..5 {
+        let (api, sid, hold) = (api.clone(), sid.clone(), hold.clone());
+        set.spawn(async move { api.checkout(&sid, &hold, "cnon:card-nonce-ok").await });
+    }
+    let answers = set.join_all().await;
+    let orders: std::collections::BTreeSet<_> = answers
+        .iter()
+        .map(|a| a.body["order_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(orders.len(), 1, "{answers:?}");
+    assert!(
+        answers.iter().all(|a| a.status == 201 || a.status == 202),
+        "{answers:?}"
+    );
+    let order_id = orders.into_iter().next().unwrap();
+    let link = answers[0].body["order_url"].as_str().unwrap();
+    assert_eq!(
+        order_until(&api, link, "paid").await["order"]["status"],
+        "paid"
+    );
+    assert_eq!(payments(&stack).await.len(), 1, "one payment at Square");
+    let tickets = stack.d1_query(&format!(
+        "SELECT COUNT(*) AS n FROM tickets WHERE order_id = '{order_id}'"
+    ));
+    assert_eq!(tickets[0]["n"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_declined_card_keeps_the_hold_for_another_card() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let hold = api.hold(&sid, &["B2", "B3"], None).await;
+    let declined = api.checkout(&sid, &hold, "cnon:card-nonce-declined").await;
+    assert_eq!(declined.status, 402, "{:?}", declined.body);
+    assert_eq!(declined.body["error"], "card_declined");
+    assert_eq!(declined.body["code"], "GENERIC_DECLINE");
+    let map = api.seat_map(&sid).await;
+    assert_eq!(
+        (map["B2"].as_str(), map["B3"].as_str()),
+        (Some("held"), Some("held"))
+    );
+
+    let paid = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    assert_eq!(paid.status, 201, "{:?}", paid.body);
+    assert_ne!(paid.body["order_id"], declined.body["order_id"]);
+    assert_eq!(
+        statuses(&payments(&stack).await)
+            .iter()
+            .filter(|s| **s == "COMPLETED")
+            .count(),
+        1
+    );
+}
+
+/// A showing whose holds lapse after one second even while paying.
+fn short_holds() -> Value {
+    let mut showing = sixteen_seat_room(Some(1_000));
+    showing["payment_cap_ms"] = serde_json::json!(1_000);
+    showing
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_authorization_loses_taken_seats_and_keeps_free_ones() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(short_holds()).await;
+    let slow_once =
+        serde_json::json!({"endpoint": "create_payment", "fault": {"delay_ms": 3000}, "times": 1});
+
+    // Taken: while the authorization is slow, the hold lapses and another
+    // buyer buys one of its seats.
+    let first = api.hold(&sid, &["A1", "A2"], None).await;
+    control(&stack, "/_control/faults", slow_once.clone()).await;
+    let paying = {
+        let (api, sid, first) = (api.clone(), sid.clone(), first.clone());
+        tokio::spawn(async move { api.checkout(&sid, &first, "cnon:card-nonce-ok").await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    let rival = api.hold(&sid, &["A2"], None).await;
+    assert_eq!(rival.status, 201, "{:?}", rival.body);
+    let bought = api.checkout(&sid, &rival, "cnon:card-nonce-ok").await;
+    assert_eq!(bought.status, 201, "{:?}", bought.body);
+    let lost = paying.await.unwrap();
+    assert_eq!(lost.status, 409, "{:?}", lost.body);
+    assert_eq!(lost.body["error"], "seat_lost");
+    assert_eq!(lost.body["seats_lost"], serde_json::json!(["A2"]));
+    let first_payment = payments(&stack)
+        .await
+        .into_iter()
+        .find(|p| p["reference_id"] == lost.body["order_id"]);
+    assert_eq!(
+        first_payment.unwrap()["status"],
+        "CANCELED",
+        "the authorization was voided"
+    );
+    let map = api.seat_map(&sid).await;
+    assert_eq!(
+        (map["A1"].as_str(), map["A2"].as_str()),
+        (Some("available"), Some("sold"))
+    );
+
+    // Free: the hold lapses while the authorization is slow, but nobody
+    // took the seat, so it is taken again and paid for.
+    let second = api.hold(&sid, &["B5"], None).await;
+    control(&stack, "/_control/faults", slow_once).await;
+    let paid = api.checkout(&sid, &second, "cnon:card-nonce-ok").await;
+    assert_eq!(paid.status, 201, "{:?}", paid.body);
+    assert_eq!(api.seat_map(&sid).await["B5"], "sold");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_capture_answer_is_recovered_to_paid() {
+    let stack =
+        Stack::start_with(e2e::StackOptions::default().var("CHECKOUT_RETRY_BASE_MS", "500"));
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let hold = api.hold(&sid, &["A7", "A8"], None).await;
+    // Webhooks held back: recovery must find the capture by asking Square.
+    control(
+        &stack,
+        "/_control/webhooks",
+        serde_json::json!({"hold": true}),
+    )
+    .await;
+    control(
+        &stack,
+        "/_control/faults",
+        serde_json::json!({"endpoint": "complete_payment", "fault": "drop"}),
+    )
+    .await;
+    let pending = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    assert_eq!(pending.status, 202, "{:?}", pending.body);
+    assert_eq!(pending.body["status"], "pending");
+    let link = pending.body["order_url"].as_str().unwrap();
+    assert_eq!(api.get(link).await.body["order"]["status"], "pending");
+
+    let order = order_until(&api, link, "paid").await;
+    assert_eq!(order["order"]["status"], "paid", "{order}");
+    let order_id = pending.body["order_id"].as_str().unwrap();
+    let live = stack.d1_query(&format!(
+        "SELECT seat, COUNT(*) AS n FROM tickets WHERE order_id = '{order_id}' AND status = 'valid' GROUP BY seat"
+    ));
+    assert_eq!(live.len(), 2, "{live:?}");
+    assert!(live.iter().all(|t| t["n"] == 1));
+    assert_eq!(statuses(&payments(&stack).await), ["COMPLETED"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_between_capture_and_recording_it_ends_with_tickets() {
+    let options = e2e::StackOptions::default()
+        .var("SHOWTIME_FAILPOINT", "after_capture")
+        .var("CHECKOUT_ANSWER_TIMEOUT_MS", "2000")
+        .var("CHECKOUT_RETRY_BASE_MS", "500");
+    let stack = Stack::start_with(options);
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let hold = api.hold(&sid, &["B4"], None).await;
+    // A crashed object never answers the request it was serving.
+    let crashed = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        api.checkout(&sid, &hold, "cnon:card-nonce-ok"),
+    )
+    .await;
+    assert!(crashed.is_err() || crashed.unwrap().status >= 500);
+
+    // The buyer asks again with the same card: the same order, which the
+    // alarm has finished or is finishing.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let answer = loop {
+        let answer = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+        if answer.body["status"] == "paid" || std::time::Instant::now() > deadline {
+            break answer;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    };
+    assert_eq!(answer.body["status"], "paid", "{:?}", answer.body);
+    let order_id = answer.body["order_id"].as_str().unwrap();
+    assert_eq!(
+        statuses(&payments(&stack).await),
+        ["COMPLETED"],
+        "one capture"
+    );
+    let live = stack
+        .d1_query("SELECT order_id, status FROM tickets WHERE seat = 'B4' AND status <> 'void'");
+    assert_eq!(
+        live,
+        [serde_json::json!({"order_id": order_id, "status": "valid"})]
+    );
+    assert_eq!(api.seat_map(&sid).await["B4"], "sold");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_ticket_written_out_of_band_voids_the_authorization() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    stack.d1_query(&format!(
+        "INSERT INTO orders (id, showing_id, email, name, amount, currency, status, created_at_ms, updated_at_ms) \
+         VALUES ('box-office-1', '{sid}', 'desk@example.com', 'Box office', 1200, 'USD', 'paid', 0, 0); \
+         INSERT INTO tickets (id, order_id, showing_id, seat, status, created_at_ms) \
+         VALUES ('box-office-1-1', 'box-office-1', '{sid}', 'A5', 'valid', 0)"
+    ));
+    let hold = api.hold(&sid, &["A5", "A6"], None).await;
+    assert_eq!(hold.status, 201);
+    let refused = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    assert_eq!(refused.status, 409, "{:?}", refused.body);
+    assert_eq!(refused.body["error"], "order_not_completed");
+    assert_eq!(
+        statuses(&payments(&stack).await),
+        ["CANCELED"],
+        "nothing charged"
+    );
+    let map = api.seat_map(&sid).await;
+    assert_eq!(
+        (map["A5"].as_str(), map["A6"].as_str()),
+        (Some("available"), Some("available"))
+    );
+    let order_id = refused.body["order_id"].as_str().unwrap();
+    let row = stack.d1_query(&format!(
+        "SELECT status FROM orders WHERE id = '{order_id}'"
+    ));
+    assert_eq!(row, [serde_json::json!({"status": "needs_attention"})]);
+    let live = stack.d1_query(&format!(
+        "SELECT COUNT(*) AS n FROM tickets WHERE order_id = '{order_id}' AND status <> 'void'"
+    ));
+    assert_eq!(live[0]["n"], 0);
 }
