@@ -9,8 +9,10 @@ bash scripts/setup.sh
 source scripts/toolchain.sh
 
 PORT="${PORT:-8787}"
+SQUARE_PORT="${SQUARE_PORT:-8788}"
 STATE_DIR=.wrangler/state
 BASE="http://127.0.0.1:$PORT"
+SQUARE="http://127.0.0.1:$SQUARE_PORT"
 
 # Local secrets are made here, once each, and never committed (.gitignore).
 ensure_secret() {
@@ -21,15 +23,33 @@ ensure_secret() {
 }
 ensure_secret ADMIN_TOKEN
 ensure_secret SESSION_SECRET
-ADMIN_TOKEN=$(sed -n 's/^ADMIN_TOKEN="\(.*\)"$/\1/p' .dev.vars)
+ensure_secret SQUARE_ACCESS_TOKEN
+ensure_secret SQUARE_WEBHOOK_SIGNATURE_KEY
+secret() { sed -n "s/^$1=\"\(.*\)\"$/\1/p" .dev.vars; }
+ADMIN_TOKEN=$(secret ADMIN_TOKEN)
 
 bash scripts/build-worker.sh
+cargo build --release -q -p square-standin
 CI=true wrangler d1 migrations apply DB --local --persist-to "$STATE_DIR"
 
+# The Square stand-in plays Square on loopback: payments, refunds, signed
+# webhooks to this Worker, and the Web Payments SDK for the card form.
+mkdir -p .wrangler
+target/release/square-standin --port "$SQUARE_PORT" \
+  --access-token "$(secret SQUARE_ACCESS_TOKEN)" \
+  --signature-key "$(secret SQUARE_WEBHOOK_SIGNATURE_KEY)" \
+  --webhook-url "$BASE/webhooks/square" --notification-url "$BASE/webhooks/square" \
+  --location-id LSTANDIN0001 --application-id sandbox-sq0idb-standin \
+  > .wrangler/square-standin.log 2>&1 &
+standin=$!
+
 SHOWTIME_PREBUILT=1 wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$STATE_DIR" \
-  --test-scheduled --show-interactive-dev-session=false &
+  --test-scheduled --show-interactive-dev-session=false \
+  --var "SQUARE_BASE_URL:$SQUARE" --var "SQUARE_SDK_URL:$SQUARE/v1/square.js" \
+  --var SQUARE_LOCATION_ID:LSTANDIN0001 --var SQUARE_APPLICATION_ID:sandbox-sq0idb-standin \
+  --var "SQUARE_WEBHOOK_URL:$BASE/webhooks/square" &
 server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT INT TERM
+trap 'kill $server $standin 2>/dev/null; wait $server $standin 2>/dev/null' EXIT INT TERM
 
 for _ in $(seq 1 120); do
   curl -fsS "$BASE/api/health" >/dev/null 2>&1 && break
@@ -43,6 +63,7 @@ cat <<TXT
 
   Showtime is running.
     Showings:  $BASE/api/showings
+    Square stand-in:  $SQUARE (test card 4111 1111 1111 1111)
     Admin token (for the admin API): in .dev.vars
   Press Ctrl-C to stop.
 

@@ -32,7 +32,7 @@ before=$(servers)
 
 step "tests (native, then end to end through wrangler dev)"
 status=0
-cargo test --workspace || status=$?
+cargo test --workspace --no-fail-fast || status=$?
 
 sleep 1
 leftover=$(comm -13 <(echo "$before") <(servers) | grep -v "^$$\$" || true)

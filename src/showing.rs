@@ -177,8 +177,11 @@ fn row_units(rows: &[Row]) -> Result<Units, InvalidShowing> {
     };
     for row in rows {
         let row_name = row.name.trim();
-        if row_name.is_empty() || row.seats == 0 || row.seats as usize > MAX_UNITS {
+        if row_name.is_empty() || row.seats == 0 {
             return invalid("each row needs a name and 1 or more seats");
+        }
+        if row.seats as usize > MAX_UNITS {
+            return invalid(format!("a showing may have at most {MAX_UNITS} seats"));
         }
         if let Some(n) = row.blocked.iter().find(|&&n| n == 0 || n > row.seats) {
             return invalid(format!("row {row_name} has no seat {n} to block"));

@@ -282,3 +282,31 @@ pub async fn showings_with_stale_orders(db: &D1Database, before_ms: u64) -> Resu
         .results()?;
     Ok(rows.into_iter().map(|r| r.showing_id).collect())
 }
+
+/// Whether a webhook event was handled before.
+pub async fn webhook_seen(db: &D1Database, event_id: &str) -> Result<bool> {
+    let row: Option<serde_json::Value> = db
+        .prepare("SELECT event_id FROM webhook_events WHERE event_id = ?1")
+        .bind(&[event_id.into()])?
+        .first(None)
+        .await?;
+    Ok(row.is_some())
+}
+
+/// Records a handled webhook event. Written after handling, so a failure
+/// midway leaves the event to Square's retry.
+pub async fn webhook_handled(
+    db: &D1Database,
+    event_id: &str,
+    kind: &str,
+    now_ms: u64,
+) -> Result<()> {
+    db.prepare(
+        "INSERT INTO webhook_events (event_id, type, received_at_ms) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (event_id) DO NOTHING",
+    )
+    .bind(&[event_id.into(), kind.into(), num(now_ms)])?
+    .run()
+    .await?;
+    Ok(())
+}

@@ -159,13 +159,32 @@ pub async fn square_webhook(mut req: Request, ctx: RouteContext<()>) -> Handled 
     }
     let event: Value = parse_json(&body)?;
     let kind = event["type"].as_str().unwrap_or_default();
+    let event_id = event["event_id"].as_str().unwrap_or_default();
+    if event_id.is_empty() || event_id.len() > 100 {
+        return Err(ApiError::bad_json("the event has no event_id"));
+    }
+    let db = db::database(&ctx.env)?;
+    if d1::webhook_seen(&db, event_id).await? {
+        return Ok(Response::from_json(
+            &json!({ "ok": true, "duplicate": true }),
+        )?);
+    }
     if kind.starts_with("payment.") {
         let payment = &event["data"]["object"]["payment"];
         if let Some(seen) = payment_seen(payment) {
             let sid = seen.order_id[..16].to_string();
-            client::call(&ctx.env, &sid, Method::Post, "/payment", Some(&seen)).await?;
+            let answer =
+                client::call(&ctx.env, &sid, Method::Post, "/payment", Some(&seen)).await?;
+            if answer.status_code() >= 500 {
+                // Not recorded: Square retries, and the retry is handled.
+                return Err(ApiError::internal(
+                    "the order could not take this event yet",
+                ));
+            }
         }
     }
+    let now_ms = worker::Date::now().as_millis();
+    d1::webhook_handled(&db, event_id, kind, now_ms).await?;
     Ok(Response::from_json(&json!({ "ok": true }))?)
 }
 
