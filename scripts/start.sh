@@ -23,8 +23,12 @@ ensure_secret() {
 }
 ensure_secret ADMIN_TOKEN
 ensure_secret SESSION_SECRET
+ensure_secret DOOR_TOKEN
 ensure_secret SQUARE_ACCESS_TOKEN
 ensure_secret SQUARE_WEBHOOK_SIGNATURE_KEY
+if ! grep -q "^TICKET_SIGNING_KEYS=" .dev.vars; then
+  printf 'TICKET_SIGNING_KEYS="k1:%s"\n' "$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .dev.vars
+fi
 secret() { sed -n "s/^$1=\"\(.*\)\"$/\1/p" .dev.vars; }
 ADMIN_TOKEN=$(secret ADMIN_TOKEN)
 
@@ -64,7 +68,7 @@ cat <<TXT
   Showtime is running.
     Showings:  $BASE/api/showings
     Square stand-in:  $SQUARE (test card 4111 1111 1111 1111)
-    Admin token (for the admin API): in .dev.vars
+    Admin token (admin API) and door token (door scanner): in .dev.vars
   Press Ctrl-C to stop.
 
 TXT

@@ -12,16 +12,19 @@ pub fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {
         .secret("ADMIN_TOKEN")
         .map(|s| s.to_string())
         .map_err(|_| ApiError::internal("ADMIN_TOKEN is not configured"))?;
-    let given = req
-        .headers()
-        .get("authorization")
-        .ok()
-        .flatten()
-        .and_then(|h| h.strip_prefix("Bearer ").map(str::to_owned))
-        .unwrap_or_default();
+    let given = bearer(req).unwrap_or_default();
     // An empty configured token would let an empty header in: refuse it.
     if expected.is_empty() || !bool::from(given.as_bytes().ct_eq(expected.as_bytes())) {
         return Err(ApiError::unauthorized());
     }
     Ok(())
+}
+
+/// The token of an `Authorization: Bearer …` header.
+pub fn bearer(req: &Request) -> Option<String> {
+    req.headers()
+        .get("authorization")
+        .ok()
+        .flatten()
+        .and_then(|h| h.strip_prefix("Bearer ").map(str::to_owned))
 }

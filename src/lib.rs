@@ -13,6 +13,7 @@
 //! - [`ids`]: random identifiers.
 //! - [`square`]: the Square API client (payments, refunds), with timeouts;
 //!   [`webhook`]: checking the signature of Square's webhooks.
+//! - [`ticket_code`]: the signed code in a ticket's QR code.
 
 mod api_error;
 mod auth;
@@ -23,6 +24,7 @@ mod session;
 mod showing;
 mod showtime;
 mod square;
+mod ticket_code;
 mod webhook;
 
 use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};

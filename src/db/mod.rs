@@ -124,3 +124,25 @@ pub async fn upcoming_showings(db: &D1Database, from_ms: i64) -> Result<Vec<Show
         .results()?;
     rows.into_iter().map(ShowingRow::into_showing).collect()
 }
+
+pub async fn set_door_pin_hash(db: &D1Database, showing_id: &str, hash: &str) -> Result<bool> {
+    let result = db
+        .prepare("UPDATE showings SET door_pin_hash = ?1 WHERE id = ?2")
+        .bind(&[hash.into(), showing_id.into()])?
+        .run()
+        .await?;
+    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
+}
+
+pub async fn door_pin_hash(db: &D1Database, showing_id: &str) -> Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        door_pin_hash: Option<String>,
+    }
+    let row: Option<Row> = db
+        .prepare("SELECT door_pin_hash FROM showings WHERE id = ?1")
+        .bind(&[showing_id.into()])?
+        .first(None)
+        .await?;
+    Ok(row.and_then(|r| r.door_pin_hash))
+}

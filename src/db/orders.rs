@@ -310,3 +310,83 @@ pub async fn webhook_handled(
     .await?;
     Ok(())
 }
+
+/// What a door scan found.
+#[derive(Debug, PartialEq)]
+pub enum CheckIn {
+    Admitted {
+        at_ms: u64,
+    },
+    AlreadyCheckedIn {
+        at_ms: u64,
+    },
+    Void,
+    /// No such ticket for this showing, or not paid for.
+    Unknown,
+}
+
+/// Admits a ticket once: one conditional write, so two doors scanning the
+/// same ticket at once admit it once.
+pub async fn check_in(
+    db: &D1Database,
+    ticket_id: &str,
+    showing_id: &str,
+    device: &str,
+    now_ms: u64,
+) -> Result<CheckIn> {
+    let result = db
+        .prepare(
+            "UPDATE tickets SET checked_in_at_ms = ?1, checked_in_by = ?2 WHERE id = ?3 \
+             AND showing_id = ?4 AND status = 'valid' AND checked_in_at_ms IS NULL",
+        )
+        .bind(&[
+            num(now_ms),
+            device.into(),
+            ticket_id.into(),
+            showing_id.into(),
+        ])?
+        .run()
+        .await?;
+    let changed = result.meta()?.and_then(|m| m.changes).unwrap_or(0);
+    if changed == 1 {
+        return Ok(CheckIn::Admitted { at_ms: now_ms });
+    }
+    #[derive(Deserialize)]
+    struct Row {
+        status: String,
+        checked_in_at_ms: Option<f64>,
+    }
+    let row: Option<Row> = db
+        .prepare("SELECT status, checked_in_at_ms FROM tickets WHERE id = ?1 AND showing_id = ?2")
+        .bind(&[ticket_id.into(), showing_id.into()])?
+        .first(None)
+        .await?;
+    Ok(match row {
+        Some(row) if row.status == "void" => CheckIn::Void,
+        Some(Row {
+            checked_in_at_ms: Some(at),
+            ..
+        }) => CheckIn::AlreadyCheckedIn { at_ms: at as u64 },
+        _ => CheckIn::Unknown,
+    })
+}
+
+/// Admitted and sold tickets of a showing, for the door's running count.
+pub async fn door_counts(db: &D1Database, showing_id: &str) -> Result<(u64, u64)> {
+    #[derive(Deserialize)]
+    struct Row {
+        admitted: f64,
+        sold: f64,
+    }
+    let row: Option<Row> = db
+        .prepare(
+            "SELECT COUNT(checked_in_at_ms) AS admitted, COUNT(*) AS sold FROM tickets \
+             WHERE showing_id = ?1 AND status = 'valid'",
+        )
+        .bind(&[showing_id.into()])?
+        .first(None)
+        .await?;
+    Ok(row
+        .map(|r| (r.admitted as u64, r.sold as u64))
+        .unwrap_or((0, 0)))
+}

@@ -3,9 +3,11 @@
 //!
 //! - [`showings`]: what buyers see and do: showings, seat maps, holds.
 //! - [`orders`]: paying for a hold, reading an order, Square's webhooks.
+//! - [`door`]: scanning tickets at the door, behind a door credential.
 //! - [`admin`]: what cinema staff do, behind the admin token.
 
 mod admin;
+mod door;
 mod orders;
 mod showings;
 
@@ -49,6 +51,12 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         })
         .post_async("/webhooks/square", |req, ctx| {
             respond(orders::square_webhook(req, ctx))
+        })
+        .post_async("/api/door/checkin", |req, ctx| {
+            respond(door::check_in(req, ctx))
+        })
+        .post_async("/api/admin/showings/:sid/door-pin", |req, ctx| {
+            respond(door::set_pin(req, ctx))
         })
         .post_async("/api/admin/showings", |req, ctx| {
             respond(admin::create_showing(req, ctx))

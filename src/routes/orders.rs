@@ -88,6 +88,9 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let mut body: Value = answer.json().await?;
     // Every answer that names an order carries its link, so the buyer can
     // always come back to it.
+    if body.get("tickets").is_some() {
+        super::door::add_codes(&ctx.env, sid, &mut body["tickets"])?;
+    }
     if let Some(order_id) = body["order_id"].as_str().map(str::to_string) {
         let key = session::order_access_key(&secret(&ctx.env)?, &order_id);
         body["order_url"] = json!(format!("/api/orders/{order_id}?key={key}"));
@@ -116,7 +119,9 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
     let order = d1::get_order(&db, order_id)
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
-    let tickets = d1::tickets_of(&db, order_id).await?;
+    let mut tickets = serde_json::to_value(d1::tickets_of(&db, order_id).await?)
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    super::door::add_codes(&ctx.env, &order.showing_id, &mut tickets)?;
     let showing = db::get_showing(&db, &order.showing_id).await?;
     Ok(Response::from_json(&json!({
         "order": {

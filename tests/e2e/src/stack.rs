@@ -127,6 +127,11 @@ impl Stack {
         }
     }
 
+    /// The staff door credential this stack's Worker accepts.
+    pub fn door_token(&self) -> String {
+        format!("door-{}", self.admin_token)
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base_url, path)
     }
@@ -158,6 +163,11 @@ impl Stack {
             .args([
                 "--var",
                 &format!("SESSION_SECRET:session-{}", self.admin_token),
+            ])
+            .args(["--var", &format!("DOOR_TOKEN:{}", self.door_token())])
+            .args([
+                "--var",
+                "TICKET_SIGNING_KEYS:t1:ticket-key-for-tests-0123456789",
             ]);
         for (name, value) in self.square.worker_vars().iter().chain(&self.options.vars) {
             cmd.args(["--var", &format!("{name}:{value}")]);

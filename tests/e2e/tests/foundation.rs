@@ -1,64 +1,26 @@
 //! The whole path once: HTTP → Worker → the showing's Durable Object → its
 //! storage → response, and D1 through a migrated table.
 
-use e2e::Stack;
-use serde_json::{json, Value};
-
-fn sixteen_seat_showing() -> Value {
-    json!({
-        "title": "Paris, Texas",
-        "starts_at": "2099-12-05T19:30:00Z",
-        "price": {"amount": 1200, "currency": "USD"},
-        "layout": {"rows": [{"name": "A", "seats": 8}, {"name": "B", "seats": 8}]}
-    })
-}
+use e2e::{sixteen_seat_room, Api, Method, Stack};
+use serde_json::json;
 
 #[tokio::test]
 async fn a_showing_is_stored_in_d1_and_its_seats_in_its_object() {
     let mut stack = Stack::start();
-    let http = reqwest::Client::new();
+    let api = Api::new(&stack);
+    assert_eq!(api.get("/api/health").await.body["ok"], true);
 
-    let health: Value = http
-        .get(stack.url("/api/health"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(health["ok"], true);
+    let body = Some(sixteen_seat_room(None).to_string().into_bytes());
+    let refused = api
+        .send(Method::POST, "/api/admin/showings", body, &[])
+        .await;
+    assert_eq!(
+        (refused.status, &refused.body["error"]),
+        (401, &json!("unauthorized"))
+    );
 
-    let refused = http
-        .post(stack.url("/api/admin/showings"))
-        .json(&sixteen_seat_showing())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(refused.status(), 401);
-    let refused: Value = refused.json().await.unwrap();
-    assert_eq!(refused["error"], "unauthorized");
-
-    let created = http
-        .post(stack.url("/api/admin/showings"))
-        .bearer_auth(&stack.admin_token)
-        .json(&sixteen_seat_showing())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(created.status(), 201);
-    let id = created.json::<Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-
-    let listed: Value = http
-        .get(stack.url("/api/showings"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let id = api.create_showing(sixteen_seat_room(None)).await;
+    let listed = api.get("/api/showings").await.body;
     let titles: Vec<&str> = listed["showings"]
         .as_array()
         .unwrap()
@@ -73,15 +35,7 @@ async fn a_showing_is_stored_in_d1_and_its_seats_in_its_object() {
     ));
     assert_eq!(rows, [json!({"title": "Paris, Texas", "seat_count": 16})]);
 
-    let seats_path = format!("/api/showings/{id}/seats");
-    let seats: Value = http
-        .get(stack.url(&seats_path))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let seats = api.get(&format!("/api/showings/{id}/seats")).await.body;
     let map = seats["seats"].as_object().unwrap();
     assert_eq!(map.len(), 16);
     assert!(map.values().all(|s| s == "available"));
@@ -90,32 +44,26 @@ async fn a_showing_is_stored_in_d1_and_its_seats_in_its_object() {
     // The seats live in the object's own storage: a new server process on
     // the same state directory reads them back.
     stack.restart();
-    let again: Value = http
-        .get(stack.url(&seats_path))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(again, seats);
+    let api = Api::new(&stack);
+    assert_eq!(
+        api.get(&format!("/api/showings/{id}/seats")).await.body,
+        seats
+    );
 }
 
 #[tokio::test]
 async fn unknown_routes_and_showings_answer_json_404() {
     let stack = Stack::start();
-    let http = reqwest::Client::new();
-    let resp = http
-        .get(stack.url("/api/nothing-here"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 404);
-    assert_eq!(resp.json::<Value>().await.unwrap()["error"], "not_found");
-    let resp = http
-        .get(stack.url("/api/showings/no-such-showing"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 404);
+    let api = Api::new(&stack);
+    let missing = api.get("/api/nothing-here").await;
+    assert_eq!(
+        (missing.status, &missing.body["error"]),
+        (404, &json!("not_found"))
+    );
+    assert_eq!(api.get("/api/showings/0123456789abcdef").await.status, 404);
+    let wrong_method = api.send(Method::DELETE, "/api/showings", None, &[]).await;
+    assert_eq!(
+        (wrong_method.status, &wrong_method.body["error"]),
+        (405, &json!("method_not_allowed"))
+    );
 }

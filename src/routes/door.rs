@@ -1,0 +1,152 @@
+//! The door: scanning tickets, behind a door credential (the showing's door
+//! PIN or the staff door token), which reaches nothing else.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+use worker::{Env, Request, Response, RouteContext};
+
+use super::{parse_json, read_body, showing_id, Handled};
+use crate::api_error::ApiError;
+use crate::db::orders::{self as d1, CheckIn};
+use crate::{auth, db, ticket_code};
+
+const MIN_PIN_DIGITS: usize = 4;
+const MAX_PIN_DIGITS: usize = 12;
+const MAX_DEVICE_BYTES: usize = 64;
+
+pub fn signing_keys(env: &Env) -> Result<ticket_code::Keys, ApiError> {
+    let text = env
+        .secret("TICKET_SIGNING_KEYS")
+        .map(|s| s.to_string())
+        .map_err(|_| ApiError::internal("TICKET_SIGNING_KEYS is not configured"))?;
+    ticket_code::Keys::parse(&text)
+        .map_err(|e| ApiError::internal(format!("TICKET_SIGNING_KEYS: {e}")))
+}
+
+/// The code of each ticket in `tickets` (objects with `id` and `seat`),
+/// added as `code`.
+pub fn add_codes(env: &Env, showing_id: &str, tickets: &mut Value) -> Result<(), ApiError> {
+    let keys = signing_keys(env)?;
+    for ticket in tickets.as_array_mut().into_iter().flatten() {
+        let reference = ticket_code::TicketRef {
+            showing_id: showing_id.to_string(),
+            ticket_id: ticket["id"].as_str().unwrap_or_default().to_string(),
+            seat: ticket["seat"].as_str().unwrap_or_default().to_string(),
+        };
+        ticket["code"] = json!(ticket_code::sign(&keys, &reference));
+    }
+    Ok(())
+}
+
+fn pin_hash(showing_id: &str, pin: &str) -> String {
+    hex::encode(Sha256::digest(format!("{showing_id}:{pin}").as_bytes()))
+}
+
+/// Door staff for `showing_id`: the staff door token, or this showing's PIN.
+async fn require_door(req: &Request, env: &Env, showing_id: &str) -> Result<(), ApiError> {
+    if let Ok(token) = env.secret("DOOR_TOKEN").map(|s| s.to_string()) {
+        let given = auth::bearer(req).unwrap_or_default();
+        if !token.is_empty() && bool::from(given.as_bytes().ct_eq(token.as_bytes())) {
+            return Ok(());
+        }
+    }
+    let pin = req.headers().get("x-door-pin")?.unwrap_or_default();
+    if !pin.is_empty() {
+        let db = db::database(env)?;
+        if let Some(stored) = db::door_pin_hash(&db, showing_id).await? {
+            if bool::from(
+                pin_hash(showing_id, &pin)
+                    .as_bytes()
+                    .ct_eq(stored.as_bytes()),
+            ) {
+                return Ok(());
+            }
+        }
+    }
+    Err(ApiError::unauthorized())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scan {
+    code: String,
+    showing_id: String,
+    device: Option<String>,
+}
+
+pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    let scan: Scan = parse_json(&read_body(&mut req).await?)?;
+    require_door(&req, &ctx.env, &scan.showing_id).await?;
+    let device: String = scan
+        .device
+        .unwrap_or_else(|| "door".into())
+        .chars()
+        .take(MAX_DEVICE_BYTES)
+        .collect();
+    let db = db::database(&ctx.env)?;
+    let Some(ticket) = ticket_code::verify(&signing_keys(&ctx.env)?, &scan.code) else {
+        return answer(&db, &scan.showing_id, json!({ "result": "invalid" })).await;
+    };
+    let base = json!({ "ticket_id": ticket.ticket_id, "seat": ticket.seat });
+    if ticket.showing_id != scan.showing_id {
+        let body = merge(
+            base,
+            json!({ "result": "wrong_showing", "ticket_showing_id": ticket.showing_id }),
+        );
+        return answer(&db, &scan.showing_id, body).await;
+    }
+    let now_ms = worker::Date::now().as_millis();
+    let found = d1::check_in(&db, &ticket.ticket_id, &scan.showing_id, &device, now_ms).await?;
+    let result = match found {
+        CheckIn::Admitted { at_ms } => json!({ "result": "admitted", "checked_in_at_ms": at_ms }),
+        CheckIn::AlreadyCheckedIn { at_ms } => {
+            json!({ "result": "already_checked_in", "checked_in_at_ms": at_ms })
+        }
+        CheckIn::Void => json!({ "result": "void" }),
+        CheckIn::Unknown => json!({ "result": "invalid" }),
+    };
+    answer(&db, &scan.showing_id, merge(base, result)).await
+}
+
+/// Every scan answers 200 with its result and the running count.
+async fn answer(db: &worker::D1Database, showing_id: &str, body: Value) -> Handled {
+    let (admitted, sold) = d1::door_counts(db, showing_id).await?;
+    let body = merge(body, json!({ "admitted": admitted, "sold": sold }));
+    Ok(Response::from_json(&body)?)
+}
+
+fn merge(mut base: Value, extra: Value) -> Value {
+    if let (Some(base), Value::Object(extra)) = (base.as_object_mut(), extra) {
+        base.extend(extra);
+    }
+    base
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DoorPin {
+    pin: String,
+}
+
+/// `POST /api/admin/showings/{sid}/door-pin`: sets the showing's door PIN.
+pub async fn set_pin(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let sid = showing_id(&ctx)?;
+    let body: DoorPin = parse_json(&read_body(&mut req).await?)?;
+    let digits_ok = (MIN_PIN_DIGITS..=MAX_PIN_DIGITS).contains(&body.pin.len())
+        && body.pin.bytes().all(|b| b.is_ascii_digit());
+    if !digits_ok {
+        return Err(ApiError::new(
+            400,
+            "invalid_pin",
+            format!("a door PIN is {MIN_PIN_DIGITS} to {MAX_PIN_DIGITS} digits"),
+        ));
+    }
+    let db = db::database(&ctx.env)?;
+    if !db::set_door_pin_hash(&db, sid, &pin_hash(sid, &body.pin)).await? {
+        return Err(ApiError::not_found("showing"));
+    }
+    Ok(Response::empty()?.with_status(204))
+}

@@ -1,0 +1,130 @@
+//! The door: signed ticket codes, one admission per ticket, and door
+//! credentials that reach nothing else.
+
+use e2e::{sixteen_seat_room, Api, Method, Reply, Stack};
+use serde_json::{json, Value};
+
+async fn buy(api: &Api, sid: &str, seat: &str) -> Reply {
+    let hold = api.hold(sid, &[seat], None).await;
+    let paid = api.checkout(sid, &hold, "cnon:card-nonce-ok").await;
+    assert_eq!(paid.status, 201, "{:?}", paid.body);
+    paid
+}
+
+async fn scan(api: &Api, credential: (&str, &str), code: &str, sid: &str) -> Reply {
+    let body = json!({"code": code, "showing_id": sid, "device": "door-1"});
+    api.send(
+        Method::POST,
+        "/api/door/checkin",
+        Some(body.to_string().into_bytes()),
+        &[credential],
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_doors_scanning_one_ticket_admit_it_once() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let other = api.create_showing(sixteen_seat_room(None)).await;
+    let paid = buy(&api, &sid, "A1").await;
+    let code = paid.body["tickets"][0]["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let auth = format!("Bearer {}", api.admin_token());
+    let pin = api
+        .send(
+            Method::POST,
+            &format!("/api/admin/showings/{sid}/door-pin"),
+            Some(b"{\"pin\": \"4321\"}".to_vec()),
+            &[("authorization", &auth)],
+        )
+        .await;
+    assert_eq!(pin.status, 204, "{:?}", pin.body);
+
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..50 {
+        let (api, code, sid) = (api.clone(), code.clone(), sid.clone());
+        set.spawn(async move { scan(&api, ("x-door-pin", "4321"), &code, &sid).await });
+    }
+    let results: Vec<Value> = set
+        .join_all()
+        .await
+        .into_iter()
+        .map(|r| r.body["result"].clone())
+        .collect();
+    assert_eq!(
+        results.iter().filter(|r| **r == "admitted").count(),
+        1,
+        "{results:?}"
+    );
+    assert_eq!(
+        results
+            .iter()
+            .filter(|r| **r == "already_checked_in")
+            .count(),
+        49
+    );
+
+    let again = scan(&api, ("x-door-pin", "4321"), &code, &sid).await;
+    assert_eq!(again.body["result"], "already_checked_in");
+    assert_eq!(again.body["seat"], "A1");
+    assert!(again.body["checked_in_at_ms"].as_u64().is_some());
+    assert_eq!(
+        (again.body["admitted"].as_u64(), again.body["sold"].as_u64()),
+        (Some(1), Some(1))
+    );
+
+    let forged = code.replace(".QTE.", ".QTI.");
+    assert_ne!(forged, code);
+    assert_eq!(
+        scan(&api, ("x-door-pin", "4321"), &forged, &sid).await.body["result"],
+        "invalid"
+    );
+    assert_eq!(
+        scan(&api, ("x-door-pin", "4321"), "not a code", &sid)
+            .await
+            .body["result"],
+        "invalid"
+    );
+
+    let elsewhere = buy(&api, &other, "B2").await;
+    let other_code = elsewhere.body["tickets"][0]["code"].as_str().unwrap();
+    let token = format!("Bearer {}", stack.door_token());
+    let wrong = scan(&api, ("authorization", &token), other_code, &sid).await;
+    assert_eq!(
+        (wrong.body["result"].as_str(), wrong.body["seat"].as_str()),
+        (Some("wrong_showing"), Some("B2"))
+    );
+
+    // Wrong credentials get nothing, and door credentials reach no admin function.
+    assert_eq!(
+        scan(&api, ("x-door-pin", "0000"), &code, &sid).await.status,
+        401
+    );
+    assert_eq!(
+        scan(&api, ("authorization", "Bearer nope"), &code, &sid)
+            .await
+            .status,
+        401
+    );
+    let as_admin = api
+        .send(
+            Method::POST,
+            "/api/admin/showings",
+            Some(sixteen_seat_room(None).to_string().into_bytes()),
+            &[("authorization", &token)],
+        )
+        .await;
+    assert_eq!(as_admin.status, 401);
+
+    // The order link shows the same codes.
+    let order = api.get(paid.body["order_url"].as_str().unwrap()).await;
+    assert_eq!(order.body["tickets"][0]["code"], code.as_str());
+    assert!(order.body["tickets"][0]["checked_in_at_ms"]
+        .as_f64()
+        .is_some());
+}
