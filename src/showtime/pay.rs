@@ -601,6 +601,13 @@ impl Showtime {
         let Some(status) = PaymentStatus::from_square(&seen.status) else {
             return Ok(Response::empty()?.with_status(204));
         };
+        // A declined payment's webhook says FAILED without the decline code.
+        // While a driver awaits that payment's answer, the answer (which has
+        // the code) is on its way; if it is lost, the retried request gets
+        // the same decline back, code and all.
+        if status == PaymentStatus::Failed && self.driving.borrow().contains(&seen.order_id) {
+            return Ok(Response::empty()?.with_status(204));
+        }
         let event = Event::PaymentObserved {
             payment_id: seen.payment_id.clone(),
             status,
