@@ -88,6 +88,11 @@ impl Square {
         self.call(Method::Post, "/v2/refunds", Some(body)).await
     }
 
+    pub async fn get_refund(&self, refund_id: &str) -> Reply {
+        let path = format!("/v2/refunds/{}", path_segment(refund_id));
+        self.call(Method::Get, &path, None).await
+    }
+
     async fn call(&self, method: Method, path: &str, body: Option<&Value>) -> Reply {
         let request = match self.request(method, path, body) {
             Ok(request) => request,

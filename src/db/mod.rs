@@ -3,8 +3,10 @@
 //!
 //! - this module: showings.
 //! - [`orders`]: orders, tickets and the audit trail.
+//! - [`refunds`]: refunds and the tickets they void.
 
 pub mod orders;
+pub mod refunds;
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;

@@ -3,12 +3,14 @@
 //!
 //! - [`showings`]: what buyers see and do: showings, seat maps, holds.
 //! - [`orders`]: paying for a hold, reading an order, Square's webhooks.
+//! - [`refunds`]: refunds asked for here or in Square, applied on completion.
 //! - [`door`]: scanning tickets at the door, behind a door credential.
 //! - [`admin`]: what cinema staff do, behind the admin token.
 
 mod admin;
 mod door;
 mod orders;
+mod refunds;
 mod showings;
 
 pub use orders::recovery_sweep;
@@ -57,6 +59,9 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         })
         .post_async("/api/admin/showings/:sid/door-pin", |req, ctx| {
             respond(door::set_pin(req, ctx))
+        })
+        .post_async("/api/admin/orders/:oid/refund", |req, ctx| {
+            respond(refunds::refund_order(req, ctx))
         })
         .post_async("/api/admin/showings", |req, ctx| {
             respond(admin::create_showing(req, ctx))

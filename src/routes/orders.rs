@@ -174,6 +174,9 @@ pub async fn square_webhook(mut req: Request, ctx: RouteContext<()>) -> Handled 
             &json!({ "ok": true, "duplicate": true }),
         )?);
     }
+    if kind.starts_with("refund.") {
+        super::refunds::on_refund_event(&ctx.env, &event["data"]["object"]["refund"]).await?;
+    }
     if kind.starts_with("payment.") {
         let payment = &event["data"]["object"]["payment"];
         if let Some(seen) = payment_seen(payment) {
@@ -211,6 +214,9 @@ fn payment_seen(payment: &Value) -> Option<PaymentObserved> {
 /// The cron sweep: every showing with an order pending for over a minute
 /// is told to resume its due checkouts (its own alarm normally does).
 pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
+    if let Err(e) = super::refunds::refund_sweep(env, now_ms).await {
+        worker::console_error!("recovery sweep: refunds: {}", e.detail);
+    }
     let db = db::database(env)?;
     let showings = d1::showings_with_stale_orders(&db, now_ms.saturating_sub(60_000)).await?;
     for sid in &showings {

@@ -115,6 +115,10 @@ impl DurableObject for Showtime {
                 Err(e) => Err(e),
             },
             (Method::Post, "/recover") => self.recover().await,
+            (Method::Post, "/void") => match body::<protocol::VoidSeats>(&mut req).await {
+                Ok(void) => self.decide(|s, now| void_seats(s, &void, now)),
+                Err(e) => Err(e),
+            },
             _ => Err(ApiError::not_found("route")),
         };
         let resp = handled.or_else(ApiError::into_response)?;
@@ -145,6 +149,19 @@ impl DurableObject for Showtime {
         }
         self.arm_alarm().await?;
         Response::empty()
+    }
+}
+
+/// A completed refund: the order's seats go from sold back to available.
+/// Voiding seats already voided changes nothing.
+fn void_seats(scope: &mut Scope, void: &protocol::VoidSeats, now_ms: u64) -> Handled {
+    let order =
+        ledger::OrderId::new(void.order_id.as_str()).map_err(|_| ApiError::not_found("order"))?;
+    let outcome = scope.ledger.void(now_ms, &order, &void.seats);
+    scope.persist(&outcome.changes, None, now_ms)?;
+    match outcome.result {
+        Ok(_) => Ok(Response::empty()?.with_status(204)),
+        Err(e) => Err(ApiError::new(409, "cannot_void", format!("{e:?}"))),
     }
 }
 

@@ -66,3 +66,10 @@ pub struct PaymentObserved {
     pub payment_id: String,
     pub status: String,
 }
+
+/// A completed refund's seats, to go back on sale.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VoidSeats {
+    pub order_id: String,
+    pub seats: Vec<String>,
+}

@@ -1,0 +1,314 @@
+//! Refunds: staff ask here or in the Square Dashboard; Square's webhook
+//! (or the sweep, if the webhook never comes) says when one completed. A
+//! completed refund voids its tickets in D1 first, so the door refuses them,
+//! then the showing's object puts the seats back on sale.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use worker::{D1Database, Env, Method, Request, Response, RouteContext};
+
+use super::{param, parse_json, read_body, Handled};
+use crate::api_error::ApiError;
+use crate::db::refunds::{self as d1, RefundRow};
+use crate::showtime::client;
+use crate::showtime::protocol::VoidSeats;
+use crate::square::{Reply, Square};
+use crate::{auth, db};
+
+fn now_ms() -> u64 {
+    worker::Date::now().as_millis()
+}
+
+/// The price of one ticket of an order: orders are seats × price.
+fn unit_price(order: &d1::PaidOrder, tickets: &[d1::TicketSeat]) -> u64 {
+    (order.amount as u64) / (tickets.len().max(1) as u64)
+}
+
+/// A refund's idempotency key: the order and exactly the tickets it
+/// covers, so asking twice for the same tickets refunds once.
+fn refund_key(order_id: &str, ticket_ids: &[String]) -> String {
+    let mut hash = Sha256::new();
+    hash.update(order_id.as_bytes());
+    for id in ticket_ids {
+        hash.update([0u8]);
+        hash.update(id.as_bytes());
+    }
+    format!("rf-{}", &hex::encode(hash.finalize())[..42])
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RefundBody {
+    ticket_ids: Option<Vec<String>>,
+}
+
+/// `POST /api/admin/orders/{oid}/refund`, optionally `{"ticket_ids": […]}`.
+pub async fn refund_order(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let order_id = param(&ctx, "oid").to_string();
+    let bytes = read_body(&mut req).await?;
+    let body: RefundBody = if bytes.is_empty() {
+        RefundBody::default()
+    } else {
+        parse_json(&bytes)?
+    };
+    let db = db::database(&ctx.env)?;
+    let order = d1::order(&db, &order_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("order"))?;
+    let payment_id = order
+        .payment_id
+        .clone()
+        .ok_or_else(|| ApiError::new(409, "not_paid", "this order was never paid"))?;
+    let tickets = d1::tickets(&db, &order_id).await?;
+    let live: Vec<&d1::TicketSeat> = tickets.iter().filter(|t| t.status != "void").collect();
+    let chosen: Vec<String> = match body.ticket_ids {
+        None => live.iter().map(|t| t.id.clone()).collect(),
+        Some(ids) => {
+            let unknown: Vec<&String> = ids
+                .iter()
+                .filter(|id| !live.iter().any(|t| &&t.id == id))
+                .collect();
+            if !unknown.is_empty() {
+                return Err(ApiError::new(
+                    400,
+                    "unknown_tickets",
+                    "these are not live tickets of this order",
+                )
+                .with("ticket_ids", json!(unknown)));
+            }
+            let mut ids = ids;
+            ids.sort();
+            ids.dedup();
+            ids
+        }
+    };
+    if chosen.is_empty() {
+        return Err(ApiError::new(
+            409,
+            "nothing_to_refund",
+            "every ticket of this order is already void",
+        ));
+    }
+    let amount = unit_price(&order, &tickets) * chosen.len() as u64;
+    let key = refund_key(&order_id, &chosen);
+    // The refund and its tickets are stored before Square is asked.
+    d1::upsert(
+        &db,
+        &key,
+        None,
+        &order_id,
+        Some(&chosen),
+        amount,
+        "requested",
+        now_ms(),
+    )
+    .await?;
+    let square = Square::from_env(&ctx.env).map_err(ApiError::internal)?;
+    let status = request_refund(&square, &db, &key, &payment_id, &order_id, amount).await?;
+    if status == "COMPLETED" {
+        if let Some(row) = d1::by_id(&db, &key).await? {
+            apply(&ctx.env, &db, &row).await?;
+        }
+    }
+    Ok(Response::from_json(&json!({
+        "refund_id": key, "status": status, "ticket_ids": chosen, "amount": amount
+    }))?
+    .with_status(202))
+}
+
+/// Asks Square for a refund with its key and records what Square said.
+async fn request_refund(
+    square: &Square,
+    db: &D1Database,
+    key: &str,
+    payment_id: &str,
+    order_id: &str,
+    amount: u64,
+) -> Result<String, ApiError> {
+    let body = json!({
+        "idempotency_key": key,
+        "payment_id": payment_id,
+        "amount_money": {"amount": amount, "currency": "USD"},
+        "reason": "Refunded by the cinema",
+    });
+    match square.refund_payment(&body).await {
+        Reply::Ok(answer) => {
+            let refund = &answer["refund"];
+            let status = refund["status"].as_str().unwrap_or("PENDING").to_string();
+            let id = refund["id"].as_str();
+            d1::upsert(db, key, id, order_id, None, amount, &status, now_ms()).await?;
+            Ok(status)
+        }
+        // Recorded as requested; the sweep asks again with the same key.
+        Reply::Unknown(_) => Ok("requested".into()),
+        Reply::Refused { code, detail, .. } => {
+            d1::upsert(db, key, None, order_id, None, amount, "REJECTED", now_ms()).await?;
+            Err(ApiError::new(
+                409,
+                "refund_refused",
+                format!("Square refused the refund: {code}: {detail}"),
+            ))
+        }
+    }
+}
+
+/// A `refund.created` or `refund.updated` webhook's refund object.
+pub async fn on_refund_event(env: &Env, refund: &Value) -> Result<(), ApiError> {
+    let (Some(square_id), Some(payment_id), Some(status)) = (
+        refund["id"].as_str(),
+        refund["payment_id"].as_str(),
+        refund["status"].as_str(),
+    ) else {
+        return Ok(());
+    };
+    let amount = refund["amount_money"]["amount"].as_u64().unwrap_or(0);
+    let db = db::database(env)?;
+    let Some(order) = d1::order_by_payment(&db, payment_id).await? else {
+        return Ok(()); // Not a payment of ours.
+    };
+    let now = now_ms();
+    let row = match d1::by_square_id(&db, square_id).await? {
+        Some(row) => row,
+        None => match d1::unnamed_request(&db, &order.id, amount).await? {
+            Some(asked) => asked,
+            None => {
+                // Started in the Dashboard: a full refund covers every live
+                // ticket; anything else waits for staff.
+                let tickets = d1::tickets(&db, &order.id).await?;
+                let live: Vec<String> = tickets
+                    .iter()
+                    .filter(|t| t.status != "void")
+                    .map(|t| t.id.clone())
+                    .collect();
+                let covers = (amount == unit_price(&order, &tickets) * live.len() as u64
+                    && !live.is_empty())
+                .then_some(live);
+                let id = format!("square:{square_id}");
+                d1::upsert(
+                    &db,
+                    &id,
+                    Some(square_id),
+                    &order.id,
+                    covers.as_deref(),
+                    amount,
+                    status,
+                    now,
+                )
+                .await?;
+                if covers.is_none() {
+                    let detail = format!("partial refund {square_id} of {amount} from the Square Dashboard: choose its tickets");
+                    d1::mark_order_for_staff(&db, &order.id, &detail, now).await?;
+                }
+                d1::by_id(&db, &id)
+                    .await?
+                    .ok_or_else(|| ApiError::internal("refund row vanished"))?
+            }
+        },
+    };
+    d1::upsert(
+        &db,
+        &row.id,
+        Some(square_id),
+        &order.id,
+        None,
+        amount,
+        status,
+        now,
+    )
+    .await?;
+    let row = d1::by_id(&db, &row.id).await?.unwrap_or(row);
+    if row.status == "COMPLETED" {
+        apply(env, &db, &row).await?;
+    }
+    Ok(())
+}
+
+/// Voids a completed refund's tickets, then reopens their seats. Repeating
+/// it changes nothing.
+async fn apply(env: &Env, db: &D1Database, refund: &RefundRow) -> Result<(), ApiError> {
+    if refund.applied_at_ms.is_some() {
+        return Ok(());
+    }
+    let Some(ticket_ids) = refund.tickets() else {
+        return Ok(()); // Waits for staff to say which tickets.
+    };
+    let now = now_ms();
+    d1::void_tickets(db, &ticket_ids, now).await?;
+    let order = d1::order(db, &refund.order_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("order"))?;
+    let tickets = d1::tickets(db, &refund.order_id).await?;
+    let seats: Vec<String> = tickets
+        .iter()
+        .filter(|t| ticket_ids.contains(&t.id))
+        .map(|t| t.seat.clone())
+        .collect();
+    let void = VoidSeats {
+        order_id: refund.order_id.clone(),
+        seats,
+    };
+    let answer = client::call(env, &order.showing_id, Method::Post, "/void", Some(&void)).await?;
+    if answer.status_code() >= 300 {
+        return Err(ApiError::internal(
+            "the showing could not reopen the refunded seats",
+        ));
+    }
+    d1::mark_applied(db, refund, now).await?;
+    Ok(())
+}
+
+/// The sweep's share: refunds whose webhook never came are looked up (or,
+/// if Square never answered, asked for again with the same key).
+pub async fn refund_sweep(env: &Env, now_ms: u64) -> Result<usize, ApiError> {
+    let db = db::database(env)?;
+    let square = Square::from_env(env).map_err(ApiError::internal)?;
+    let unsettled = d1::unsettled(&db, now_ms.saturating_sub(60_000)).await?;
+    for refund in &unsettled {
+        let status = match &refund.square_refund_id {
+            Some(id) => match square.get_refund(id).await {
+                Reply::Ok(answer) => answer["refund"]["status"].as_str().map(str::to_string),
+                _ => None,
+            },
+            None => {
+                let order = d1::order(&db, &refund.order_id).await?;
+                match order.and_then(|o| o.payment_id) {
+                    Some(payment_id) => {
+                        let amount = refund.amount as u64;
+                        request_refund(
+                            &square,
+                            &db,
+                            &refund.id,
+                            &payment_id,
+                            &refund.order_id,
+                            amount,
+                        )
+                        .await
+                        .ok()
+                    }
+                    None => None,
+                }
+            }
+        };
+        if let Some(status) = status {
+            d1::upsert(
+                &db,
+                &refund.id,
+                None,
+                &refund.order_id,
+                None,
+                refund.amount as u64,
+                &status,
+                now_ms,
+            )
+            .await?;
+            if let Some(row) = d1::by_id(&db, &refund.id).await? {
+                if row.status == "COMPLETED" {
+                    apply(env, &db, &row).await?;
+                }
+            }
+        }
+    }
+    Ok(unsettled.len())
+}

@@ -1,0 +1,286 @@
+//! Refunds made in Square (or asked for by staff here) void the tickets
+//! first, then put the seats back on sale, once, whatever order and however
+//! often the webhooks arrive.
+
+use std::time::{Duration, Instant};
+
+use e2e::square::{NOTIFICATION_URL, SIGNATURE_KEY};
+use e2e::{sixteen_seat_room, Api, Method, Reply, Stack};
+use serde_json::{json, Value};
+
+async fn buy(api: &Api, sid: &str, seats: &[&str]) -> Reply {
+    let hold = api.hold(sid, seats, None).await;
+    let paid = api.checkout(sid, &hold, "cnon:card-nonce-ok").await;
+    assert_eq!(paid.status, 201, "{:?}", paid.body);
+    paid
+}
+
+async fn control(stack: &Stack, path: &str, body: Value) -> Value {
+    let resp = reqwest::Client::new()
+        .post(format!("{}{path}", stack.square.base_url))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert!(resp.status().is_success(), "{path}: {}", resp.status());
+    resp.json().await.unwrap_or(Value::Null)
+}
+
+fn payment_of(stack: &Stack, order_id: &str) -> String {
+    let rows = stack.d1_query(&format!(
+        "SELECT payment_id FROM orders WHERE id = '{order_id}'"
+    ));
+    rows[0]["payment_id"].as_str().unwrap().to_string()
+}
+
+async fn until(api: &Api, sid: &str, seat: &str, want: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let map = api.seat_map(sid).await;
+        if map[seat] == want || Instant::now() > deadline {
+            return map;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn scan(api: &Api, stack: &Stack, code: &str, sid: &str) -> Value {
+    let token = format!("Bearer {}", stack.door_token());
+    let body = json!({"code": code, "showing_id": sid});
+    api.send(
+        Method::POST,
+        "/api/door/checkin",
+        Some(body.to_string().into_bytes()),
+        &[("authorization", &token)],
+    )
+    .await
+    .body
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dashboard_refund_voids_the_tickets_and_reopens_the_seats() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let paid = buy(&api, &sid, &["A1", "A2"]).await;
+    let order_id = paid.body["order_id"].as_str().unwrap();
+    let code = paid.body["tickets"][0]["code"].as_str().unwrap();
+    assert_eq!(scan(&api, &stack, code, &sid).await["result"], "admitted");
+
+    control(
+        &stack,
+        "/_control/dashboard/refund",
+        json!({"payment_id": payment_of(&stack, order_id)}),
+    )
+    .await;
+    let map = until(&api, &sid, "A2", "available").await;
+    assert_eq!(
+        (map["A1"].as_str(), map["A2"].as_str()),
+        (Some("available"), Some("available"))
+    );
+    let tickets = stack.d1_query(&format!("SELECT status, checked_in_at_ms IS NOT NULL AS used FROM tickets WHERE order_id = '{order_id}' ORDER BY id"));
+    assert_eq!(
+        tickets,
+        [
+            json!({"status": "void", "used": 1}),
+            json!({"status": "void", "used": 0})
+        ]
+    );
+    assert_eq!(scan(&api, &stack, code, &sid).await["result"], "void");
+    let order = api.get(paid.body["order_url"].as_str().unwrap()).await.body;
+    assert_eq!(order["order"]["status"], "refunded");
+    assert!(
+        order["tickets"][0]["checked_in_at_ms"].as_f64().is_some(),
+        "the order shows the ticket was used"
+    );
+}
+
+fn refund_event(
+    event_id: &str,
+    refund_id: &str,
+    payment_id: &str,
+    status: &str,
+    amount: u64,
+) -> Vec<u8> {
+    json!({
+        "merchant_id": "MSTANDIN0001", "type": if status == "PENDING" { "refund.created" } else { "refund.updated" },
+        "event_id": event_id, "created_at": "2026-11-29T19:02:11Z",
+        "data": {"type": "refund", "id": refund_id, "object": {"refund": {
+            "id": refund_id, "payment_id": payment_id, "status": status,
+            "amount_money": {"amount": amount, "currency": "USD"}
+        }}}
+    })
+    .to_string()
+    .into_bytes()
+}
+
+async fn deliver(api: &Api, body: Vec<u8>) -> u16 {
+    let signature = square_standin::signature::sign(SIGNATURE_KEY, NOTIFICATION_URL, &body);
+    api.send(
+        Method::POST,
+        "/webhooks/square",
+        Some(body),
+        &[("x-square-hmacsha256-signature", &signature)],
+    )
+    .await
+    .status
+}
+
+/// The rows a refund leaves: ticket states with their void times, the
+/// seat map, the seat counts as stored, and the order's status.
+async fn outcome(stack: &Stack, api: &Api, sid: &str, order_id: &str) -> Value {
+    json!({
+        "tickets": stack.d1_query(&format!("SELECT id, status, voided_at_ms FROM tickets WHERE order_id = '{order_id}' ORDER BY id")),
+        "map": api.seat_map(sid).await,
+        "seats": api.stats(sid).await["seats"],
+        "order": stack.d1_query(&format!("SELECT status FROM orders WHERE id = '{order_id}'")),
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_and_shuffled_refund_events_apply_once() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+
+    // The same completed refund, ten times at once.
+    let paid = buy(&api, &sid, &["B1", "B2"]).await;
+    let order_id = paid.body["order_id"].as_str().unwrap().to_string();
+    let payment = payment_of(&stack, &order_id);
+    let event = refund_event("evt-refund-1", "refund-1", &payment, "COMPLETED", 2400);
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..10 {
+        let (api, event) = (api.clone(), event.clone());
+        set.spawn(async move { deliver(&api, event).await });
+    }
+    assert!(set.join_all().await.iter().all(|s| *s == 200));
+    let once = outcome(&stack, &api, &sid, &order_id).await;
+    assert_eq!(once["map"]["B1"], "available");
+    assert_eq!(once["seats"]["available"], 16);
+    assert_eq!(once["order"], json!([{"status": "refunded"}]));
+    for ticket in once["tickets"].as_array().unwrap() {
+        assert_eq!(ticket["status"], "void");
+    }
+    // Ten more deliveries, under new event ids, change nothing either.
+    for i in 0..10 {
+        let again = refund_event(
+            &format!("evt-refund-1-{i}"),
+            "refund-1",
+            &payment,
+            "COMPLETED",
+            2400,
+        );
+        assert_eq!(deliver(&api, again).await, 200);
+    }
+    assert_eq!(
+        outcome(&stack, &api, &sid, &order_id).await["tickets"],
+        once["tickets"]
+    );
+
+    // A shuffled mix of payment and refund events for another order ends
+    // where in-order delivery ends: its tickets void, its seats open.
+    let second = buy(&api, &sid, &["B3"]).await;
+    let second_id = second.body["order_id"].as_str().unwrap().to_string();
+    let payment = payment_of(&stack, &second_id);
+    let payment_event = |id: &str, status: &str| {
+        json!({"merchant_id": "MSTANDIN0001", "type": "payment.updated", "event_id": id,
+               "created_at": "2026-11-29T19:02:11Z",
+               "data": {"type": "payment", "id": payment, "object": {"payment": {
+                   "id": payment, "status": status, "reference_id": second_id}}}})
+        .to_string()
+        .into_bytes()
+    };
+    let shuffled = vec![
+        refund_event("evt-r2-done", "refund-2", &payment, "COMPLETED", 1200),
+        payment_event("evt-p2-approved", "APPROVED"),
+        refund_event("evt-r2-pending", "refund-2", &payment, "PENDING", 1200),
+        payment_event("evt-p2-completed", "COMPLETED"),
+        refund_event("evt-r2-done", "refund-2", &payment, "COMPLETED", 1200),
+    ];
+    for event in shuffled {
+        assert_eq!(deliver(&api, event).await, 200);
+    }
+    let mixed = outcome(&stack, &api, &sid, &second_id).await;
+    assert_eq!(mixed["map"]["B3"], "available");
+    assert_eq!(mixed["order"], json!([{"status": "refunded"}]));
+    assert_eq!(mixed["tickets"][0]["status"], "void");
+    let refund = stack.d1_query("SELECT status, applied_at_ms IS NOT NULL AS applied FROM refunds WHERE square_refund_id = 'refund-2'");
+    assert_eq!(refund, [json!({"status": "COMPLETED", "applied": 1})]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_refund_one_ticket_and_a_partial_dashboard_refund_waits_for_staff() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let paid = buy(&api, &sid, &["A5", "A6"]).await;
+    let order_id = paid.body["order_id"].as_str().unwrap().to_string();
+    let first = paid.body["tickets"][0]["id"].as_str().unwrap();
+    let auth = format!("Bearer {}", api.admin_token());
+    let asked = api
+        .send(
+            Method::POST,
+            &format!("/api/admin/orders/{order_id}/refund"),
+            Some(json!({"ticket_ids": [first]}).to_string().into_bytes()),
+            &[("authorization", &auth)],
+        )
+        .await;
+    assert_eq!(asked.status, 202, "{:?}", asked.body);
+    assert_eq!(asked.body["amount"], 1200);
+    let map = until(&api, &sid, "A5", "available").await;
+    assert_eq!(
+        (map["A5"].as_str(), map["A6"].as_str()),
+        (Some("available"), Some("sold"))
+    );
+    let order = stack.d1_query(&format!(
+        "SELECT status FROM orders WHERE id = '{order_id}'"
+    ));
+    assert_eq!(
+        order,
+        [json!({"status": "paid"})],
+        "one ticket is still live"
+    );
+    let unknown = api
+        .send(
+            Method::POST,
+            &format!("/api/admin/orders/{order_id}/refund"),
+            Some(json!({"ticket_ids": [first]}).to_string().into_bytes()),
+            &[("authorization", &auth)],
+        )
+        .await;
+    assert_eq!(
+        (unknown.status, &unknown.body["error"]),
+        (400, &json!("unknown_tickets"))
+    );
+
+    // A partial refund from the Dashboard that matches no tickets: nothing
+    // is voided, and the order waits for staff.
+    let other = buy(&api, &sid, &["A7", "A8"]).await;
+    let other_id = other.body["order_id"].as_str().unwrap().to_string();
+    control(
+        &stack,
+        "/_control/dashboard/refund",
+        json!({"payment_id": payment_of(&stack, &other_id), "amount": 500}),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        let rows = stack.d1_query(&format!(
+            "SELECT status FROM orders WHERE id = '{other_id}'"
+        ));
+        if rows[0]["status"] == "needs_attention" || Instant::now() > deadline {
+            break rows[0]["status"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert_eq!(status, "needs_attention");
+    let map = api.seat_map(&sid).await;
+    assert_eq!(
+        (map["A7"].as_str(), map["A8"].as_str()),
+        (Some("sold"), Some("sold"))
+    );
+    let live = stack.d1_query(&format!(
+        "SELECT COUNT(*) AS n FROM tickets WHERE order_id = '{other_id}' AND status = 'valid'"
+    ));
+    assert_eq!(live[0]["n"], 2);
+}
