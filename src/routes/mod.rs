@@ -4,6 +4,7 @@
 //! - [`showings`]: what buyers see and do: showings, seat maps, holds.
 //! - [`orders`]: paying for a hold, reading an order, Square's webhooks.
 //! - [`refunds`]: refunds asked for here or in Square, applied on completion.
+//! - [`tickets`]: the ticket page with its QR code.
 //! - [`door`]: scanning tickets at the door, behind a door credential.
 //! - [`admin`]: what cinema staff do, behind the admin token.
 
@@ -12,6 +13,7 @@ mod door;
 mod orders;
 mod refunds;
 mod showings;
+mod tickets;
 
 pub use orders::recovery_sweep;
 
@@ -51,6 +53,7 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/api/orders/:oid", |req, ctx| {
             respond(orders::get(req, ctx))
         })
+        .get_async("/tickets/:tid", |req, ctx| respond(tickets::page(req, ctx)))
         .post_async("/webhooks/square", |req, ctx| {
             respond(orders::square_webhook(req, ctx))
         })

@@ -122,6 +122,13 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
     let mut tickets = serde_json::to_value(d1::tickets_of(&db, order_id).await?)
         .map_err(|e| ApiError::internal(e.to_string()))?;
     super::door::add_codes(&ctx.env, &order.showing_id, &mut tickets)?;
+    for ticket in tickets.as_array_mut().into_iter().flatten() {
+        let page = format!(
+            "/tickets/{}?key={key}",
+            ticket["id"].as_str().unwrap_or_default()
+        );
+        ticket["page_url"] = json!(page);
+    }
     let showing = db::get_showing(&db, &order.showing_id).await?;
     Ok(Response::from_json(&json!({
         "order": {
@@ -213,12 +220,23 @@ fn payment_seen(payment: &Value) -> Option<PaymentObserved> {
 
 /// The cron sweep: every showing with an order pending for over a minute
 /// is told to resume its due checkouts (its own alarm normally does).
+/// How long an order or refund must have waited before the sweep steps in
+/// (`SWEEP_MIN_AGE_MS`, a minute unless set): younger ones are still in
+/// their own object's or webhook's hands.
+pub fn sweep_min_age_ms(env: &Env) -> u64 {
+    env.var("SWEEP_MIN_AGE_MS")
+        .ok()
+        .and_then(|v| v.to_string().parse().ok())
+        .unwrap_or(60_000)
+}
+
 pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
     if let Err(e) = super::refunds::refund_sweep(env, now_ms).await {
         worker::console_error!("recovery sweep: refunds: {}", e.detail);
     }
     let db = db::database(env)?;
-    let showings = d1::showings_with_stale_orders(&db, now_ms.saturating_sub(60_000)).await?;
+    let showings =
+        d1::showings_with_stale_orders(&db, now_ms.saturating_sub(sweep_min_age_ms(env))).await?;
     for sid in &showings {
         if let Err(e) = client::call::<()>(env, sid, Method::Post, "/recover", None).await {
             worker::console_error!("recovery sweep: showing {sid}: {e}");

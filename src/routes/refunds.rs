@@ -264,7 +264,8 @@ async fn apply(env: &Env, db: &D1Database, refund: &RefundRow) -> Result<(), Api
 pub async fn refund_sweep(env: &Env, now_ms: u64) -> Result<usize, ApiError> {
     let db = db::database(env)?;
     let square = Square::from_env(env).map_err(ApiError::internal)?;
-    let unsettled = d1::unsettled(&db, now_ms.saturating_sub(60_000)).await?;
+    let min_age_ms = super::orders::sweep_min_age_ms(env);
+    let unsettled = d1::unsettled(&db, now_ms.saturating_sub(min_age_ms)).await?;
     for refund in &unsettled {
         let status = match &refund.square_refund_id {
             Some(id) => match square.get_refund(id).await {

@@ -284,3 +284,40 @@ async fn staff_refund_one_ticket_and_a_partial_dashboard_refund_waits_for_staff(
     ));
     assert_eq!(live[0]["n"], 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cron_sweep_finishes_a_refund_whose_webhook_never_came() {
+    let stack = Stack::start_with(e2e::StackOptions::default().var("SWEEP_MIN_AGE_MS", "0"));
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let paid = buy(&api, &sid, &["B7"]).await;
+    let order_id = paid.body["order_id"].as_str().unwrap().to_string();
+    control(&stack, "/_control/webhooks", json!({"hold": true})).await;
+    let auth = format!("Bearer {}", api.admin_token());
+    let asked = api
+        .send(
+            Method::POST,
+            &format!("/api/admin/orders/{order_id}/refund"),
+            None,
+            &[("authorization", &auth)],
+        )
+        .await;
+    assert_eq!(asked.status, 202, "{:?}", asked.body);
+    tokio::time::sleep(Duration::from_millis(800)).await; // The refund settles at Square.
+    assert_eq!(
+        api.seat_map(&sid).await["B7"],
+        "sold",
+        "no webhook, no change yet"
+    );
+
+    let cron = reqwest::get(stack.url("/__scheduled?cron=*/5+*+*+*+*"))
+        .await
+        .unwrap();
+    assert!(cron.status().is_success());
+    let map = until(&api, &sid, "B7", "available").await;
+    assert_eq!(map["B7"], "available");
+    let tickets = stack.d1_query(&format!(
+        "SELECT status FROM tickets WHERE order_id = '{order_id}'"
+    ));
+    assert_eq!(tickets, [json!({"status": "void"})]);
+}

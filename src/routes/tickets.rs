@@ -1,0 +1,93 @@
+//! The ticket page: what the buyer shows at the door. The QR code of the
+//! ticket's signed code is drawn on the server as SVG.
+
+use qrcode::render::svg;
+use qrcode::QrCode;
+use worker::{Request, Response, RouteContext};
+
+use super::{param, Handled};
+use crate::api_error::ApiError;
+use crate::db::orders as d1;
+use crate::{db, session, ticket_code};
+
+#[derive(serde::Deserialize)]
+struct KeyQuery {
+    key: Option<String>,
+}
+
+fn status_words(status: &str, checked_in: bool) -> &'static str {
+    match (status, checked_in) {
+        ("void", _) => "Void: this ticket was refunded",
+        (_, true) => "Checked in",
+        ("valid", false) => "Valid",
+        _ => "Payment being confirmed",
+    }
+}
+
+/// `GET /tickets/{ticket_id}?key=<the order link's key>`.
+pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
+    let ticket_id = param(&ctx, "tid");
+    // A ticket id is "<order id>-<n>"; the order's key opens its tickets.
+    let order_id = ticket_id
+        .rsplit_once('-')
+        .map(|(o, _)| o)
+        .unwrap_or_default();
+    let key = req
+        .query::<KeyQuery>()
+        .ok()
+        .and_then(|q| q.key)
+        .unwrap_or_default();
+    let secret = ctx
+        .env
+        .secret("SESSION_SECRET")
+        .map(|s| s.to_string().into_bytes())
+        .map_err(|_| ApiError::internal("SESSION_SECRET is not configured"))?;
+    if order_id.is_empty() || !session::order_key_matches(&secret, order_id, &key) {
+        return Err(ApiError::not_found("ticket"));
+    }
+    let db = db::database(&ctx.env)?;
+    let ticket = d1::tickets_of(&db, order_id)
+        .await?
+        .into_iter()
+        .find(|t| t.id == ticket_id)
+        .ok_or_else(|| ApiError::not_found("ticket"))?;
+    let order = d1::get_order(&db, order_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("ticket"))?;
+    let showing = db::get_showing(&db, &order.showing_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("showing"))?;
+    let code = ticket_code::sign(
+        &super::door::signing_keys(&ctx.env)?,
+        &ticket_code::TicketRef {
+            showing_id: order.showing_id.clone(),
+            ticket_id: ticket.id.clone(),
+            seat: ticket.seat.clone(),
+        },
+    );
+    let qr = QrCode::new(code.as_bytes())
+        .map_err(|e| ApiError::internal(format!("QR code: {e}")))?
+        .render::<svg::Color>()
+        .min_dimensions(240, 240)
+        .quiet_zone(true)
+        .build();
+    let starts = chrono::DateTime::from_timestamp_millis(showing.starts_at_ms)
+        .map(|t| t.format("%A %-d %B %Y, %H:%M UTC").to_string())
+        .unwrap_or_default();
+    let escape = |text: &str| html_escape::encode_text(text).to_string();
+    let status = status_words(&ticket.status, ticket.checked_in_at_ms.is_some());
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>Ticket: {title}, seat {seat}</title></head>\
+         <body style=\"font-family: system-ui, sans-serif; max-width: 28rem; margin: 2rem auto; padding: 0 1rem\">\
+         <h1>{title}</h1><p>{starts}</p><p>Seat <strong>{seat}</strong></p>\
+         <p role=\"status\">{status}</p>\
+         <figure aria-label=\"QR code of ticket for seat {seat}\">{qr}</figure>\
+         <p><small>Ticket {id}</small></p></body></html>",
+        title = escape(&showing.title),
+        seat = escape(&ticket.seat),
+        id = escape(&ticket.id),
+    );
+    Ok(Response::from_html(html)?)
+}
