@@ -36,18 +36,21 @@ pub struct PaidOrder {
     pub id: String,
     pub showing_id: String,
     pub amount: f64,
+    pub currency: String,
     pub payment_id: Option<String>,
 }
 
 pub async fn order_by_payment(db: &D1Database, payment_id: &str) -> Result<Option<PaidOrder>> {
-    db.prepare("SELECT id, showing_id, amount, payment_id FROM orders WHERE payment_id = ?1")
-        .bind(&[payment_id.into()])?
-        .first(None)
-        .await
+    db.prepare(
+        "SELECT id, showing_id, amount, currency, payment_id FROM orders WHERE payment_id = ?1",
+    )
+    .bind(&[payment_id.into()])?
+    .first(None)
+    .await
 }
 
 pub async fn order(db: &D1Database, order_id: &str) -> Result<Option<PaidOrder>> {
-    db.prepare("SELECT id, showing_id, amount, payment_id FROM orders WHERE id = ?1")
+    db.prepare("SELECT id, showing_id, amount, currency, payment_id FROM orders WHERE id = ?1")
         .bind(&[order_id.into()])?
         .first(None)
         .await

@@ -106,7 +106,7 @@ pub async fn refund_order(mut req: Request, ctx: RouteContext<()>) -> Handled {
     )
     .await?;
     let square = Square::from_env(&ctx.env).map_err(ApiError::internal)?;
-    let status = request_refund(&square, &db, &key, &payment_id, &order_id, amount).await?;
+    let status = request_refund(&square, &db, &key, &order, &payment_id, amount).await?;
     if status == "COMPLETED" {
         if let Some(row) = d1::by_id(&db, &key).await? {
             apply(&ctx.env, &db, &row).await?;
@@ -123,14 +123,15 @@ async fn request_refund(
     square: &Square,
     db: &D1Database,
     key: &str,
+    order: &d1::PaidOrder,
     payment_id: &str,
-    order_id: &str,
     amount: u64,
 ) -> Result<String, ApiError> {
+    let order_id = order.id.as_str();
     let body = json!({
         "idempotency_key": key,
         "payment_id": payment_id,
-        "amount_money": {"amount": amount, "currency": "USD"},
+        "amount_money": {"amount": amount, "currency": order.currency},
         "reason": "Refunded by the cinema",
     });
     match square.refund_payment(&body).await {
@@ -272,25 +273,18 @@ pub async fn refund_sweep(env: &Env, now_ms: u64) -> Result<usize, ApiError> {
                 Reply::Ok(answer) => answer["refund"]["status"].as_str().map(str::to_string),
                 _ => None,
             },
-            None => {
-                let order = d1::order(&db, &refund.order_id).await?;
-                match order.and_then(|o| o.payment_id) {
+            None => match d1::order(&db, &refund.order_id).await? {
+                Some(order) => match order.payment_id.clone() {
                     Some(payment_id) => {
                         let amount = refund.amount as u64;
-                        request_refund(
-                            &square,
-                            &db,
-                            &refund.id,
-                            &payment_id,
-                            &refund.order_id,
-                            amount,
-                        )
-                        .await
-                        .ok()
+                        request_refund(&square, &db, &refund.id, &order, &payment_id, amount)
+                            .await
+                            .ok()
                     }
                     None => None,
-                }
-            }
+                },
+                None => None,
+            },
         };
         if let Some(status) = status {
             d1::upsert(
