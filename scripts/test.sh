@@ -8,6 +8,14 @@ cd "$(dirname "$0")/.."
 started=$(date +%s)
 bash scripts/setup.sh
 source scripts/toolchain.sh
+# The browser tests drive Debian's Chromium (a browser download by
+# Playwright is not possible offline).
+if [ ! -x /usr/bin/chromium ]; then
+  echo "test: installing Chromium for the browser tests (apt)"
+  if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
+fi
 echo "test: set-up took $(( $(date +%s) - started ))s"
 
 step() { echo; echo "== $*"; }

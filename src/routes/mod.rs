@@ -54,6 +54,13 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
             respond(orders::get(req, ctx))
         })
         .get_async("/tickets/:tid", |req, ctx| respond(tickets::page(req, ctx)))
+        .get_async("/tickets/:tid/qr.svg", |req, ctx| {
+            respond(tickets::qr(req, ctx))
+        })
+        .get_async("/api/config", |_, ctx| respond(config(ctx)))
+        .get_async("/", |_, ctx| respond(page(ctx, "/")))
+        .get_async("/showings/:sid", |_, ctx| respond(page(ctx, "/showing")))
+        .get_async("/orders/:oid", |_, ctx| respond(page(ctx, "/order")))
         .post_async("/webhooks/square", |req, ctx| {
             respond(orders::square_webhook(req, ctx))
         })
@@ -72,7 +79,11 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/api/admin/showings/:sid/stats", |req, ctx| {
             respond(admin::stats(req, ctx))
         })
-        .or_else_any_method_async("/*path", |_, _| async {
+        .or_else_any_method_async("/*path", |req, ctx| async move {
+            if req.method() == worker::Method::Get && !req.path().starts_with("/api/") {
+                // Stylesheets and scripts: the static assets in `public/`.
+                return ctx.env.assets("ASSETS")?.fetch_request(req).await;
+            }
             ApiError::not_found("route").into_response()
         })
         .run(req, env)
@@ -134,6 +145,25 @@ async fn read_body(req: &mut Request) -> std::result::Result<Vec<u8>, ApiError> 
 
 fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> std::result::Result<T, ApiError> {
     serde_json::from_slice(bytes).map_err(|e| ApiError::bad_json(e.to_string()))
+}
+
+/// A page of the web app: a static HTML file from `public/` that fills
+/// itself in from the API.
+async fn page(ctx: RouteContext<()>, asset: &str) -> Handled {
+    let url = format!("https://assets.invalid{asset}");
+    Ok(ctx.env.assets("ASSETS")?.fetch(url, None).await?)
+}
+
+/// What the pages need to know: the Square Web Payments SDK to load and
+/// the application it pays for. Nothing secret.
+async fn config(ctx: RouteContext<()>) -> Handled {
+    let var = |name: &str| ctx.env.var(name).map(|v| v.to_string()).unwrap_or_default();
+    Ok(Response::from_json(&json!({
+        "cinema_name": var("CINEMA_NAME"),
+        "square_sdk_url": var("SQUARE_SDK_URL"),
+        "square_application_id": var("SQUARE_APPLICATION_ID"),
+        "square_location_id": var("SQUARE_LOCATION_ID"),
+    }))?)
 }
 
 /// Answers when the Worker, D1 and the object binding are all reachable.

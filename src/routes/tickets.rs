@@ -24,10 +24,16 @@ fn status_words(status: &str, checked_in: bool) -> &'static str {
     }
 }
 
-/// `GET /tickets/{ticket_id}?key=<the order link's key>`.
-pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
-    let ticket_id = param(&ctx, "tid");
-    // A ticket id is "<order id>-<n>"; the order's key opens its tickets.
+/// A ticket, its showing and its signed code, for the holder of its
+/// order's key (the ticket id is "<order id>-<n>").
+struct Shown {
+    ticket: d1::TicketRow,
+    showing: db::Showing,
+    code: String,
+}
+
+async fn shown(req: &Request, ctx: &RouteContext<()>) -> Result<Shown, ApiError> {
+    let ticket_id = param(ctx, "tid");
     let order_id = ticket_id
         .rsplit_once('-')
         .map(|(o, _)| o)
@@ -65,12 +71,39 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
             seat: ticket.seat.clone(),
         },
     );
-    let qr = QrCode::new(code.as_bytes())
+    Ok(Shown {
+        ticket,
+        showing,
+        code,
+    })
+}
+
+fn qr_svg(code: &str) -> Result<String, ApiError> {
+    Ok(QrCode::new(code.as_bytes())
         .map_err(|e| ApiError::internal(format!("QR code: {e}")))?
         .render::<svg::Color>()
         .min_dimensions(240, 240)
         .quiet_zone(true)
-        .build();
+        .build())
+}
+
+/// `GET /tickets/{ticket_id}/qr.svg?key=…`: the QR code alone.
+pub async fn qr(req: Request, ctx: RouteContext<()>) -> Handled {
+    let shown = shown(&req, &ctx).await?;
+    let resp = Response::ok(qr_svg(&shown.code)?)?;
+    resp.headers().set("content-type", "image/svg+xml")?;
+    resp.headers().set("cache-control", "private, no-store")?;
+    Ok(resp)
+}
+
+/// `GET /tickets/{ticket_id}?key=<the order link's key>`.
+pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
+    let Shown {
+        ticket,
+        showing,
+        code,
+    } = shown(&req, &ctx).await?;
+    let qr = qr_svg(&code)?;
     let starts = chrono::DateTime::from_timestamp_millis(showing.starts_at_ms)
         .map(|t| t.format("%A %-d %B %Y, %H:%M UTC").to_string())
         .unwrap_or_default();
@@ -79,12 +112,11 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>Ticket: {title}, seat {seat}</title></head>\
-         <body style=\"font-family: system-ui, sans-serif; max-width: 28rem; margin: 2rem auto; padding: 0 1rem\">\
-         <h1>{title}</h1><p>{starts}</p><p>Seat <strong>{seat}</strong></p>\
+         <title>Ticket: {title}, seat {seat}</title><link rel=\"stylesheet\" href=\"/app.css\"></head>\
+         <body><main><h1>{title}</h1><p>{starts}</p><p>Seat <strong>{seat}</strong></p>\
          <p role=\"status\">{status}</p>\
-         <figure aria-label=\"QR code of ticket for seat {seat}\">{qr}</figure>\
-         <p><small>Ticket {id}</small></p></body></html>",
+         <figure role=\"img\" aria-label=\"QR code of the ticket for seat {seat}\">{qr}</figure>\
+         <p><small>Ticket {id}</small></p></main></body></html>",
         title = escape(&showing.title),
         seat = escape(&ticket.seat),
         id = escape(&ticket.id),

@@ -14,4 +14,4 @@ mod stack;
 
 pub use api::{sixteen_seat_room, Api, Reply};
 pub use reqwest::Method;
-pub use stack::{Stack, StackOptions};
+pub use stack::{repo_root, Stack, StackOptions};

@@ -1,0 +1,61 @@
+// A buyer in a real (headless) Chromium: picks two seats on the live map,
+// holds them, pays with the Square stand-in's test card, and sees the
+// tickets with their QR codes. Run by tests/e2e/tests/browser.rs, which
+// starts the stack and passes BASE_URL, SHOWING_ID and SCREENSHOT_DIR.
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+
+const base = process.env.BASE_URL;
+const sid = process.env.SHOWING_ID;
+const shots = process.env.SCREENSHOT_DIR;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+try {
+  for (const [name, viewport] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 900 }]]) {
+    const context = await browser.newContext({ viewport });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15000);
+    const seats = name === 'phone' ? ['A3', 'A4'] : ['B5', 'B6'];
+
+    await page.goto(`${base}/`);
+    await page.getByRole('link', { name: 'Paris, Texas' }).first().waitFor();
+    await page.screenshot({ path: `${shots}/showings-${name}.png`, fullPage: true });
+
+    await page.goto(`${base}/showings/${sid}`);
+    await page.getByText('Choose up to 4 seats').waitFor();
+    for (const seat of seats) await page.getByRole('button', { name: `Seat ${seat}, available` }).click();
+    assert.equal(await page.getByRole('button', { name: `Seat ${seats[0]}, chosen by you` }).getAttribute('aria-pressed'), 'true');
+    await page.screenshot({ path: `${shots}/seat-map-${name}.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Hold these seats' }).click();
+
+    await page.getByRole('timer').waitFor();
+    await page.getByLabel('Name').fill('Ana Lima');
+    await page.getByLabel('E-mail').fill('ana@example.com');
+    await page.getByLabel('Card number').fill('4111 1111 1111 1111');
+    await page.getByLabel('Expiry (MM/YY)').fill('12/30');
+    await page.getByLabel('CVV').fill('123');
+    await page.getByLabel('Postal code').fill('94103');
+    await page.screenshot({ path: `${shots}/checkout-${name}.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Pay now' }).click();
+
+    await page.waitForURL(/\/orders\//);
+    await page.getByText('Paid. Show a ticket at the door.').waitFor();
+    const qrs = page.getByRole('img', { name: /QR code of the ticket for seat/ });
+    await qrs.nth(1).waitFor();
+    assert.equal(await qrs.count(), 2);
+    for (let i = 0; i < 2; i++) {
+      const width = await qrs.nth(i).evaluate((img) => img.complete ? img.naturalWidth : 0);
+      assert.ok(width > 0, 'the QR code image loaded');
+    }
+    for (const seat of seats) await page.getByRole('heading', { name: `Seat ${seat}` }).waitFor();
+    await page.screenshot({ path: `${shots}/order-${name}.png`, fullPage: true });
+    await context.close();
+  }
+  console.log('1 passed, 0 failed');
+} finally {
+  await browser.close();
+}
