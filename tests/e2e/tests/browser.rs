@@ -36,3 +36,12 @@ async fn a_buyer_picks_two_seats_pays_and_sees_tickets_with_qr_codes() {
         assert_eq!(map[seat], "sold", "{seat}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_buyers_race_for_a_seat_while_a_third_watches_the_map() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    run_browser_script("race.mjs", &stack, &sid);
+    assert_eq!(api.seat_map(&sid).await["A1"], "sold");
+}

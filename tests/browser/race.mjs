@@ -1,0 +1,61 @@
+// Two buyers race for the same seat in two browsers; a third watches the
+// map. One buyer gets the seat, the other is told which seat was taken and
+// sees the map refreshed; the watcher sees the seat turn held, then sold,
+// without reloading. Run by tests/e2e/tests/browser.rs.
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+
+const base = process.env.BASE_URL;
+const sid = process.env.SHOWING_ID;
+const shots = process.env.SCREENSHOT_DIR;
+const WITHIN_MS = 10000;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+async function open() {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  await page.goto(`${base}/showings/${sid}`);
+  await page.getByRole('button', { name: 'Seat A1, available' }).waitFor();
+  return page;
+}
+
+async function pay(page) {
+  await page.getByLabel('Name').fill('Ana Lima');
+  await page.getByLabel('E-mail').fill('ana@example.com');
+  await page.getByLabel('Card number').fill('4111 1111 1111 1111');
+  await page.getByLabel('Expiry (MM/YY)').fill('12/30');
+  await page.getByLabel('CVV').fill('123');
+  await page.getByLabel('Postal code').fill('94103');
+  await page.getByRole('button', { name: 'Pay now' }).click();
+  await page.waitForURL(/\/orders\//);
+}
+
+try {
+  const [first, second, watcher] = [await open(), await open(), await open()];
+  for (const page of [first, second]) await page.getByRole('button', { name: 'Seat A1, available' }).click();
+  await Promise.all([first, second].map((page) => page.getByRole('button', { name: 'Hold these seats' }).click()));
+
+  const held = async (page) => (await page.getByRole('timer').count()) > 0 && page.getByRole('timer').isVisible();
+  await first.waitForTimeout(1500);
+  const firstWon = await held(first);
+  const secondWon = await held(second);
+  assert.ok(firstWon !== secondWon, `exactly one buyer holds A1 (first ${firstWon}, second ${secondWon})`);
+  const [winner, loser] = firstWon ? [first, second] : [second, first];
+  await loser.getByRole('alert').filter({ hasText: 'A1 was just taken' }).waitFor();
+  await loser.getByRole('button', { name: 'Seat A1, held' }).waitFor();
+  await loser.screenshot({ path: `${shots}/seat-taken-phone.png`, fullPage: true });
+
+  await watcher.getByRole('button', { name: 'Seat A1, held' }).waitFor({ timeout: WITHIN_MS });
+  await pay(winner);
+  await watcher.getByRole('button', { name: 'Seat A1, sold' }).waitFor({ timeout: WITHIN_MS });
+  await watcher.screenshot({ path: `${shots}/seat-map-live-phone.png`, fullPage: true });
+  console.log('1 passed, 0 failed');
+} finally {
+  await browser.close();
+}
