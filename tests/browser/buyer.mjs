@@ -4,6 +4,17 @@
 // starts the stack and passes BASE_URL, SHOWING_ID and SCREENSHOT_DIR.
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/// axe-core in the page: no serious or critical accessibility violations.
+async function checkAccessibility(page, what) {
+  await page.addScriptTag({ path: axePath });
+  const results = await page.evaluate(() => window.axe.run());
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`), [], `${what}: accessibility`);
+}
 
 const base = process.env.BASE_URL;
 const sid = process.env.SHOWING_ID;
@@ -24,12 +35,14 @@ try {
     await page.goto(`${base}/`);
     await page.getByRole('link', { name: 'Paris, Texas' }).first().waitFor();
     await page.screenshot({ path: `${shots}/showings-${name}.png`, fullPage: true });
+    await checkAccessibility(page, 'the showings page');
 
     await page.goto(`${base}/showings/${sid}`);
     await page.getByText('Choose up to 4 seats').waitFor();
     for (const seat of seats) await page.getByRole('button', { name: `Seat ${seat}, available` }).click();
     assert.equal(await page.getByRole('button', { name: `Seat ${seats[0]}, chosen by you` }).getAttribute('aria-pressed'), 'true');
     await page.screenshot({ path: `${shots}/seat-map-${name}.png`, fullPage: true });
+    await checkAccessibility(page, 'the seat map');
     await page.getByRole('button', { name: 'Hold these seats' }).click();
 
     await page.getByRole('timer').waitFor();
@@ -40,6 +53,7 @@ try {
     await page.getByLabel('CVV').fill('123');
     await page.getByLabel('Postal code').fill('94103');
     await page.screenshot({ path: `${shots}/checkout-${name}.png`, fullPage: true });
+    await checkAccessibility(page, 'the payment form');
     await page.getByRole('button', { name: 'Pay now' }).click();
 
     await page.waitForURL(/\/orders\//);
@@ -53,6 +67,11 @@ try {
     }
     for (const seat of seats) await page.getByRole('heading', { name: `Seat ${seat}` }).waitFor();
     await page.screenshot({ path: `${shots}/order-${name}.png`, fullPage: true });
+    await checkAccessibility(page, 'the order page');
+    await page.goto(`${base}${await page.getByRole('link', { name: 'Open this ticket on its own' }).first().getAttribute('href')}`);
+    await page.getByRole('status').waitFor();
+    await page.screenshot({ path: `${shots}/ticket-${name}.png`, fullPage: true });
+    await checkAccessibility(page, 'the ticket page');
     await context.close();
   }
   console.log('1 passed, 0 failed');
