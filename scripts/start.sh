@@ -65,10 +65,10 @@ bash scripts/demo.sh "$BASE" "$ADMIN_TOKEN"
 
 cat <<TXT
 
-  Showtime is running.
-    Showings:  $BASE/api/showings
+  Showtime is running. Open:  $BASE/
+    The API:  $BASE/api/showings
     Square stand-in:  $SQUARE (test card 4111 1111 1111 1111)
-    Admin token (admin API) and door token (door scanner): in .dev.vars
+    Admin token (admin API) and door token (door check-in API): in .dev.vars
   Press Ctrl-C to stop.
 
 TXT
