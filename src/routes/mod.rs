@@ -61,6 +61,7 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/", |_, ctx| respond(page(ctx, "/")))
         .get_async("/showings/:sid", |_, ctx| respond(page(ctx, "/showing")))
         .get_async("/orders/:oid", |_, ctx| respond(page(ctx, "/order")))
+        .get_async("/door", |_, ctx| respond(page(ctx, "/door")))
         .post_async("/webhooks/square", |req, ctx| {
             respond(orders::square_webhook(req, ctx))
         })

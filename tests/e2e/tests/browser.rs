@@ -6,6 +6,10 @@ use std::process::Command;
 use e2e::{sixteen_seat_room, Api, Stack};
 
 fn run_browser_script(script: &str, stack: &Stack, showing_id: &str) {
+    run_browser_script_with(script, stack, showing_id, &[]);
+}
+
+fn run_browser_script_with(script: &str, stack: &Stack, showing_id: &str, env: &[(&str, &str)]) {
     let root = e2e::repo_root();
     let shots = root.join("test-output/screenshots");
     std::fs::create_dir_all(&shots).expect("screenshot folder");
@@ -14,6 +18,7 @@ fn run_browser_script(script: &str, stack: &Stack, showing_id: &str) {
         .env("BASE_URL", &stack.base_url)
         .env("SHOWING_ID", showing_id)
         .env("SCREENSHOT_DIR", &shots)
+        .envs(env.iter().copied())
         .output()
         .expect("run node");
     assert!(
@@ -44,4 +49,34 @@ async fn two_buyers_race_for_a_seat_while_a_third_watches_the_map() {
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     run_browser_script("race.mjs", &stack, &sid);
     assert_eq!(api.seat_map(&sid).await["A1"], "sold");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let hold = api.hold(&sid, &["A2"], None).await;
+    let paid = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    assert_eq!(paid.status, 201, "{:?}", paid.body);
+    let code = paid.body["tickets"][0]["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let auth = format!("Bearer {}", api.admin_token());
+    let pin = api
+        .send(
+            e2e::Method::POST,
+            &format!("/api/admin/showings/{sid}/door-pin"),
+            Some(b"{\"pin\": \"2468\"}".to_vec()),
+            &[("authorization", &auth)],
+        )
+        .await;
+    assert_eq!(pin.status, 204);
+    run_browser_script_with(
+        "door.mjs",
+        &stack,
+        &sid,
+        &[("TICKET_CODE", &code), ("DOOR_PIN", "2468")],
+    );
 }
