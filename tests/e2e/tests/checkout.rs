@@ -23,10 +23,13 @@ async fn a_held_pair_is_paid_and_sold_with_one_ticket_per_seat() {
 
     let paid = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
     if paid.status != 201 {
-        eprintln!("EVENTS {:#?}", stack.d1_query("SELECT * FROM order_events"));
-        eprintln!("LOG {}", stack.log_tail());
+        let trail = stack.d1_query("SELECT from_state, to_state, detail FROM order_events");
+        panic!(
+            "not paid: {:?}\naudit trail: {trail:#?}\nserver log:\n{}",
+            paid.body,
+            stack.log_tail()
+        );
     }
-    assert_eq!(paid.status, 201, "{:?}", paid.body);
     assert_eq!(paid.body["status"], "paid");
     assert_eq!(paid.body["tickets"].as_array().unwrap().len(), 2);
     let order_id = paid.body["order_id"].as_str().unwrap();
