@@ -2,7 +2,9 @@
 // few seconds so seats others take or release show up without reloading.
 'use strict';
 
-const REFRESH_MS = 4000;
+// The map is pushed over a WebSocket when it changes; polling stays as the
+// fallback for networks that block WebSockets.
+const REFRESH_MS = 8000;
 const sid = location.pathname.split('/')[2];
 const messages = document.getElementById('messages');
 const chosen = new Set();
@@ -65,6 +67,18 @@ async function refresh() {
   states = body.seats;
   for (const name of [...chosen]) if (!hold && states[name] !== 'available') chosen.delete(name);
   render();
+}
+
+function live() {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  const socket = new WebSocket(`${scheme}://${location.host}/api/showings/${sid}/live`);
+  socket.onmessage = (event) => {
+    window.liveMessages = (window.liveMessages || 0) + 1;
+    const announced = JSON.parse(event.data).version;
+    if (announced !== version) refresh();
+  };
+  socket.onclose = () => setTimeout(live, 5000);
+  window.liveMap = socket;
 }
 
 async function holdSeats() {
@@ -169,5 +183,6 @@ async function release() {
   document.getElementById('buy').addEventListener('click', buy);
   document.getElementById('release').addEventListener('click', release);
   setInterval(refresh, REFRESH_MS);
+  live();
   setInterval(tick, 1000);
 })();

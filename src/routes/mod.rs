@@ -38,6 +38,9 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/api/showings/:sid/seats", |_, ctx| {
             respond(showings::seats(ctx))
         })
+        .get_async("/api/showings/:sid/live", |req, ctx| {
+            respond(showings::live(req, ctx))
+        })
         .post_async("/api/showings/:sid/holds", |req, ctx| {
             respond(showings::create_hold(req, ctx))
         })

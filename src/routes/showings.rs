@@ -209,3 +209,18 @@ pub async fn release_hold(req: Request, ctx: RouteContext<()>) -> Handled {
     let hold = hold_ref(&req, &ctx)?;
     Ok(client::call(&ctx.env, sid, Method::Post, "/hold/release", Some(&hold)).await?)
 }
+
+/// `GET /api/showings/{sid}/live`: a WebSocket that announces every change
+/// of the seat map, so pages refresh at once instead of waiting to poll.
+pub async fn live(req: Request, ctx: RouteContext<()>) -> Handled {
+    let sid = showing_id(&ctx)?;
+    let upgrade = req.headers().get("upgrade")?.unwrap_or_default();
+    if !upgrade.eq_ignore_ascii_case("websocket") {
+        return Err(ApiError::new(
+            426,
+            "upgrade_required",
+            "this address takes WebSocket connections",
+        ));
+    }
+    Ok(client::upgrade(&ctx.env, sid, "/live", &req).await?)
+}

@@ -32,3 +32,13 @@ pub async fn call<B: Serialize>(
     let req = Request::new_with_init(&format!("https://showtime.internal{path}"), &init)?;
     stub(env, showing_id)?.fetch_with_request(req).await
 }
+
+/// Hands a browser's WebSocket upgrade for `path` to the showing's object,
+/// which keeps the socket.
+pub async fn upgrade(env: &Env, showing_id: &str, path: &str, req: &Request) -> Result<Response> {
+    let mut init = RequestInit::new();
+    init.with_method(Method::Get)
+        .with_headers(req.headers().clone());
+    let forwarded = Request::new_with_init(&format!("https://showtime.internal{path}"), &init)?;
+    stub(env, showing_id)?.fetch_with_request(forwarded).await
+}

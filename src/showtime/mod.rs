@@ -29,7 +29,10 @@ use std::collections::{HashMap, HashSet};
 use ledger::{Ledger, PublicState};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
-use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, State};
+use worker::{
+    durable_object, DurableObject, Env, Method, Request, Response, Result, State, WebSocket,
+    WebSocketIncomingMessage, WebSocketPair,
+};
 
 use crate::api_error::ApiError;
 pub use protocol::InitShowing;
@@ -62,7 +65,12 @@ pub struct Showtime {
     /// Actions produced for an order while another caller drives it (a
     /// webhook arriving mid-checkout); that driver performs them next.
     queued: RefCell<HashMap<String, Vec<checkout::Action>>>,
+    /// The seat map version last announced to watching browsers.
+    announced_version: Cell<u64>,
 }
+
+/// Most browsers watching one showing's map live; more fall back to polling.
+const MAX_WATCHERS: usize = 2_000;
 
 type Handled = std::result::Result<Response, ApiError>;
 
@@ -81,6 +89,7 @@ impl DurableObject for Showtime {
             last_rows_written: Cell::new(0),
             driving: RefCell::new(HashSet::new()),
             queued: RefCell::new(HashMap::new()),
+            announced_version: Cell::new(0),
         }
     }
 
@@ -92,6 +101,7 @@ impl DurableObject for Showtime {
                 Err(e) => Err(e),
             },
             (Method::Get, "/seats") => self.seats(),
+            (Method::Get, "/live") => self.watch(),
             (Method::Get, "/summary") => self.summary(),
             (Method::Get, "/stats") => self.stats().await,
             (Method::Post, "/hold") => match body(&mut req).await {
@@ -126,6 +136,7 @@ impl DurableObject for Showtime {
         if written > 0 {
             self.last_rows_written.set(written);
         }
+        self.announce();
         self.arm_alarm().await?;
         Ok(resp)
     }
@@ -147,8 +158,39 @@ impl DurableObject for Showtime {
         if let Err(e) = self.resume_due().await {
             worker::console_error!("alarm: resuming orders: {}", e.detail);
         }
+        self.announce();
         self.arm_alarm().await?;
         Response::empty()
+    }
+
+    /// Watchers only listen; anything they send is ignored.
+    async fn websocket_message(
+        &self,
+        _ws: WebSocket,
+        _message: WebSocketIncomingMessage,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    async fn websocket_close(
+        &self,
+        ws: WebSocket,
+        code: usize,
+        reason: String,
+        _clean: bool,
+    ) -> Result<()> {
+        // 1005 and 1006 are reserved codes that may not be sent back.
+        let code = if code == 1005 || code == 1006 {
+            1000
+        } else {
+            code as u16
+        };
+        let _ = ws.close(Some(code), Some(reason));
+        Ok(())
+    }
+
+    async fn websocket_error(&self, _ws: WebSocket, _error: worker::Error) -> Result<()> {
+        Ok(())
     }
 }
 
@@ -331,6 +373,41 @@ impl Showtime {
         store::create(&self.sql(), &ledger, &meta)?;
         *self.loaded.borrow_mut() = Some(Loaded { ledger, meta });
         Ok(Response::empty()?.with_status(201))
+    }
+
+    /// `GET /live`: a browser watching the seat map. The socket uses the
+    /// hibernation API, so idle watchers cost the object nothing; each
+    /// change of the map sends `{"version": n}` and the page refetches it.
+    fn watch(&self) -> Handled {
+        self.ensure_loaded()?;
+        if self.loaded.borrow().is_none() {
+            return Err(ApiError::not_found("showing"));
+        }
+        if self.state.get_websockets().len() >= MAX_WATCHERS {
+            return Err(ApiError::new(
+                503,
+                "too_many_watchers",
+                "too many live maps; the page falls back to polling",
+            ));
+        }
+        let pair = WebSocketPair::new()?;
+        self.state.accept_web_socket(&pair.server);
+        Ok(Response::from_websocket(pair.client)?)
+    }
+
+    /// Tells watching browsers that the seat map changed, once per version.
+    fn announce(&self) {
+        let version = match self.loaded.borrow().as_ref() {
+            Some(loaded) => loaded.ledger.version(),
+            None => return,
+        };
+        if version == self.announced_version.replace(version) {
+            return;
+        }
+        let message = format!("{{\"version\":{version}}}");
+        for ws in self.state.get_websockets() {
+            let _ = ws.send_with_str(&message);
+        }
     }
 
     /// The cron sweep's nudge: release expired holds and resume orders.

@@ -38,6 +38,7 @@ async function pay(page) {
 
 try {
   const [first, second, watcher] = [await open(), await open(), await open()];
+  await watcher.waitForFunction(() => window.liveMap && window.liveMap.readyState === 1);
   for (const page of [first, second]) await page.getByRole('button', { name: 'Seat A1, available' }).click();
   await Promise.all([first, second].map((page) => page.getByRole('button', { name: 'Hold these seats' }).click()));
 
@@ -55,6 +56,8 @@ try {
   await pay(winner);
   await watcher.getByRole('button', { name: 'Seat A1, sold' }).waitFor({ timeout: WITHIN_MS });
   await watcher.screenshot({ path: `${shots}/seat-map-live-phone.png`, fullPage: true });
+  const pushed = await watcher.evaluate(() => window.liveMessages || 0);
+  assert.ok(pushed >= 2, `the watcher's map was pushed changes over its WebSocket (${pushed} messages)`);
   console.log('1 passed, 0 failed');
 } finally {
   await browser.close();
