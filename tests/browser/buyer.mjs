@@ -2,29 +2,14 @@
 // holds them, pays with the Square stand-in's test card, and sees the
 // tickets with their QR codes. Run by tests/e2e/tests/browser.rs, which
 // starts the stack and passes BASE_URL, SHOWING_ID and SCREENSHOT_DIR.
-import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-
-const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-
-/// axe-core in the page: no serious or critical accessibility violations.
-async function checkAccessibility(page, what) {
-  await page.addScriptTag({ path: axePath });
-  const results = await page.evaluate(() => window.axe.run());
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`), [], `${what}: accessibility`);
-}
+import { checkAccessibility, launch } from './lib.mjs';
 
 const base = process.env.BASE_URL;
 const sid = process.env.SHOWING_ID;
 const shots = process.env.SCREENSHOT_DIR;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 try {
   for (const [name, viewport] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 900 }]]) {
     const context = await browser.newContext({ viewport });

@@ -2,19 +2,12 @@
 // code (as a handheld scanner does): the first scan admits, the second is
 // flagged with the time of the first. Run by tests/e2e/tests/browser.rs,
 // which passes TICKET_CODE and DOOR_PIN.
-import { chromium } from 'playwright-core';
-import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
+import { checkAccessibility, launch } from './lib.mjs';
 
 const base = process.env.BASE_URL;
 const shots = process.env.SCREENSHOT_DIR;
-const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 try {
   for (const [name, viewport] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 900 }]]) {
     const page = await browser.newPage({ viewport });
@@ -39,10 +32,7 @@ try {
     await code.fill(process.env.TICKET_CODE);
     await code.press('Enter');
     await page.getByRole('status').filter({ hasText: 'Already scanned at' }).waitFor();
-    await page.addScriptTag({ path: axePath });
-    const results = await page.evaluate(() => window.axe.run());
-    const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(bad.map((v) => `${v.id}: ${v.help}`), [], 'the door page: accessibility');
+    await checkAccessibility(page, 'the door page');
     await page.close();
   }
   console.log('1 passed, 0 failed');

@@ -2,19 +2,15 @@
 // map. One buyer gets the seat, the other is told which seat was taken and
 // sees the map refreshed; the watcher sees the seat turn held, then sold,
 // without reloading. Run by tests/e2e/tests/browser.rs.
-import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
+import { launch } from './lib.mjs';
 
 const base = process.env.BASE_URL;
 const sid = process.env.SHOWING_ID;
 const shots = process.env.SCREENSHOT_DIR;
 const WITHIN_MS = 10000;
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 
 async function open() {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });

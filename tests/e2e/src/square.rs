@@ -73,6 +73,31 @@ impl SquareStandin {
     }
 }
 
+impl SquareStandin {
+    /// `POST` to the stand-in's control API (faults, webhooks, Dashboard
+    /// refunds); the answer must be a success.
+    pub async fn control(&self, path: &str, body: serde_json::Value) -> serde_json::Value {
+        let resp = reqwest::Client::new()
+            .post(format!("{}{path}", self.base_url))
+            .json(&body)
+            .send()
+            .await
+            .expect("the stand-in answers");
+        assert!(resp.status().is_success(), "{path}: {}", resp.status());
+        resp.json().await.unwrap_or(serde_json::Value::Null)
+    }
+
+    /// `GET` from the stand-in's control API (its request log, payments).
+    pub async fn get(&self, path: &str) -> serde_json::Value {
+        reqwest::get(format!("{}{path}", self.base_url))
+            .await
+            .expect("the stand-in answers")
+            .json()
+            .await
+            .expect("JSON")
+    }
+}
+
 impl Drop for SquareStandin {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {

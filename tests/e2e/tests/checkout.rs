@@ -4,15 +4,6 @@
 use e2e::{sixteen_seat_room, Api, Stack};
 use serde_json::Value;
 
-async fn standin(stack: &Stack, path: &str) -> Value {
-    reqwest::get(format!("{}{path}", stack.square.base_url))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_held_pair_is_paid_and_sold_with_one_ticket_per_seat() {
     let stack = Stack::start();
@@ -61,7 +52,7 @@ async fn a_held_pair_is_paid_and_sold_with_one_ticket_per_seat() {
     );
 
     // The stand-in saw one authorization (autocomplete off) and one capture.
-    let requests = standin(&stack, "/_control/requests").await;
+    let requests = stack.square.get("/_control/requests").await;
     let calls: Vec<&Value> = requests["requests"].as_array().unwrap().iter().collect();
     let creates: Vec<_> = calls
         .iter()
@@ -89,20 +80,9 @@ async fn a_held_pair_is_paid_and_sold_with_one_ticket_per_seat() {
     assert_eq!(forged.status, 404);
 }
 
-async fn control(stack: &Stack, path: &str, body: Value) -> Value {
-    let resp = reqwest::Client::new()
-        .post(format!("{}{path}", stack.square.base_url))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert!(resp.status().is_success(), "{path}: {}", resp.status());
-    resp.json().await.unwrap_or(Value::Null)
-}
-
 /// Payments at the stand-in, by status.
 async fn payments(stack: &Stack) -> Vec<Value> {
-    standin(stack, "/_control/payments").await["payments"]
+    stack.square.get("/_control/payments").await["payments"]
         .as_array()
         .unwrap()
         .clone()
@@ -207,7 +187,10 @@ async fn a_late_authorization_loses_taken_seats_and_keeps_free_ones() {
     // Taken: while the authorization is slow, the hold lapses and another
     // buyer buys one of its seats.
     let first = api.hold(&sid, &["A1", "A2"], None).await;
-    control(&stack, "/_control/faults", slow_once.clone()).await;
+    stack
+        .square
+        .control("/_control/faults", slow_once.clone())
+        .await;
     let paying = {
         let (api, sid, first) = (api.clone(), sid.clone(), first.clone());
         tokio::spawn(async move { api.checkout(&sid, &first, "cnon:card-nonce-ok").await })
@@ -239,7 +222,7 @@ async fn a_late_authorization_loses_taken_seats_and_keeps_free_ones() {
     // Free: the hold lapses while the authorization is slow, but nobody
     // took the seat, so it is taken again and paid for.
     let second = api.hold(&sid, &["B5"], None).await;
-    control(&stack, "/_control/faults", slow_once).await;
+    stack.square.control("/_control/faults", slow_once).await;
     let paid = api.checkout(&sid, &second, "cnon:card-nonce-ok").await;
     assert_eq!(paid.status, 201, "{:?}", paid.body);
     assert_eq!(api.seat_map(&sid).await["B5"], "sold");
@@ -253,18 +236,17 @@ async fn a_dropped_capture_answer_is_recovered_to_paid() {
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let hold = api.hold(&sid, &["A7", "A8"], None).await;
     // Webhooks held back: recovery must find the capture by asking Square.
-    control(
-        &stack,
-        "/_control/webhooks",
-        serde_json::json!({"hold": true}),
-    )
-    .await;
-    control(
-        &stack,
-        "/_control/faults",
-        serde_json::json!({"endpoint": "complete_payment", "fault": "drop"}),
-    )
-    .await;
+    stack
+        .square
+        .control("/_control/webhooks", serde_json::json!({"hold": true}))
+        .await;
+    stack
+        .square
+        .control(
+            "/_control/faults",
+            serde_json::json!({"endpoint": "complete_payment", "fault": "drop"}),
+        )
+        .await;
     let pending = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
     assert_eq!(pending.status, 202, "{:?}", pending.body);
     assert_eq!(pending.body["status"], "pending");

@@ -15,17 +15,6 @@ async fn buy(api: &Api, sid: &str, seats: &[&str]) -> Reply {
     paid
 }
 
-async fn control(stack: &Stack, path: &str, body: Value) -> Value {
-    let resp = reqwest::Client::new()
-        .post(format!("{}{path}", stack.square.base_url))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert!(resp.status().is_success(), "{path}: {}", resp.status());
-    resp.json().await.unwrap_or(Value::Null)
-}
-
 fn payment_of(stack: &Stack, order_id: &str) -> String {
     let rows = stack.d1_query(&format!(
         "SELECT payment_id FROM orders WHERE id = '{order_id}'"
@@ -67,12 +56,13 @@ async fn a_dashboard_refund_voids_the_tickets_and_reopens_the_seats() {
     let code = paid.body["tickets"][0]["code"].as_str().unwrap();
     assert_eq!(scan(&api, &stack, code, &sid).await["result"], "admitted");
 
-    control(
-        &stack,
-        "/_control/dashboard/refund",
-        json!({"payment_id": payment_of(&stack, order_id)}),
-    )
-    .await;
+    stack
+        .square
+        .control(
+            "/_control/dashboard/refund",
+            json!({"payment_id": payment_of(&stack, order_id)}),
+        )
+        .await;
     let map = until(&api, &sid, "A2", "available").await;
     assert_eq!(
         (map["A1"].as_str(), map["A2"].as_str()),
@@ -257,12 +247,13 @@ async fn staff_refund_one_ticket_and_a_partial_dashboard_refund_waits_for_staff(
     // is voided, and the order waits for staff.
     let other = buy(&api, &sid, &["A7", "A8"]).await;
     let other_id = other.body["order_id"].as_str().unwrap().to_string();
-    control(
-        &stack,
-        "/_control/dashboard/refund",
-        json!({"payment_id": payment_of(&stack, &other_id), "amount": 500}),
-    )
-    .await;
+    stack
+        .square
+        .control(
+            "/_control/dashboard/refund",
+            json!({"payment_id": payment_of(&stack, &other_id), "amount": 500}),
+        )
+        .await;
     let deadline = Instant::now() + Duration::from_secs(15);
     let status = loop {
         let rows = stack.d1_query(&format!(
@@ -292,7 +283,10 @@ async fn the_cron_sweep_finishes_a_refund_whose_webhook_never_came() {
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let paid = buy(&api, &sid, &["B7"]).await;
     let order_id = paid.body["order_id"].as_str().unwrap().to_string();
-    control(&stack, "/_control/webhooks", json!({"hold": true})).await;
+    stack
+        .square
+        .control("/_control/webhooks", json!({"hold": true}))
+        .await;
     let auth = format!("Bearer {}", api.admin_token());
     let asked = api
         .send(

@@ -1,0 +1,24 @@
+// What the browser scripts share: launching Debian's Chromium headless,
+// and the axe-core accessibility check.
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    // The machine's network is closed: no background traffic, no QUIC.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/// axe-core in the page: no serious or critical accessibility violations.
+export async function checkAccessibility(page, what) {
+  await page.addScriptTag({ path: axePath });
+  const results = await page.evaluate(() => window.axe.run());
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`), [], `${what}: accessibility`);
+}
