@@ -115,6 +115,14 @@ impl Api {
         reply.body["id"].as_str().expect("id").to_string()
     }
 
+    /// `POST` to an admin endpoint with the admin token.
+    pub async fn admin_post(&self, path: &str, body: Option<Value>) -> Reply {
+        let auth = format!("Bearer {}", self.admin_token);
+        let body = body.map(|b| b.to_string().into_bytes());
+        self.send(Method::POST, path, body, &[("authorization", &auth)])
+            .await
+    }
+
     /// `POST …/holds` for `seats`, as the buyer of `cookie` (a new buyer when `None`).
     pub async fn hold(&self, sid: &str, seats: &[&str], cookie: Option<&str>) -> Reply {
         let body = json!({ "seats": seats }).to_string().into_bytes();

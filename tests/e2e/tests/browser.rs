@@ -63,13 +63,10 @@ async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
         .as_str()
         .unwrap()
         .to_string();
-    let auth = format!("Bearer {}", api.admin_token());
     let pin = api
-        .send(
-            e2e::Method::POST,
+        .admin_post(
             &format!("/api/admin/showings/{sid}/door-pin"),
-            Some(b"{\"pin\": \"2468\"}".to_vec()),
-            &[("authorization", &auth)],
+            Some(serde_json::json!({"pin": "2468"})),
         )
         .await;
     assert_eq!(pin.status, 204);

@@ -34,13 +34,10 @@ async fn fifty_doors_scanning_one_ticket_admit_it_once() {
         .unwrap()
         .to_string();
 
-    let auth = format!("Bearer {}", api.admin_token());
     let pin = api
-        .send(
-            Method::POST,
+        .admin_post(
             &format!("/api/admin/showings/{sid}/door-pin"),
-            Some(b"{\"pin\": \"4321\"}".to_vec()),
-            &[("authorization", &auth)],
+            Some(serde_json::json!({"pin": "4321"})),
         )
         .await;
     assert_eq!(pin.status, 204, "{:?}", pin.body);

@@ -206,13 +206,10 @@ async fn staff_refund_one_ticket_and_a_partial_dashboard_refund_waits_for_staff(
     let paid = buy(&api, &sid, &["A5", "A6"]).await;
     let order_id = paid.body["order_id"].as_str().unwrap().to_string();
     let first = paid.body["tickets"][0]["id"].as_str().unwrap();
-    let auth = format!("Bearer {}", api.admin_token());
     let asked = api
-        .send(
-            Method::POST,
+        .admin_post(
             &format!("/api/admin/orders/{order_id}/refund"),
-            Some(json!({"ticket_ids": [first]}).to_string().into_bytes()),
-            &[("authorization", &auth)],
+            Some(json!({"ticket_ids": [first]})),
         )
         .await;
     assert_eq!(asked.status, 202, "{:?}", asked.body);
@@ -231,11 +228,9 @@ async fn staff_refund_one_ticket_and_a_partial_dashboard_refund_waits_for_staff(
         "one ticket is still live"
     );
     let unknown = api
-        .send(
-            Method::POST,
+        .admin_post(
             &format!("/api/admin/orders/{order_id}/refund"),
-            Some(json!({"ticket_ids": [first]}).to_string().into_bytes()),
-            &[("authorization", &auth)],
+            Some(json!({"ticket_ids": [first]})),
         )
         .await;
     assert_eq!(
@@ -287,14 +282,8 @@ async fn the_cron_sweep_finishes_a_refund_whose_webhook_never_came() {
         .square
         .control("/_control/webhooks", json!({"hold": true}))
         .await;
-    let auth = format!("Bearer {}", api.admin_token());
     let asked = api
-        .send(
-            Method::POST,
-            &format!("/api/admin/orders/{order_id}/refund"),
-            None,
-            &[("authorization", &auth)],
-        )
+        .admin_post(&format!("/api/admin/orders/{order_id}/refund"), None)
         .await;
     assert_eq!(asked.status, 202, "{:?}", asked.body);
     tokio::time::sleep(Duration::from_millis(800)).await; // The refund settles at Square.
