@@ -35,15 +35,18 @@ function rows() {
     return layout.rows.map((row) => ({
       name: row.name,
       seats: Array.from({ length: row.seats }, (_, i) => row.name + (i + 1)),
+      aisles: new Set((row.gaps_after || []).map((n) => row.name + n)),
     }));
   }
-  return [{ name: '', seats: layout.slots }];
+  return [{ name: '', seats: layout.slots, aisles: new Set() }];
 }
 
 function render() {
   const map = document.getElementById('map');
   map.replaceChildren(...rows().map((row) =>
-    el('div', { class: 'row' }, [el('span', { class: 'row-name', 'aria-hidden': 'true', text: row.name }), ...row.seats.map(seatButton)])));
+    el('div', { class: 'row' }, [el('span', { class: 'row-name', 'aria-hidden': 'true', text: row.name }), ...row.seats.flatMap((name) => row.aisles.has(name)
+      ? [seatButton(name), el('span', { class: 'aisle', 'aria-hidden': 'true' })]
+      : [seatButton(name)])])));
   const list = [...chosen];
   document.getElementById('chosen').textContent = list.length ? `Chosen: ${list.join(', ')}` : 'No seats chosen.';
   document.getElementById('hold').disabled = !list.length || hold !== null;

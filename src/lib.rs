@@ -8,13 +8,15 @@
 //! - [`showing`]: what a showing is (title, time, price, layout) and how a
 //!   layout becomes the list of seat names; pure, no I/O.
 //! - [`db`]: every D1 query. No other module writes SQL for D1.
-//! - [`auth`]: staff credentials; [`session`]: the buyer's signed cookie.
+//! - [`auth`]: staff credentials; [`admin_session`]: the staff browser
+//!   session and its CSRF token; [`session`]: the buyer's signed cookie.
 //! - [`api_error`]: the error bodies the API answers with.
 //! - [`ids`]: random identifiers.
 //! - [`square`]: the Square API client (payments, refunds), with timeouts;
 //!   [`webhook`]: checking the signature of Square's webhooks.
 //! - [`ticket_code`]: the signed code in a ticket's QR code.
 
+mod admin_session;
 mod api_error;
 mod auth;
 mod db;

@@ -40,6 +40,9 @@ pub struct Row {
     /// Seat numbers in this row that are not for sale (house seats).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocked: Vec<u32>,
+    /// Seat numbers followed by an aisle: drawn as a gap, sold as nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gaps_after: Vec<u32>,
 }
 
 /// The body of `POST /api/admin/showings`.
@@ -186,6 +189,11 @@ fn row_units(rows: &[Row]) -> Result<Units, InvalidShowing> {
         if let Some(n) = row.blocked.iter().find(|&&n| n == 0 || n > row.seats) {
             return invalid(format!("row {row_name} has no seat {n} to block"));
         }
+        if let Some(n) = row.gaps_after.iter().find(|&&n| n == 0 || n >= row.seats) {
+            return invalid(format!(
+                "row {row_name}: an aisle after seat {n} would not be between two seats"
+            ));
+        }
         for number in 1..=row.seats {
             let name = format!("{row_name}{number}");
             if row.blocked.contains(&number) {
@@ -248,6 +256,10 @@ mod tests {
             (
                 serde_json::json!({"rows": [{"name": "A", "seats": 2, "blocked": [3]}]}),
                 "no seat 3",
+            ),
+            (
+                serde_json::json!({"rows": [{"name": "A", "seats": 2, "gaps_after": [2]}]}),
+                "aisle after seat 2",
             ),
         ];
         for (layout, expected) in cases {

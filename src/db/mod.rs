@@ -4,7 +4,9 @@
 //! - this module: showings.
 //! - [`orders`]: orders, tickets and the audit trail.
 //! - [`refunds`]: refunds and the tickets they void.
+//! - [`admin`]: what the admin pages read: sales, search, attention, export.
 
+pub mod admin;
 pub mod orders;
 pub mod refunds;
 

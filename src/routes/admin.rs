@@ -1,41 +1,343 @@
-//! Staff endpoints, all behind `Authorization: Bearer <ADMIN_TOKEN>`.
+//! Staff endpoints. Each needs the admin token as a bearer token, or the
+//! staff session cookie that signing in with it sets (and, for changes,
+//! that session's CSRF token); see [`crate::auth`].
 
-use serde_json::json;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
 use worker::{Method, Request, Response, RouteContext};
 
-use super::{now_ms, parse_json, read_body, showing_id, Handled};
+use super::{now_ms, param, parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
-use crate::showing::{NewShowing, NewShowingRequest};
+use crate::db::admin as d1;
+use crate::showing::{NewShowing, NewShowingRequest, Units};
 use crate::showtime::{client, InitShowing};
-use crate::{auth, db, ids};
+use crate::{admin_session, auth, db, ids};
 
-pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
+/// Longest e-mail search text.
+const MAX_SEARCH_CHARS: usize = 200;
+
+fn secure(req: &Request) -> bool {
+    req.url().map(|u| u.scheme() == "https").unwrap_or(false)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SignIn {
+    token: String,
+}
+
+/// `POST /api/admin/session` `{"token": …}`: signs staff in with the admin
+/// token and sets the session cookie; answers the session's CSRF token.
+pub async fn sign_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    // A sign-in posted from another site would sign the victim into our
+    // session (login CSRF): browsers always send Origin on a POST.
+    if let (Some(origin), Ok(url)) = (req.headers().get("origin")?, req.url()) {
+        if origin != url.origin().ascii_serialization() {
+            return Err(ApiError::new(
+                403,
+                "cross_site",
+                "sign in from this site's own admin page",
+            ));
+        }
+    }
+    let body: SignIn = parse_json(&read_body(&mut req).await?)?;
+    if !auth::is_admin_token(&ctx.env, body.token.trim())? {
+        return Err(ApiError::new(
+            401,
+            "wrong_admin_token",
+            "that is not the admin token",
+        ));
+    }
+    let secret = auth::session_secret(&ctx.env)?;
+    let nonce = ids::random_hex(16).map_err(|e| ApiError::internal(e.to_string()))?;
+    let value = admin_session::sign(&secret, worker::Date::now().as_millis(), &nonce);
+    let csrf = admin_session::csrf_token(&secret, &value);
+    let resp = Response::from_json(&json!({ "signed_in": true, "csrf": csrf }))?;
+    resp.headers().set(
+        "set-cookie",
+        &admin_session::set_cookie(&value, secure(&req)),
+    )?;
+    Ok(resp)
+}
+
+/// `GET /api/admin/session`: whether this browser is signed in, and its
+/// CSRF token for the page's forms.
+pub async fn session(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env)?;
-    let body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
+    let secret = auth::session_secret(&ctx.env)?;
+    let cookies = req.headers().get("cookie")?.unwrap_or_default();
+    let csrf = admin_session::from_cookies(&cookies)
+        .map(|value| admin_session::csrf_token(&secret, value));
+    Ok(Response::from_json(
+        &json!({ "signed_in": true, "csrf": csrf }),
+    )?)
+}
+
+/// `DELETE /api/admin/session`: signs out.
+pub async fn sign_out(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let resp = Response::empty()?.with_status(204);
+    resp.headers()
+        .set("set-cookie", &admin_session::clear_cookie(secure(&req)))?;
+    Ok(resp)
+}
+
+/// A showing's layout and limits, checked, with the object's view of it.
+fn parse_showing(body: NewShowingRequest) -> Result<(NewShowing, Units), ApiError> {
     let invalid = |e: crate::showing::InvalidShowing| ApiError::new(400, "invalid_showing", e.0);
     let showing = NewShowing::parse(body).map_err(invalid)?;
     let units = showing.units().map_err(invalid)?;
-    let id = ids::new_showing_id().map_err(|e| ApiError::internal(e.to_string()))?;
-    let seat_count = units.names.len();
-    // The object is set up first: a showing becomes visible (its D1 row)
-    // only once its seats exist.
-    let init = InitShowing {
-        showing_id: id.clone(),
+    Ok((showing, units))
+}
+
+fn object_settings(id: &str, showing: &NewShowing, units: Units) -> InitShowing {
+    InitShowing {
+        showing_id: id.to_string(),
         units,
         price: showing.price.clone(),
         max_seats_per_hold: showing.max_seats_per_hold,
         hold_ttl_ms: showing.hold_ttl_ms,
         payment_cap_ms: showing.payment_cap_ms,
+    }
+}
+
+/// Passes on the object's refusal (its status and body) as it is.
+async fn object_refusal(mut resp: Response) -> ApiError {
+    let status = resp.status_code();
+    let body: Value = resp.json().await.unwrap_or(Value::Null);
+    let detail = body["detail"].as_str().unwrap_or("the showing refused");
+    let code = match body["error"].as_str() {
+        Some("layout_locked") => "layout_locked",
+        Some("limits_conflict") => "limits_conflict",
+        Some("invalid_showing") => "invalid_showing",
+        _ => "showing_refused",
     };
+    ApiError::new(status, code, detail)
+}
+
+pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
+    let (showing, units) = parse_showing(body)?;
+    let id = ids::new_showing_id().map_err(|e| ApiError::internal(e.to_string()))?;
+    let seat_count = units.names.len();
+    // The object is set up first: a showing becomes visible (its D1 row)
+    // only once its seats exist.
+    let init = object_settings(&id, &showing, units);
     let created = client::call(&ctx.env, &id, Method::Post, "/init", Some(&init)).await?;
     if created.status_code() >= 300 {
-        return Err(ApiError::internal(
-            "the showing's seats could not be created",
-        ));
+        return Err(object_refusal(created).await);
     }
     let db = db::database(&ctx.env)?;
     db::insert_showing(&db, &id, &showing, seat_count, now_ms()).await?;
     Ok(Response::from_json(&json!({ "id": id }))?.with_status(201))
+}
+
+/// `PUT /api/admin/showings/{sid}`: the same body as creating one. The
+/// object decides first (it refuses new seats once any was held or sold),
+/// then D1's row follows; repeating an edit is harmless.
+pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let sid = showing_id(&ctx)?.to_string();
+    let body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
+    let (showing, units) = parse_showing(body)?;
+    let db = db::database(&ctx.env)?;
+    let existing = db::get_showing(&db, &sid)
+        .await?
+        .ok_or_else(|| ApiError::not_found("showing"))?;
+    // The object forgets orders once closed; D1 never does.
+    if existing.layout != showing.layout && d1::has_orders(&db, &sid).await? {
+        return Err(ApiError::new(
+            409,
+            "layout_locked",
+            "the seats cannot change once any order was made; title, time, price and limits still can",
+        ));
+    }
+    let seat_count = units.names.len();
+    let settings = object_settings(&sid, &showing, units);
+    let answer = client::call(&ctx.env, &sid, Method::Post, "/configure", Some(&settings)).await?;
+    if answer.status_code() >= 300 {
+        return Err(object_refusal(answer).await);
+    }
+    d1::update_showing(&db, &sid, &showing, seat_count).await?;
+    Ok(Response::from_json(&json!({ "id": sid }))?)
+}
+
+/// `GET /api/admin/showings`: every showing, past ones too, with sales.
+pub async fn list_showings(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let db = db::database(&ctx.env)?;
+    let showings = d1::showings(&db).await?;
+    Ok(Response::from_json(&json!({ "showings": showings }))?)
+}
+
+async fn object_json(ctx: &RouteContext<()>, sid: &str, path: &str) -> Result<Value, ApiError> {
+    let mut resp = client::call::<()>(&ctx.env, sid, Method::Get, path, None).await?;
+    if resp.status_code() == 404 {
+        return Err(ApiError::not_found("showing"));
+    }
+    Ok(resp.json().await?)
+}
+
+/// `GET /api/admin/showings/{sid}`: the showing, its seat map with the
+/// ticket and order behind each taken seat, its totals and limits.
+pub async fn showing(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let sid = showing_id(&ctx)?;
+    let db = db::database(&ctx.env)?;
+    let showing = db::get_showing(&db, sid)
+        .await?
+        .ok_or_else(|| ApiError::not_found("showing"))?;
+    let availability = object_json(&ctx, sid, "/seats").await?;
+    let stats = object_json(&ctx, sid, "/stats").await?;
+    let owners: Map<String, Value> = d1::seat_owners(&db, sid)
+        .await?
+        .into_iter()
+        .filter_map(|row| Some((row["seat"].as_str()?.to_string(), row)))
+        .collect();
+    let totals = d1::totals(&db, sid).await?;
+    let has_door_pin = db::door_pin_hash(&db, sid).await?.is_some();
+    Ok(Response::from_json(&json!({
+        "showing": showing,
+        "payment_cap_ms": stats["payment_cap_ms"],
+        "has_door_pin": has_door_pin,
+        "availability": availability,
+        "owners": owners,
+        "totals": totals,
+        "live_holds": stats["live_holds"],
+    }))?)
+}
+
+/// `GET /api/admin/orders?showing=…&email=…`: orders, newest first.
+pub async fn orders(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let url = req.url()?;
+    let query = |name: &str| {
+        url.query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let email = query("email");
+    if email
+        .as_ref()
+        .is_some_and(|e| e.chars().count() > MAX_SEARCH_CHARS)
+    {
+        return Err(ApiError::new(
+            400,
+            "bad_search",
+            format!("search for at most {MAX_SEARCH_CHARS} characters"),
+        ));
+    }
+    let showing = query("showing");
+    let db = db::database(&ctx.env)?;
+    let orders = d1::orders(&db, showing.as_deref(), email.as_deref()).await?;
+    Ok(Response::from_json(&json!({ "orders": orders }))?)
+}
+
+/// `GET /api/admin/orders/{oid}`: one order with its tickets, audit trail
+/// and refunds.
+pub async fn order(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let order_id = param(&ctx, "oid");
+    let db = db::database(&ctx.env)?;
+    let order = db::orders::get_order(&db, order_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("order"))?;
+    let (tickets, events, refunds) = d1::order_detail(&db, order_id).await?;
+    Ok(Response::from_json(&json!({
+        "order": order, "tickets": tickets, "events": events, "refunds": refunds,
+    }))?)
+}
+
+/// `GET /api/admin/attention`: what needs a person, oldest first.
+pub async fn attention(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let db = db::database(&ctx.env)?;
+    let now = now_ms() as u64;
+    // A payment still pending once the recovery sweep would look at it
+    // has an outcome nobody knows yet: staff should see it too.
+    let stale_ms = super::orders::sweep_min_age_ms(&ctx.env);
+    let items = d1::attention(&db, now, stale_ms).await?;
+    Ok(Response::from_json(
+        &json!({ "now_ms": now, "items": items }),
+    )?)
+}
+
+/// A spreadsheet reads a cell starting with one of these as a formula; a
+/// buyer's name must never run as one.
+fn csv_cell(value: &Value) -> String {
+    let text = match value {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text
+    }
+}
+
+fn iso_time(ms: &Value) -> String {
+    ms.as_f64()
+        .and_then(|ms| chrono::DateTime::from_timestamp_millis(ms as i64))
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .unwrap_or_default()
+}
+
+/// `GET /api/admin/showings/{sid}/tickets.csv`: every ticket, void ones
+/// too, with its buyer, for a spreadsheet.
+pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let sid = showing_id(&ctx)?;
+    let db = db::database(&ctx.env)?;
+    db::get_showing(&db, sid)
+        .await?
+        .ok_or_else(|| ApiError::not_found("showing"))?;
+    let rows = d1::ticket_export(&db, sid).await?;
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let csv_error = |e: csv::Error| ApiError::internal(e.to_string());
+    out.write_record([
+        "seat",
+        "ticket",
+        "ticket_status",
+        "checked_in_at",
+        "voided_at",
+        "order",
+        "order_status",
+        "name",
+        "email",
+        "ordered_at",
+    ])
+    .map_err(csv_error)?;
+    for row in &rows {
+        out.write_record([
+            csv_cell(&row["seat"]),
+            csv_cell(&row["ticket_id"]),
+            csv_cell(&row["status"]),
+            iso_time(&row["checked_in_at_ms"]),
+            iso_time(&row["voided_at_ms"]),
+            csv_cell(&row["order_id"]),
+            csv_cell(&row["order_status"]),
+            csv_cell(&row["name"]),
+            csv_cell(&row["email"]),
+            iso_time(&row["created_at_ms"]),
+        ])
+        .map_err(csv_error)?;
+    }
+    let bytes = out
+        .into_inner()
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let resp = Response::from_bytes(bytes)?;
+    let headers = resp.headers();
+    headers.set("content-type", "text/csv; charset=utf-8")?;
+    headers.set(
+        "content-disposition",
+        &format!("attachment; filename=\"tickets-{sid}.csv\""),
+    )?;
+    headers.set("cache-control", "no-store")?;
+    Ok(resp)
 }
 
 /// Seats in each state as stored, live holds, the alarm: what is tied up.
@@ -43,4 +345,27 @@ pub async fn stats(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env)?;
     let sid = showing_id(&ctx)?;
     Ok(client::call::<()>(&ctx.env, sid, Method::Get, "/stats", None).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formula_cells_are_defused() {
+        assert_eq!(csv_cell(&json!("=HYPERLINK(\"x\")")), "'=HYPERLINK(\"x\")");
+        assert_eq!(csv_cell(&json!("@SUM(A1)")), "'@SUM(A1)");
+        assert_eq!(csv_cell(&json!("Ana Lima")), "Ana Lima");
+        assert_eq!(csv_cell(&json!(12)), "12");
+        assert_eq!(csv_cell(&Value::Null), "");
+    }
+
+    #[test]
+    fn times_are_utc_rfc3339() {
+        assert_eq!(
+            iso_time(&json!(1_796_499_000_000.0)),
+            "2026-12-05T19:30:00Z"
+        );
+        assert_eq!(iso_time(&Value::Null), "");
+    }
 }

@@ -6,7 +6,7 @@
 //! - [`refunds`]: refunds asked for here or in Square, applied on completion.
 //! - [`tickets`]: the ticket page with its QR code.
 //! - [`door`]: scanning tickets at the door, behind a door credential.
-//! - [`admin`]: what cinema staff do, behind the admin token.
+//! - [`admin`]: what cinema staff do, behind the admin token or session.
 
 mod admin;
 mod door;
@@ -80,8 +80,51 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .post_async("/api/admin/showings", |req, ctx| {
             respond(admin::create_showing(req, ctx))
         })
+        .get_async("/api/admin/showings", |req, ctx| {
+            respond(admin::list_showings(req, ctx))
+        })
+        .get_async("/api/admin/showings/:sid", |req, ctx| {
+            respond(admin::showing(req, ctx))
+        })
+        .put_async("/api/admin/showings/:sid", |req, ctx| {
+            respond(admin::update_showing(req, ctx))
+        })
         .get_async("/api/admin/showings/:sid/stats", |req, ctx| {
             respond(admin::stats(req, ctx))
+        })
+        .get_async("/api/admin/showings/:sid/tickets.csv", |req, ctx| {
+            respond(admin::tickets_csv(req, ctx))
+        })
+        .post_async("/api/admin/session", |req, ctx| {
+            respond(admin::sign_in(req, ctx))
+        })
+        .get_async("/api/admin/session", |req, ctx| {
+            respond(admin::session(req, ctx))
+        })
+        .delete_async("/api/admin/session", |req, ctx| {
+            respond(admin::sign_out(req, ctx))
+        })
+        .get_async("/api/admin/orders", |req, ctx| {
+            respond(admin::orders(req, ctx))
+        })
+        .get_async("/api/admin/orders/:oid", |req, ctx| {
+            respond(admin::order(req, ctx))
+        })
+        .get_async("/api/admin/attention", |req, ctx| {
+            respond(admin::attention(req, ctx))
+        })
+        .post_async("/api/admin/refunds/:rid/tickets", |req, ctx| {
+            respond(refunds::choose_tickets(req, ctx))
+        })
+        .get_async("/admin", |_, ctx| respond(page(ctx, "/admin")))
+        .get_async("/admin/showings/new", |_, ctx| {
+            respond(page(ctx, "/admin-edit"))
+        })
+        .get_async("/admin/showings/:sid/edit", |_, ctx| {
+            respond(page(ctx, "/admin-edit"))
+        })
+        .get_async("/admin/showings/:sid", |_, ctx| {
+            respond(page(ctx, "/admin-showing"))
         })
         .or_else_any_method_async("/*path", |req, ctx| async move {
             if req.method() == worker::Method::Get && !req.path().starts_with("/api/") {

@@ -67,9 +67,7 @@ impl CheckoutBody {
 }
 
 fn secret(env: &Env) -> Result<Vec<u8>, ApiError> {
-    env.secret("SESSION_SECRET")
-        .map(|s| s.to_string().into_bytes())
-        .map_err(|_| ApiError::internal("SESSION_SECRET is not configured"))
+    crate::auth::session_secret(env)
 }
 
 pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {

@@ -226,6 +226,81 @@ pub async fn on_refund_event(env: &Env, refund: &Value) -> Result<(), ApiError> 
     Ok(())
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChosenTickets {
+    ticket_ids: Vec<String>,
+}
+
+/// `POST /api/admin/refunds/{rid}/tickets` `{"ticket_ids": […]}`: staff say
+/// which tickets a partial refund from the Square Dashboard covers (none,
+/// for money back on tickets that stay valid). Once it has completed, they
+/// are voided and their seats reopen, as for any refund.
+pub async fn choose_tickets(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let refund_id = param(&ctx, "rid").to_string();
+    let body: ChosenTickets = parse_json(&read_body(&mut req).await?)?;
+    let db = db::database(&ctx.env)?;
+    let refund = d1::by_id(&db, &refund_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("refund"))?;
+    if refund.ticket_ids.is_some() {
+        return Err(ApiError::new(
+            409,
+            "refund_decided",
+            "this refund already names its tickets",
+        ));
+    }
+    let order = d1::order(&db, &refund.order_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("order"))?;
+    let tickets = d1::tickets(&db, &refund.order_id).await?;
+    let mut chosen = body.ticket_ids;
+    chosen.sort();
+    chosen.dedup();
+    let unknown: Vec<&String> = chosen
+        .iter()
+        .filter(|id| !tickets.iter().any(|t| &t.id == *id && t.status != "void"))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ApiError::new(
+            400,
+            "unknown_tickets",
+            "these are not live tickets of this refund's order",
+        )
+        .with("ticket_ids", json!(unknown)));
+    }
+    let worth = unit_price(&order, &tickets) * chosen.len() as u64;
+    if worth > refund.amount as u64 {
+        return Err(ApiError::new(
+            400,
+            "more_than_refunded",
+            format!(
+                "those tickets cost {worth}, more than the {} refunded",
+                refund.amount
+            ),
+        ));
+    }
+    let now = now_ms();
+    if !crate::db::admin::set_refund_tickets(&db, &refund_id, &chosen, now).await? {
+        return Err(ApiError::new(
+            409,
+            "refund_decided",
+            "this refund already names its tickets",
+        ));
+    }
+    crate::db::admin::settle_attention(&db, &refund.order_id, now).await?;
+    let row = d1::by_id(&db, &refund_id)
+        .await?
+        .ok_or_else(|| ApiError::internal("refund row vanished"))?;
+    if row.status == "COMPLETED" {
+        apply(&ctx.env, &db, &row).await?;
+    }
+    Ok(Response::from_json(&json!({
+        "refund_id": refund_id, "status": row.status, "ticket_ids": chosen
+    }))?)
+}
+
 /// Voids a completed refund's tickets, then reopens their seats. Repeating
 /// it changes nothing.
 async fn apply(env: &Env, db: &D1Database, refund: &RefundRow) -> Result<(), ApiError> {
@@ -236,6 +311,11 @@ async fn apply(env: &Env, db: &D1Database, refund: &RefundRow) -> Result<(), Api
         return Ok(()); // Waits for staff to say which tickets.
     };
     let now = now_ms();
+    if ticket_ids.is_empty() {
+        // Money back, every ticket kept.
+        d1::mark_applied(db, refund, now).await?;
+        return Ok(());
+    }
     d1::void_tickets(db, &ticket_ids, now).await?;
     let order = d1::order(db, &refund.order_id)
         .await?

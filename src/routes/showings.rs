@@ -74,10 +74,7 @@ struct Session {
 
 impl Session {
     fn of(req: &Request, env: &Env) -> Result<Session, ApiError> {
-        let secret = env
-            .secret("SESSION_SECRET")
-            .map(|s| s.to_string().into_bytes())
-            .map_err(|_| ApiError::internal("SESSION_SECRET is not configured"))?;
+        let secret = crate::auth::session_secret(env)?;
         let secure = req.url().map(|u| u.scheme() == "https").unwrap_or(false);
         let cookies = req.headers().get("cookie")?.unwrap_or_default();
         if let Some(buyer) = session::buyer_from_cookies(&secret, &cookies) {

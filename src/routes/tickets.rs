@@ -43,11 +43,7 @@ async fn shown(req: &Request, ctx: &RouteContext<()>) -> Result<Shown, ApiError>
         .ok()
         .and_then(|q| q.key)
         .unwrap_or_default();
-    let secret = ctx
-        .env
-        .secret("SESSION_SECRET")
-        .map(|s| s.to_string().into_bytes())
-        .map_err(|_| ApiError::internal("SESSION_SECRET is not configured"))?;
+    let secret = crate::auth::session_secret(&ctx.env)?;
     if order_id.is_empty() || !session::order_key_matches(&secret, order_id, &key) {
         return Err(ApiError::not_found("ticket"));
     }

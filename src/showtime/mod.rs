@@ -100,6 +100,10 @@ impl DurableObject for Showtime {
                 Ok(init) => self.init(init),
                 Err(e) => Err(e),
             },
+            (Method::Post, "/configure") => match body(&mut req).await {
+                Ok(config) => self.configure(config),
+                Err(e) => Err(e),
+            },
             (Method::Get, "/seats") => self.seats(),
             (Method::Get, "/live") => self.watch(),
             (Method::Get, "/summary") => self.summary(),
@@ -375,6 +379,68 @@ impl Showtime {
         Ok(Response::empty()?.with_status(201))
     }
 
+    /// Staff edited the showing. Price and limits may change at any time
+    /// (a live hold larger than a new limit refuses it); the seats
+    /// themselves only while none is held, paying or sold and no order was
+    /// ever made, because tickets and orders name seats.
+    fn configure(&self, edit: InitShowing) -> Handled {
+        self.ensure_loaded()?;
+        let mut loaded = self.loaded.borrow_mut();
+        let loaded = loaded
+            .as_mut()
+            .ok_or_else(|| ApiError::not_found("showing"))?;
+        let current = loaded.ledger.snapshot();
+        let config = ledger::Config {
+            max_seats_per_hold: edit.max_seats_per_hold,
+            hold_ttl_ms: edit.hold_ttl_ms,
+            payment_cap_ms: edit.payment_cap_ms,
+            ..current.config.clone()
+        };
+        let names: Vec<&str> = current.units.iter().map(|u| u.name.as_str()).collect();
+        let blocked: Vec<&str> = current
+            .units
+            .iter()
+            .filter(|u| u.state == ledger::UnitState::Blocked)
+            .map(|u| u.name.as_str())
+            .collect();
+        let relayout = names != edit.units.names || blocked != edit.units.blocked;
+        let snapshot = if relayout {
+            let counts = loaded.ledger.counts();
+            if counts.held + counts.pending + counts.sold > 0 || !current.orders.is_empty() {
+                return Err(ApiError::new(
+                    409,
+                    "layout_locked",
+                    "the seats cannot change once any seat has been held or sold; \
+                     title, time, price and limits still can",
+                ));
+            }
+            let fresh = Ledger::new(config, &edit.units.names, &edit.units.blocked)
+                .map_err(|e| ApiError::new(400, "invalid_showing", format!("{e:?}")))?;
+            ledger::Snapshot {
+                version: current.version + 1,
+                latest_now_ms: current.latest_now_ms,
+                ..fresh.snapshot()
+            }
+        } else {
+            ledger::Snapshot { config, ..current }
+        };
+        let ledger = Ledger::restore(snapshot).map_err(|e| {
+            ApiError::new(
+                409,
+                "limits_conflict",
+                format!("the new limits conflict with a live hold or order ({e}); try again when it ends"),
+            )
+        })?;
+        let meta = ShowingMeta {
+            showing_id: loaded.meta.showing_id.clone(),
+            price: edit.price,
+            config: ledger.config().clone(),
+        };
+        store::reconfigure(&self.sql(), &ledger, &meta, relayout)?;
+        *loaded = Loaded { ledger, meta };
+        Ok(Response::from_json(&json!({ "relayout": relayout }))?)
+    }
+
     /// `GET /live`: a browser watching the seat map. The socket uses the
     /// hibernation API, so idle watchers cost the object nothing; each
     /// change of the map sends `{"version": n}` and the page refetches it.
@@ -458,6 +524,8 @@ impl Showtime {
                 "seats": loaded.ledger.counts(),
                 "live_holds": loaded.ledger.hold_count(),
                 "next_expiry_ms": loaded.ledger.next_expiry(),
+                "price": loaded.meta.price,
+                "payment_cap_ms": loaded.meta.config.payment_cap_ms,
                 "last_alarm_ms": last_alarm_ms,
                 "rows_written_by_last_change": self.last_rows_written.get(),
             })

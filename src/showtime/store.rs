@@ -249,6 +249,22 @@ pub fn create(sql: &SqlStorage, ledger: &Ledger, meta: &ShowingMeta) -> Result<(
     Ok(())
 }
 
+/// Saves an edited showing: its facts, and when the seats changed, every
+/// seat row anew.
+pub fn reconfigure(
+    sql: &SqlStorage,
+    ledger: &Ledger,
+    meta: &ShowingMeta,
+    relayout: bool,
+) -> Result<(), ApiError> {
+    if relayout {
+        exec(sql, "DELETE FROM units", vec![])?;
+        create(sql, ledger, meta)
+    } else {
+        set_meta(sql, "showing", &to_json(meta)?)
+    }
+}
+
 /// Writes the rows one decision changed. A hold that is gone from the
 /// ledger ended as `hold_end` says (or expired, if the decision was about
 /// something else and the hold merely ran out).

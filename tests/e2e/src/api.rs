@@ -13,6 +13,8 @@ pub struct Reply {
     pub body: Value,
     /// The `name=value` part of a `Set-Cookie` header, ready to send back.
     pub cookie: Option<String>,
+    /// The whole `Set-Cookie` header, attributes included.
+    pub set_cookie: Option<String>,
     pub retry_after: Option<String>,
 }
 
@@ -79,7 +81,10 @@ impl Api {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_string)
         };
-        let cookie = header("set-cookie").and_then(|c| c.split(';').next().map(str::to_string));
+        let set_cookie = header("set-cookie");
+        let cookie = set_cookie
+            .as_deref()
+            .and_then(|c| c.split(';').next().map(str::to_string));
         let retry_after = header("retry-after");
         let status = resp.status();
         let bytes = resp.bytes().await.expect("body");
@@ -93,6 +98,7 @@ impl Api {
             status: status.as_u16(),
             body,
             cookie,
+            set_cookie,
             retry_after,
         }
     }
@@ -117,9 +123,14 @@ impl Api {
 
     /// `POST` to an admin endpoint with the admin token.
     pub async fn admin_post(&self, path: &str, body: Option<Value>) -> Reply {
+        self.admin(Method::POST, path, body).await
+    }
+
+    /// Any request to an admin endpoint with the admin token.
+    pub async fn admin(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
         let auth = format!("Bearer {}", self.admin_token);
         let body = body.map(|b| b.to_string().into_bytes());
-        self.send(Method::POST, path, body, &[("authorization", &auth)])
+        self.send(method, path, body, &[("authorization", &auth)])
             .await
     }
 
@@ -141,9 +152,22 @@ impl Api {
 
     /// `POST …/holds/{hold}/checkout` paying with `source_id` (a card token).
     pub async fn checkout(&self, sid: &str, hold: &Reply, source_id: &str) -> Reply {
+        self.checkout_as(sid, hold, source_id, "ana@example.com", "Ana Lima")
+            .await
+    }
+
+    /// [`Api::checkout`] as a buyer of the given e-mail and name.
+    pub async fn checkout_as(
+        &self,
+        sid: &str,
+        hold: &Reply,
+        source_id: &str,
+        email: &str,
+        name: &str,
+    ) -> Reply {
         let hold_id = hold.body["hold_id"].as_str().expect("a granted hold");
         let cookie = hold.cookie.as_deref().expect("the hold's session");
-        let body = json!({"source_id": source_id, "email": "ana@example.com", "name": "Ana Lima"});
+        let body = json!({"source_id": source_id, "email": email, "name": name});
         self.send(
             Method::POST,
             &format!("/api/showings/{sid}/holds/{hold_id}/checkout"),

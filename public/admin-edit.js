@@ -1,0 +1,179 @@
+// Creating or editing a showing: title, time, price, limits, door PIN and
+// the layout (rows with house seats and aisles, or a list of named places),
+// with a preview of the map buyers will see.
+'use strict';
+
+const parts = location.pathname.split('/');
+const sid = parts[4] === 'edit' ? parts[3] : null;
+const messages = document.getElementById('messages');
+const rowsBody = document.getElementById('rows');
+
+// "1, 3-5" → [1, 3, 4, 5]; anything else is reported, not guessed.
+function numbers(text, what) {
+  const out = [];
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const m = /^(\d+)(?:\s*-\s*(\d+))?$/.exec(part);
+    if (!m) throw new Error(`${what}: “${part}” is not a seat number or range such as 3-5`);
+    const from = Number(m[1]), to = Number(m[2] || m[1]);
+    if (to - from > 1000) throw new Error(`${what}: the range ${part} is too long`);
+    for (let n = from; n <= to; n++) out.push(n);
+  }
+  return [...new Set(out)].sort((a, b) => a - b);
+}
+
+function rowInput(cls, label, value, attrs) {
+  return el('td', {}, [el('input', Object.assign({ class: cls, 'aria-label': label, value: value ?? '', oninput: preview }, attrs || {}))]);
+}
+
+function addRow(row) {
+  const n = rowsBody.children.length + 1;
+  const tr = el('tr', {}, [
+    rowInput('row-name', `Row ${n} name`, row.name, { type: 'text', maxlength: '8' }),
+    rowInput('row-seats', `Row ${n} seats`, row.seats, { type: 'number', min: '1', max: '500' }),
+    rowInput('row-blocked', `Row ${n} house seats`, (row.blocked || []).join(', '), { type: 'text' }),
+    rowInput('row-gaps', `Row ${n} aisle after seats`, (row.gaps_after || []).join(', '), { type: 'text' }),
+    el('td', {}, [el('button', { type: 'button', class: 'link', text: 'Remove', 'aria-label': `Remove row ${n}`, onclick: () => { tr.remove(); preview(); } })]),
+  ]);
+  rowsBody.append(tr);
+}
+
+function readRows() {
+  return [...rowsBody.children].map((tr) => {
+    const name = tr.querySelector('.row-name').value.trim();
+    const row = { name, seats: Number(tr.querySelector('.row-seats').value) };
+    const blocked = numbers(tr.querySelector('.row-blocked').value, `Row ${name} house seats`);
+    const gaps = numbers(tr.querySelector('.row-gaps').value, `Row ${name} aisles`);
+    if (blocked.length) row.blocked = blocked;
+    if (gaps.length) row.gaps_after = gaps;
+    return row;
+  });
+}
+
+function kind() {
+  return document.querySelector('input[name=kind]:checked').value;
+}
+
+function layout() {
+  if (kind() === 'slots') {
+    return { slots: document.getElementById('slots').value.split('\n').map((s) => s.trim()).filter(Boolean) };
+  }
+  return { rows: readRows() };
+}
+
+function toggleHouseSeat(rowIndex, number) {
+  const input = rowsBody.children[rowIndex].querySelector('.row-blocked');
+  const set = new Set(numbers(input.value, 'house seats'));
+  if (set.has(number)) set.delete(number); else set.add(number);
+  input.value = [...set].sort((a, b) => a - b).join(', ');
+  preview();
+  const again = document.querySelector(`#preview [data-seat="${CSS.escape(rowsBody.children[rowIndex].querySelector('.row-name').value.trim() + number)}"]`);
+  if (again) again.focus();
+}
+
+function preview() {
+  document.getElementById('rows-editor').hidden = kind() !== 'rows';
+  document.getElementById('slots-editor').hidden = kind() !== 'slots';
+  if (kind() !== 'rows') return;
+  let rows;
+  try { rows = readRows(); } catch (e) { document.getElementById('seat-count').textContent = e.message; return; }
+  let count = 0;
+  const drawn = rows.slice(0, 200).map((row, r) => {
+    const cells = [el('span', { class: 'row-name', 'aria-hidden': 'true', text: row.name })];
+    const seats = Math.min(Number.isFinite(row.seats) ? row.seats : 0, 500);
+    for (let n = 1; n <= seats; n++) {
+      const house = (row.blocked || []).includes(n);
+      if (!house) count++;
+      cells.push(el('button', {
+        type: 'button', class: 'seat ' + (house ? 'blocked' : 'available'), 'data-seat': row.name + n,
+        'aria-label': `Seat ${row.name}${n}, ${house ? 'house seat' : 'for sale'}`, 'aria-pressed': house ? 'true' : 'false',
+        text: house ? 'X' : row.name + n, onclick: () => toggleHouseSeat(r, n),
+      }));
+      if ((row.gaps_after || []).includes(n)) cells.push(el('span', { class: 'aisle', 'aria-hidden': 'true' }));
+    }
+    return el('div', { class: 'row' }, cells);
+  });
+  document.getElementById('preview').replaceChildren(...drawn);
+  document.getElementById('seat-count').textContent = `${count} seats for sale.`;
+}
+
+function localInput(ms) {
+  const d = new Date(ms);
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+async function loadExisting() {
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}`);
+  if (status !== 200) return say(messages, 'error', body.detail || 'The showing could not be loaded.');
+  const s = body.showing;
+  document.getElementById('heading').textContent = `Edit ${s.title}`;
+  document.getElementById('save').textContent = 'Save changes';
+  document.getElementById('title').value = s.title;
+  document.getElementById('starts').value = localInput(s.starts_at_ms);
+  document.getElementById('price').value = (s.price.amount / 100).toFixed(2);
+  document.getElementById('currency').value = s.price.currency;
+  document.getElementById('max-seats').value = s.max_seats_per_hold;
+  document.getElementById('hold-minutes').value = s.hold_ttl_ms / 60000;
+  document.getElementById('pay-minutes').value = (body.payment_cap_ms || s.hold_ttl_ms) / 60000;
+  if (s.layout.slots) {
+    document.querySelector('input[name=kind][value=slots]').checked = true;
+    document.getElementById('slots').value = s.layout.slots.join('\n');
+  } else {
+    rowsBody.replaceChildren();
+    s.layout.rows.forEach(addRow);
+  }
+  if (Object.keys(body.owners).length) {
+    document.getElementById('layout-note').textContent = 'Seats have been sold, so the layout is fixed; title, time, price and limits can still change.';
+  }
+  preview();
+}
+
+async function save(event) {
+  event.preventDefault();
+  let body;
+  try {
+    const starts = document.getElementById('starts').value;
+    if (!starts) throw new Error('Choose when the showing starts.');
+    body = {
+      title: document.getElementById('title').value,
+      starts_at: new Date(starts).toISOString(),
+      price: { amount: Math.round(Number(document.getElementById('price').value) * 100), currency: document.getElementById('currency').value.trim().toUpperCase() },
+      layout: layout(),
+      max_seats_per_hold: Number(document.getElementById('max-seats').value),
+      hold_ttl_ms: Math.round(Number(document.getElementById('hold-minutes').value) * 60000),
+      payment_cap_ms: Math.round(Number(document.getElementById('pay-minutes').value) * 60000),
+    };
+  } catch (e) {
+    return say(messages, 'error', e.message);
+  }
+  const saved = sid
+    ? await adminApi(`/api/admin/showings/${sid}`, { method: 'PUT', json: body })
+    : await adminApi('/api/admin/showings', { json: body });
+  if (saved.status !== 200 && saved.status !== 201) return say(messages, 'error', saved.body.detail || 'The showing could not be saved.');
+  const id = saved.body.id;
+  const pin = document.getElementById('door-pin').value;
+  if (pin) {
+    const set = await adminApi(`/api/admin/showings/${id}/door-pin`, { json: { pin } });
+    if (set.status !== 204) return say(messages, 'error', `The showing was saved, but not the door PIN: ${set.body.detail}`);
+  }
+  location.href = `/admin/showings/${id}`;
+}
+
+document.getElementById('add-row').addEventListener('click', () => {
+  const last = rowsBody.lastElementChild;
+  const prev = last ? last.querySelector('.row-name').value.trim() : '';
+  const next = /^[A-Y]$/.test(prev) ? String.fromCharCode(prev.charCodeAt(0) + 1) : '';
+  addRow({ name: next, seats: last ? Number(last.querySelector('.row-seats').value) || 10 : 10 });
+  preview();
+  rowsBody.lastElementChild.querySelector('.row-name').focus();
+});
+for (const radio of document.querySelectorAll('input[name=kind]')) radio.addEventListener('change', preview);
+document.getElementById('showing-form').addEventListener('submit', save);
+document.getElementById('signout').addEventListener('click', signOut);
+
+(async () => {
+  if (!await requireSession()) return;
+  if (sid) return loadExisting();
+  for (const name of ['A', 'B', 'C']) addRow({ name, seats: 10, gaps_after: [] });
+  preview();
+})();

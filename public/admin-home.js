@@ -1,0 +1,73 @@
+// The admin home: sign in, then what needs attention, the showings and
+// order search across all of them.
+'use strict';
+
+const messages = document.getElementById('messages');
+const KINDS = {
+  payment_unknown: 'Payment outcome unknown',
+  needs_attention: 'Needs a decision',
+  paid_without_tickets: 'Paid, but no tickets',
+  partial_refund: 'Partial refund: choose its tickets',
+  seat_lost: 'Seat lost after payment (nothing charged)',
+};
+
+function orderLink(row) {
+  return el('a', { href: `/admin/showings/${row.showing_id}?order=${encodeURIComponent(row.order_id || row.id)}`, text: (row.order_id || row.id).slice(0, 12) });
+}
+
+async function showDashboard() {
+  document.getElementById('signin').hidden = true;
+  document.getElementById('dashboard').hidden = false;
+  document.getElementById('signout').hidden = false;
+  document.getElementById('new-link').hidden = false;
+  const [attention, showings] = await Promise.all([adminApi('/api/admin/attention'), adminApi('/api/admin/showings')]);
+  if (attention.status !== 200 || showings.status !== 200) {
+    return say(messages, 'error', (attention.body.detail || showings.body.detail || 'The admin data could not be loaded.'));
+  }
+  const now = attention.body.now_ms;
+  const items = attention.body.items;
+  document.getElementById('attention').replaceChildren(items.length
+    ? table(['What', 'Waiting', 'Order', 'E-mail', 'Amount', 'Detail'], items.map((i) => [
+      KINDS[i.kind] || i.kind, age(i.since_ms, now), orderLink(i), i.email, minor(i.amount, i.currency), i.detail || '']))
+    : el('p', { class: 'muted', text: 'Nothing needs attention.' }));
+  const rows = showings.body.showings;
+  document.getElementById('showings').replaceChildren(rows.length
+    ? table(['Showing', 'Starts', 'Price', 'Sold', 'Admitted', ''], rows.map((s) => [
+      el('a', { href: `/admin/showings/${s.id}`, text: s.title }), when(s.starts_at_ms),
+      minor(s.price_amount, s.currency), `${s.sold} of ${s.seat_count}`, String(s.admitted),
+      el('a', { href: `/admin/showings/${s.id}/edit`, 'aria-label': `Edit ${s.title}`, text: 'Edit' })]))
+    : el('p', { class: 'muted', text: 'No showings yet.' }));
+}
+
+document.getElementById('signin-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const { status, body } = await api('/api/admin/session', { json: { token: document.getElementById('token').value } });
+  if (status !== 200) return say(messages, 'error', body.detail || 'Signing in failed.');
+  csrf = body.csrf;
+  const next = new URLSearchParams(location.search).get('next');
+  // Only a page of this admin: never an address from elsewhere.
+  if (next && /^\/admin(\/|$)/.test(next)) { location.href = next; return; }
+  messages.replaceChildren();
+  showDashboard();
+});
+
+document.getElementById('search-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const email = document.getElementById('search-email').value;
+  const { status, body } = await adminApi('/api/admin/orders?email=' + encodeURIComponent(email));
+  const out = document.getElementById('search-results');
+  if (status !== 200) return say(out, 'error', body.detail || 'The search failed.');
+  out.replaceChildren(body.orders.length
+    ? table(['Order', 'E-mail', 'Name', 'Seats', 'Amount', 'Status', 'Ordered'], body.orders.map((o) => [
+      orderLink(o), o.email, o.name, o.seats || '', minor(o.amount, o.currency), ORDER_STATES[o.status] || o.status, when(o.created_at_ms)]),
+    `${body.orders.length} order${body.orders.length === 1 ? '' : 's'} for “${email}”`)
+    : el('p', { text: `No order has an e-mail containing “${email}”.` }));
+});
+
+document.getElementById('signout').addEventListener('click', signOut);
+
+(async () => {
+  const { status, body } = await api('/api/admin/session');
+  if (status === 200) { csrf = body.csrf; showDashboard(); }
+  else document.getElementById('signin').hidden = false;
+})();

@@ -1,0 +1,214 @@
+// One showing for staff: sales, the seat map with the order behind each
+// sold seat, orders by e-mail, refunds, the door PIN. The map follows the
+// showing live (pushed changes, and a poll as the fallback).
+'use strict';
+
+const sid = location.pathname.split('/')[3];
+const messages = document.getElementById('messages');
+const REFRESH_MS = 10000;
+let data = null;
+let openOrder = new URLSearchParams(location.search).get('order');
+
+function seatNames(layout) {
+  if (layout.slots) return [{ name: '', seats: layout.slots.map((s) => ({ name: s })) }];
+  return layout.rows.map((row) => ({
+    name: row.name,
+    seats: Array.from({ length: row.seats }, (_, i) => ({
+      name: row.name + (i + 1),
+      blocked: (row.blocked || []).includes(i + 1),
+      aisle: (row.gaps_after || []).includes(i + 1),
+    })),
+  }));
+}
+
+function seatButton(seat) {
+  const owner = data.owners[seat.name];
+  const state = seat.blocked ? 'blocked' : data.availability.seats[seat.name] || 'sold';
+  const label = owner
+    ? `Seat ${seat.name}, sold to ${owner.email}${owner.checked_in_at_ms ? ', admitted' : ''}`
+    : `Seat ${seat.name}, ${seat.blocked ? 'house seat' : state}`;
+  return el('button', {
+    type: 'button',
+    class: `seat ${state}${owner ? ' owned' : ''}`,
+    'data-seat': seat.name,
+    'aria-label': label,
+    'aria-disabled': owner ? null : 'true',
+    text: seat.blocked ? 'X' : state === 'held' ? 'H' : state === 'sold' ? 'S' : seat.name,
+    onclick: () => { if (owner) showOrder(owner.order_id); },
+  });
+}
+
+function renderMap() {
+  const rows = seatNames(data.showing.layout).map((row) => {
+    const cells = [el('span', { class: 'row-name', 'aria-hidden': 'true', text: row.name })];
+    for (const seat of row.seats) {
+      cells.push(seatButton(seat));
+      if (seat.aisle) cells.push(el('span', { class: 'aisle', 'aria-hidden': 'true' }));
+    }
+    return el('div', { class: 'row' }, cells);
+  });
+  document.getElementById('map').replaceChildren(...rows);
+}
+
+function renderTotals() {
+  const t = data.totals, s = data.showing;
+  const cur = s.price.currency;
+  const box = (label, value) => el('div', {}, [el('strong', { text: value }), label]);
+  document.getElementById('totals').replaceChildren(
+    box('tickets sold', `${t.sold} of ${s.seat_count}`),
+    box('taken', minor(t.taken, cur)),
+    box('refunded', minor(t.refunded, cur)),
+    box('net', minor(t.taken - t.refunded, cur)),
+    box('admitted at the door', String(t.admitted)),
+    box('seats held right now', String(data.live_holds ?? 0)),
+  );
+}
+
+async function load() {
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}`);
+  if (status !== 200) return say(messages, 'error', body.detail || 'The showing could not be loaded.');
+  data = body;
+  const s = body.showing;
+  document.title = `${s.title} · Admin`;
+  document.getElementById('title').textContent = s.title;
+  document.getElementById('subtitle').textContent = `${when(s.starts_at_ms)} · ${money(s.price)} · up to ${s.max_seats_per_hold} seats a hold`;
+  document.getElementById('pin-state').textContent = body.has_door_pin ? 'A door PIN is set. Setting a new one replaces it.' : 'No door PIN is set yet: door staff cannot sign in to this showing with a PIN.';
+  renderTotals();
+  renderMap();
+}
+
+async function loadOrders(email) {
+  const q = new URLSearchParams({ showing: sid });
+  if (email) q.set('email', email);
+  const { status, body } = await adminApi('/api/admin/orders?' + q);
+  const out = document.getElementById('orders');
+  if (status !== 200) return say(out, 'error', body.detail || 'Orders could not be loaded.');
+  if (!body.orders.length) return out.replaceChildren(el('p', { class: 'muted', text: email ? `No order has an e-mail containing “${email}”.` : 'No orders yet.' }));
+  out.replaceChildren(table(['Order', 'E-mail', 'Name', 'Seats', 'Amount', 'Status', 'Ordered'], body.orders.map((o) => [
+    el('button', { type: 'button', class: 'link', text: o.id.slice(0, 12), 'aria-label': `Open order of ${o.email}, seats ${o.seats || 'none'}`, onclick: () => showOrder(o.id) }),
+    o.email, o.name, o.seats || '', minor(o.amount, o.currency), ORDER_STATES[o.status] || o.status, when(o.created_at_ms)])));
+}
+
+function ticketChecks(tickets, idPrefix) {
+  return el('div', { class: 'checks' }, tickets.map((t) => el('label', {}, [
+    el('input', { type: 'checkbox', value: t.id, id: `${idPrefix}-${t.id}` }),
+    `Seat ${t.seat}${t.checked_in_at_ms ? ` (admitted ${new Date(t.checked_in_at_ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })})` : ''}`,
+  ])));
+}
+
+function checked(container) {
+  return [...container.querySelectorAll('input[type=checkbox]:checked')].map((i) => i.value);
+}
+
+// A refund needs a second, explicit click that says what it will do.
+function confirmButton(label, confirmLabel, action) {
+  const button = el('button', { type: 'button', class: 'secondary', text: label });
+  let armed = false;
+  button.addEventListener('click', async () => {
+    const text = typeof confirmLabel === 'function' ? confirmLabel() : confirmLabel;
+    if (!text) return;
+    if (!armed) { armed = true; button.className = 'danger'; button.textContent = text; return; }
+    button.disabled = true;
+    await action();
+  });
+  return button;
+}
+
+async function showOrder(orderId) {
+  openOrder = orderId;
+  const section = document.getElementById('order');
+  const out = document.getElementById('order-messages');
+  out.replaceChildren();
+  const { status, body } = await adminApi(`/api/admin/orders/${encodeURIComponent(orderId)}`);
+  if (status !== 200) { section.hidden = false; return say(out, 'error', body.detail || 'The order could not be loaded.'); }
+  const o = body.order;
+  const live = body.tickets.filter((t) => t.status !== 'void');
+  const unit = body.tickets.length ? o.amount / body.tickets.length : 0;
+  const parts = [
+    el('p', { text: `${o.name} · ${o.email}` }),
+    el('p', { text: `${ORDER_STATES[o.status] || o.status} · ${minor(o.amount, o.currency)} · ordered ${when(o.created_at_ms)}${o.status_detail ? ' · ' + o.status_detail : ''}` }),
+    table(['Seat', 'Ticket', 'Status', 'Admitted'], body.tickets.map((t) => [t.seat, t.id, t.status === 'void' ? 'void (refunded)' : t.status, t.checked_in_at_ms ? when(t.checked_in_at_ms) : '']), 'Tickets'),
+  ];
+  for (const r of body.refunds.filter((r) => r.ticket_ids === null)) {
+    const box = ticketChecks(live, `rf-${r.id}`);
+    parts.push(el('div', { class: 'card' }, [
+      el('p', { text: `A refund of ${minor(r.amount, o.currency)} was made in the Square Dashboard. Which tickets does it cover? Leave all unticked to keep every ticket valid.` }),
+      box,
+      el('button', { type: 'button', class: 'secondary', text: 'Apply this refund to the ticked tickets', onclick: () => chooseRefundTickets(r.id, checked(box)) }),
+    ]));
+  }
+  if (live.length && o.status !== 'pending') {
+    const box = ticketChecks(live, 'refund');
+    parts.push(el('h3', { text: 'Refund' }), box,
+      el('p', {}, [
+        confirmButton('Refund ticked tickets', () => {
+          const n = checked(box).length;
+          if (!n) { say(out, 'info', 'Tick the tickets to refund first.'); return null; }
+          return `Confirm: refund ${n} ticket${n > 1 ? 's' : ''} (${minor(unit * n, o.currency)})`;
+        }, () => refund(o.id, checked(box))),
+        ' ',
+        confirmButton('Refund whole order', `Confirm: refund all ${live.length} tickets (${minor(unit * live.length, o.currency)})`, () => refund(o.id, null)),
+      ]));
+  }
+  if (body.events.length) {
+    parts.push(el('details', {}, [el('summary', { text: 'History' }), el('ul', {}, body.events.map((e) => el('li', { text: `${when(e.at_ms)}: ${e.from_state || '—'} → ${e.to_state}${e.detail ? ' (' + e.detail + ')' : ''}` })))]));
+  }
+  document.getElementById('order-heading').textContent = `Order ${o.id.slice(0, 12)}`;
+  document.getElementById('order-body').replaceChildren(...parts);
+  section.hidden = false;
+  document.getElementById('order-heading').focus();
+}
+
+async function refund(orderId, ticketIds) {
+  const out = document.getElementById('order-messages');
+  const { status, body } = await adminApi(`/api/admin/orders/${encodeURIComponent(orderId)}/refund`, { json: ticketIds ? { ticket_ids: ticketIds } : {} });
+  if (status !== 202) return say(out, 'error', body.detail || 'The refund failed.');
+  await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
+  await showOrder(orderId);
+  say(document.getElementById('order-messages'), 'ok', body.status === 'COMPLETED'
+    ? `Refunded ${minor(body.amount, data.showing.price.currency)}. The tickets are void and the seats are back on sale.`
+    : `Refund of ${minor(body.amount, data.showing.price.currency)} asked of Square (${body.status}). The seats reopen when Square completes it.`);
+}
+
+async function chooseRefundTickets(refundId, ticketIds) {
+  const { status, body } = await adminApi(`/api/admin/refunds/${encodeURIComponent(refundId)}/tickets`, { json: { ticket_ids: ticketIds } });
+  if (status !== 200) return say(document.getElementById('order-messages'), 'error', body.detail || 'That could not be saved.');
+  await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
+  await showOrder(openOrder);
+  say(document.getElementById('order-messages'), 'ok', ticketIds.length ? `Saved: the refund covers ${ticketIds.length} ticket(s).` : 'Saved: every ticket stays valid.');
+}
+
+document.getElementById('search-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  loadOrders(document.getElementById('search-email').value);
+});
+
+document.getElementById('pin-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const input = document.getElementById('pin');
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/door-pin`, { json: { pin: input.value } });
+  if (status !== 204) return say(messages, 'error', body.detail || 'The PIN could not be set.');
+  input.value = '';
+  say(messages, 'ok', 'Door PIN set. Door staff sign in on the Door page with it.');
+  load();
+});
+
+document.getElementById('signout').addEventListener('click', signOut);
+
+function live() {
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  const socket = new WebSocket(`${scheme}://${location.host}/api/showings/${sid}/live`);
+  socket.onmessage = () => load();
+  socket.onclose = () => setTimeout(live, 5000);
+}
+
+(async () => {
+  if (!await requireSession()) return;
+  document.getElementById('edit-link').href = `/admin/showings/${sid}/edit`;
+  document.getElementById('csv-link').href = `/api/admin/showings/${sid}/tickets.csv`;
+  document.getElementById('public-link').href = `/showings/${sid}`;
+  await Promise.all([load(), loadOrders('')]);
+  if (openOrder) showOrder(openOrder);
+  live();
+  setInterval(load, REFRESH_MS);
+})();

@@ -1,0 +1,257 @@
+//! What the admin pages read from D1: showings with their sales, the order
+//! behind each seat, order search, the attention list and the ticket export.
+//! Rows come back as JSON objects, because the pages only display them.
+
+use serde_json::Value;
+use wasm_bindgen::JsValue;
+use worker::{D1Database, Result};
+
+use crate::showing::NewShowing;
+
+/// Most rows one admin listing returns.
+const LIST_LIMIT: u32 = 500;
+/// Most tickets one CSV export holds: the largest venue's seats, with room
+/// for refunded and re-sold ones.
+pub const EXPORT_LIMIT: u32 = 100_000;
+
+fn num(n: u64) -> JsValue {
+    JsValue::from(n as f64)
+}
+
+async fn all(db: &D1Database, sql: &str, params: &[JsValue]) -> Result<Vec<Value>> {
+    db.prepare(sql).bind(params)?.all().await?.results()
+}
+
+/// Every showing, newest first, with its sales so far.
+pub async fn showings(db: &D1Database) -> Result<Vec<Value>> {
+    all(
+        db,
+        &format!(
+            "SELECT s.id, s.title, s.starts_at_ms, s.price_amount, s.currency, s.seat_count, \
+               s.max_seats_per_hold, s.hold_ttl_ms, s.door_pin_hash IS NOT NULL AS has_door_pin, \
+               (SELECT COUNT(*) FROM tickets t WHERE t.showing_id = s.id AND t.status = 'valid') AS sold, \
+               (SELECT COUNT(*) FROM tickets t WHERE t.showing_id = s.id AND t.status = 'valid' \
+                  AND t.checked_in_at_ms IS NOT NULL) AS admitted \
+             FROM showings s ORDER BY s.starts_at_ms DESC, s.id LIMIT {LIST_LIMIT}"
+        ),
+        &[],
+    )
+    .await
+}
+
+/// The live (paying or valid) ticket on each seat, with its order.
+pub async fn seat_owners(db: &D1Database, showing_id: &str) -> Result<Vec<Value>> {
+    all(
+        db,
+        "SELECT t.seat, t.id AS ticket_id, t.status, t.checked_in_at_ms, o.id AS order_id, \
+           o.email, o.name, o.status AS order_status \
+         FROM tickets t JOIN orders o ON o.id = t.order_id \
+         WHERE t.showing_id = ?1 AND t.status <> 'void'",
+        &[showing_id.into()],
+    )
+    .await
+}
+
+/// Money and tickets of one showing: taken, refunded, admitted.
+pub async fn totals(db: &D1Database, showing_id: &str) -> Result<Value> {
+    let row = db
+        .prepare(
+            "SELECT \
+               (SELECT COALESCE(SUM(amount), 0) FROM orders WHERE showing_id = ?1 \
+                  AND payment_id IS NOT NULL AND status IN ('paid', 'refunded', 'needs_attention')) AS taken, \
+               (SELECT COALESCE(SUM(r.amount), 0) FROM refunds r JOIN orders o ON o.id = r.order_id \
+                  WHERE o.showing_id = ?1 AND r.status = 'COMPLETED') AS refunded, \
+               (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'valid') AS sold, \
+               (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'void') AS voided, \
+               (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'valid' \
+                  AND checked_in_at_ms IS NOT NULL) AS admitted, \
+               (SELECT COUNT(*) FROM orders WHERE showing_id = ?1 AND status = 'paid') AS paid_orders",
+        )
+        .bind(&[showing_id.into()])?
+        .first::<Value>(None)
+        .await?;
+    Ok(row.unwrap_or(Value::Null))
+}
+
+/// Orders, newest first, of one showing or all, whose e-mail contains
+/// `email` (any case); each with its seats.
+pub async fn orders(
+    db: &D1Database,
+    showing_id: Option<&str>,
+    email: Option<&str>,
+) -> Result<Vec<Value>> {
+    // instr() rather than LIKE: an address may contain `_` or `%`.
+    all(
+        db,
+        &format!(
+            "SELECT o.id, o.showing_id, o.email, o.name, o.amount, o.currency, o.status, \
+               o.status_detail, o.created_at_ms, o.updated_at_ms, \
+               (SELECT group_concat(seat, ' ') FROM (SELECT seat FROM tickets t \
+                  WHERE t.order_id = o.id AND t.status <> 'void' ORDER BY t.id)) AS seats \
+             FROM orders o \
+             WHERE (?1 IS NULL OR o.showing_id = ?1) \
+               AND (?2 IS NULL OR instr(lower(o.email), lower(?2)) > 0) \
+             ORDER BY o.created_at_ms DESC LIMIT {LIST_LIMIT}"
+        ),
+        &[
+            showing_id.map(JsValue::from).unwrap_or(JsValue::NULL),
+            email.map(JsValue::from).unwrap_or(JsValue::NULL),
+        ],
+    )
+    .await
+}
+
+/// An order's tickets (void ones too), its audit trail and its refunds.
+pub async fn order_detail(
+    db: &D1Database,
+    order_id: &str,
+) -> Result<(Vec<Value>, Vec<Value>, Vec<Value>)> {
+    let tickets = all(
+        db,
+        "SELECT id, seat, status, checked_in_at_ms, voided_at_ms FROM tickets \
+         WHERE order_id = ?1 ORDER BY id",
+        &[order_id.into()],
+    )
+    .await?;
+    let events = all(
+        db,
+        "SELECT at_ms, from_state, to_state, detail FROM order_events WHERE order_id = ?1 ORDER BY id",
+        &[order_id.into()],
+    )
+    .await?;
+    let refunds = all(
+        db,
+        "SELECT id, square_refund_id, ticket_ids, amount, status, applied_at_ms, created_at_ms \
+         FROM refunds WHERE order_id = ?1 ORDER BY created_at_ms",
+        &[order_id.into()],
+    )
+    .await?;
+    Ok((tickets, events, refunds))
+}
+
+/// What needs a person, oldest first, with the time each began. `stale_ms`:
+/// a payment still pending after this long has an unknown outcome.
+pub async fn attention(db: &D1Database, now_ms: u64, stale_ms: u64) -> Result<Vec<Value>> {
+    let recent_ms = 14 * 24 * 3600 * 1000;
+    all(
+        db,
+        &format!(
+            "SELECT 'payment_unknown' AS kind, o.id AS order_id, o.showing_id, o.email, o.amount, \
+               o.currency, o.status_detail AS detail, o.updated_at_ms AS since_ms, NULL AS refund_id \
+             FROM orders o WHERE o.status = 'pending' AND o.updated_at_ms < ?1 \
+             UNION ALL \
+             SELECT 'needs_attention', o.id, o.showing_id, o.email, o.amount, o.currency, \
+               o.status_detail, o.updated_at_ms, NULL \
+             FROM orders o WHERE o.status = 'needs_attention' \
+             UNION ALL \
+             SELECT 'paid_without_tickets', o.id, o.showing_id, o.email, o.amount, o.currency, \
+               'paid, but no ticket was issued', o.updated_at_ms, NULL \
+             FROM orders o WHERE o.status = 'paid' AND NOT EXISTS \
+               (SELECT 1 FROM tickets t WHERE t.order_id = o.id AND t.status IN ('valid', 'void')) \
+             UNION ALL \
+             SELECT 'partial_refund', o.id, o.showing_id, o.email, r.amount, o.currency, \
+               'a refund from the Square Dashboard: choose the tickets it covers', \
+               r.created_at_ms, r.id \
+             FROM refunds r JOIN orders o ON o.id = r.order_id WHERE r.ticket_ids IS NULL \
+             UNION ALL \
+             SELECT 'seat_lost', o.id, o.showing_id, o.email, o.amount, o.currency, \
+               o.status_detail, o.updated_at_ms, NULL \
+             FROM orders o WHERE o.status = 'seat_lost' AND o.updated_at_ms >= ?2 \
+             ORDER BY since_ms LIMIT {LIST_LIMIT}"
+        ),
+        &[
+            num(now_ms.saturating_sub(stale_ms)),
+            num(now_ms.saturating_sub(recent_ms)),
+        ],
+    )
+    .await
+}
+
+/// Every ticket of a showing with its order, in seat-then-time order.
+pub async fn ticket_export(db: &D1Database, showing_id: &str) -> Result<Vec<Value>> {
+    all(
+        db,
+        &format!(
+            "SELECT t.id AS ticket_id, t.seat, t.status, t.checked_in_at_ms, t.voided_at_ms, \
+               o.id AS order_id, o.name, o.email, o.status AS order_status, o.created_at_ms \
+             FROM tickets t JOIN orders o ON o.id = t.order_id \
+             WHERE t.showing_id = ?1 ORDER BY t.seat, t.created_at_ms LIMIT {EXPORT_LIMIT}"
+        ),
+        &[showing_id.into()],
+    )
+    .await
+}
+
+/// Whether any order was ever made for the showing: its layout is then fixed.
+pub async fn has_orders(db: &D1Database, showing_id: &str) -> Result<bool> {
+    let row = db
+        .prepare("SELECT 1 AS one FROM orders WHERE showing_id = ?1 LIMIT 1")
+        .bind(&[showing_id.into()])?
+        .first::<Value>(None)
+        .await?;
+    Ok(row.is_some())
+}
+
+/// Rewrites a showing's row after an edit.
+pub async fn update_showing(
+    db: &D1Database,
+    id: &str,
+    showing: &NewShowing,
+    seat_count: usize,
+) -> Result<bool> {
+    let layout_json = serde_json::to_string(&showing.layout)?;
+    let result = db
+        .prepare(
+            "UPDATE showings SET title = ?1, starts_at_ms = ?2, price_amount = ?3, currency = ?4, \
+             layout_json = ?5, seat_count = ?6, max_seats_per_hold = ?7, hold_ttl_ms = ?8 \
+             WHERE id = ?9",
+        )
+        .bind(&[
+            showing.title.as_str().into(),
+            JsValue::from(showing.starts_at_ms as f64),
+            num(showing.price.amount),
+            showing.price.currency.as_str().into(),
+            layout_json.into(),
+            num(seat_count as u64),
+            num(u64::from(showing.max_seats_per_hold)),
+            num(showing.hold_ttl_ms),
+            id.into(),
+        ])?
+        .run()
+        .await?;
+    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
+}
+
+/// Names the tickets a Dashboard refund covers, once: a refund that
+/// already names its tickets keeps them.
+pub async fn set_refund_tickets(
+    db: &D1Database,
+    refund_id: &str,
+    ticket_ids: &[String],
+    now_ms: u64,
+) -> Result<bool> {
+    let json = serde_json::to_string(ticket_ids)?;
+    let result = db
+        .prepare(
+            "UPDATE refunds SET ticket_ids = ?1, updated_at_ms = ?2 \
+             WHERE id = ?3 AND ticket_ids IS NULL",
+        )
+        .bind(&[json.into(), num(now_ms), refund_id.into()])?
+        .run()
+        .await?;
+    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
+}
+
+/// After staff decided a partial refund, the order is back to paid unless
+/// another refund still waits for a decision.
+pub async fn settle_attention(db: &D1Database, order_id: &str, now_ms: u64) -> Result<()> {
+    db.prepare(
+        "UPDATE orders SET status = 'paid', status_detail = NULL, updated_at_ms = ?1 \
+         WHERE id = ?2 AND status = 'needs_attention' AND status_detail LIKE 'partial refund %' \
+         AND NOT EXISTS (SELECT 1 FROM refunds WHERE order_id = ?2 AND ticket_ids IS NULL)",
+    )
+    .bind(&[num(now_ms), order_id.into()])?
+    .run()
+    .await?;
+    Ok(())
+}
