@@ -50,12 +50,18 @@ function renderMap() {
   document.getElementById('map').replaceChildren(...rows);
 }
 
+// House seats are in the layout but never on sale.
+function forSale() {
+  const rows = data.showing.layout.rows || [];
+  return data.showing.seat_count - rows.reduce((n, row) => n + (row.blocked || []).length, 0);
+}
+
 function renderTotals() {
   const t = data.totals, s = data.showing;
   const cur = s.price.currency;
   const box = (label, value) => el('div', {}, [el('strong', { text: value }), label]);
   document.getElementById('totals').replaceChildren(
-    box('tickets sold', `${t.sold} of ${s.seat_count}`),
+    box('tickets sold', `${t.sold} of ${forSale()}`),
     box('taken', minor(t.taken, cur)),
     box('refunded', minor(t.refunded, cur)),
     box('net', minor(t.taken - t.refunded, cur)),
@@ -85,7 +91,7 @@ async function loadOrders(email) {
   if (status !== 200) return say(out, 'error', body.detail || 'Orders could not be loaded.');
   if (!body.orders.length) return out.replaceChildren(el('p', { class: 'muted', text: email ? `No order has an e-mail containing “${email}”.` : 'No orders yet.' }));
   out.replaceChildren(table(['Order', 'E-mail', 'Name', 'Seats', 'Amount', 'Status', 'Ordered'], body.orders.map((o) => [
-    el('button', { type: 'button', class: 'link', text: o.id.slice(0, 12), 'aria-label': `Open order of ${o.email}, seats ${o.seats || 'none'}`, onclick: () => showOrder(o.id) }),
+    el('button', { type: 'button', class: 'link', text: o.id.slice(0, 12), 'aria-label': `${o.id.slice(0, 12)}: open the order of ${o.email}, seats ${o.seats || 'none'}`, onclick: () => showOrder(o.id) }),
     o.email, o.name, o.seats || '', minor(o.amount, o.currency), ORDER_STATES[o.status] || o.status, when(o.created_at_ms)])));
 }
 

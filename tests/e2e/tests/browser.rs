@@ -77,3 +77,29 @@ async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
         &[("TICKET_CODE", &code), ("DOOR_PIN", "2468")],
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_refund_an_order_in_admin_and_a_watching_buyer_sees_the_seats_reopen() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let hold = api.hold(&sid, &["A1", "A2"], None).await;
+    let paid = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    assert_eq!(paid.status, 201, "{:?}", paid.body);
+    run_browser_script_with(
+        "admin.mjs",
+        &stack,
+        &sid,
+        &[("ADMIN_TOKEN", api.admin_token())],
+    );
+    let map = api.seat_map(&sid).await;
+    assert_eq!(
+        (map["A1"].as_str(), map["A2"].as_str()),
+        (Some("available"), Some("available"))
+    );
+    let order_id = paid.body["order_id"].as_str().unwrap();
+    let tickets = stack.d1_query(&format!(
+        "SELECT status FROM tickets WHERE order_id = '{order_id}'"
+    ));
+    assert!(tickets.iter().all(|t| t["status"] == "void"), "{tickets:?}");
+}

@@ -1,0 +1,138 @@
+// Cinema staff in a real (headless) Chromium: sign in, create a showing in
+// the layout editor, then on a showing with a sold order open the seat's
+// order and refund it, while a buyer's browser watches the seats come back
+// on sale without reloading. Also exports the tickets as CSV. Every admin
+// page is checked with axe-core and photographed at phone and desktop width.
+// Run by tests/e2e/tests/browser.rs with BASE_URL, SHOWING_ID (seats A1 and
+// A2 sold to ana@example.com), ADMIN_TOKEN and SCREENSHOT_DIR.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { checkAccessibility, launch } from './lib.mjs';
+
+const base = process.env.BASE_URL;
+const sid = process.env.SHOWING_ID;
+const shots = process.env.SCREENSHOT_DIR;
+const token = process.env.ADMIN_TOKEN;
+const WITHIN_MS = 10000;
+const VIEWPORTS = [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 900 }]];
+
+const browser = await launch();
+
+async function signedIn(viewport) {
+  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  await page.goto(`${base}/admin`);
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Needs attention' }).waitFor();
+  return page;
+}
+
+async function photographAndCheck(page, name, what) {
+  await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
+  await checkAccessibility(page, what);
+}
+
+try {
+  // A wrong token is refused with a clear message.
+  {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/admin`);
+    await page.getByLabel('Admin token').fill('not-the-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'not the admin token' }).waitFor();
+    await photographAndCheck(page, 'admin-sign-in-phone', 'the admin sign-in page');
+    // The pages of a showing send a signed-out browser to sign in.
+    await page.goto(`${base}/admin/showings/${sid}`);
+    await page.waitForURL(/\/admin\?next=/);
+    await context.close();
+  }
+
+  for (const [width, viewport] of VIEWPORTS) {
+    const page = await signedIn(viewport);
+    await page.getByRole('link', { name: 'Paris, Texas' }).first().waitFor();
+    await photographAndCheck(page, `admin-home-${width}`, 'the admin home');
+
+    // A new showing from the layout editor: an aisle, a house seat, a PIN.
+    await page.getByRole('link', { name: 'Create a showing' }).click();
+    await page.getByRole('heading', { name: 'New showing' }).waitFor();
+    const title = `Late show ${width}`;
+    await page.getByLabel('Title').fill(title);
+    await page.getByLabel('Starts (your local time)').fill('2099-06-01T21:15');
+    await page.getByLabel('Price of one seat').fill('9.50');
+    await page.getByLabel('Row 1 aisle after seats').fill('5');
+    await page.getByRole('button', { name: 'Seat B1, for sale' }).click();
+    await page.getByRole('button', { name: 'Seat B1, house seat' }).waitFor();
+    assert.equal(await page.getByLabel('Row 2 house seats').inputValue(), '1');
+    await page.getByText('29 seats for sale.').waitFor();
+    await page.getByRole('button', { name: 'Add a row' }).click();
+    assert.equal(await page.getByLabel('Row 4 name').inputValue(), 'D');
+    await page.getByLabel('Door PIN').fill('13579');
+    await photographAndCheck(page, `admin-editor-${width}`, 'the layout editor');
+    await page.getByRole('button', { name: 'Create showing' }).click();
+    await page.getByRole('heading', { name: title }).waitFor();
+    await page.getByText('A door PIN is set.').waitFor();
+    await page.getByRole('button', { name: 'Seat B1, house seat' }).waitFor();
+    await page.getByText('0 of 39').waitFor();
+    await photographAndCheck(page, `admin-new-showing-${width}`, 'a new showing in admin');
+
+    // Its edit page, filled in from what was saved.
+    await page.getByRole('link', { name: 'Edit showing' }).click();
+    await page.getByRole('heading', { name: `Edit ${title}` }).waitFor();
+    assert.equal(await page.getByLabel('Price of one seat').inputValue(), '9.50');
+    assert.equal(await page.getByLabel('Row 1 aisle after seats').inputValue(), '5');
+    await photographAndCheck(page, `admin-edit-${width}`, 'the edit page');
+    await page.context().close();
+  }
+
+  // Point 4: a buyer watches the map while staff refund the order.
+  const watcherContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const watcher = await watcherContext.newPage();
+  watcher.setDefaultTimeout(15000);
+  await watcher.goto(`${base}/showings/${sid}`);
+  await watcher.getByRole('button', { name: 'Seat A1, sold' }).waitFor();
+  await watcher.waitForFunction(() => window.liveMap && window.liveMap.readyState === 1);
+  await watcher.evaluate(() => { window.notReloaded = true; });
+
+  const staff = await signedIn({ width: 1280, height: 900 });
+  await staff.goto(`${base}/admin/showings/${sid}`);
+  await staff.getByRole('button', { name: 'Seat A1, sold to ana@example.com' }).click();
+  await staff.getByRole('heading', { name: /^Order / }).waitFor();
+  await staff.getByText('Ana Lima · ana@example.com').waitFor();
+  await photographAndCheck(staff, 'admin-showing-order-desktop', 'a showing with an open order');
+
+  // The export, downloaded with the session cookie.
+  const [download] = await Promise.all([staff.waitForEvent('download'), staff.getByRole('link', { name: 'Export tickets (CSV)' }).click()]);
+  const csv = await readFile(await download.path(), 'utf8');
+  assert.match(csv, /^seat,ticket,ticket_status/);
+  assert.match(csv, /\nA1,[^\n]*,valid,[^\n]*ana@example\.com/);
+
+  await staff.getByRole('button', { name: 'Refund whole order' }).click();
+  await staff.getByRole('button', { name: /^Confirm: refund all 2 tickets/ }).click();
+  // Square answers a refund PENDING or COMPLETED; its webhook completes it.
+  await staff.getByRole('status').filter({ hasText: /^Refund(ed)? / }).waitFor();
+  await staff.getByRole('button', { name: 'Seat A1, available' }).waitFor({ timeout: WITHIN_MS });
+
+  await watcher.getByRole('button', { name: 'Seat A1, available' }).waitFor({ timeout: WITHIN_MS });
+  await watcher.getByRole('button', { name: 'Seat A2, available' }).waitFor({ timeout: WITHIN_MS });
+  assert.equal(await watcher.evaluate(() => window.notReloaded), true, 'the watcher did not reload');
+  await watcher.screenshot({ path: `${shots}/seat-map-after-refund-phone.png`, fullPage: true });
+
+  // Search by e-mail on the showing's page finds the refunded order.
+  await staff.getByLabel('Search by e-mail').fill('ANA@');
+  await staff.getByRole('button', { name: 'Search', exact: true }).click();
+  await staff.getByRole('cell', { name: 'Refunded' }).waitFor();
+
+  const phone = await signedIn({ width: 390, height: 844 });
+  await phone.goto(`${base}/admin/showings/${sid}`);
+  await phone.getByRole('button', { name: 'Seat A1, available' }).waitFor();
+  await photographAndCheck(phone, 'admin-showing-phone', 'a showing in admin on a phone');
+  await staff.goto(`${base}/admin/showings/${sid}`);
+  await staff.getByRole('button', { name: 'Seat A1, available' }).waitFor();
+  await staff.screenshot({ path: `${shots}/admin-showing-desktop.png`, fullPage: true });
+  console.log('1 passed, 0 failed');
+} finally {
+  await browser.close();
+}
