@@ -68,7 +68,8 @@ cat <<TXT
   Showtime is running. Open:  $BASE/
     The API:  $BASE/api/showings
     Square stand-in:  $SQUARE (test card 4111 1111 1111 1111)
-    Admin token (admin API) and door token (door check-in API): in .dev.vars
+    Admin:  $BASE/admin  (sign in with the admin token: $ADMIN_TOKEN)
+    Door:  $BASE/door  (a showing's door PIN, or DOOR_TOKEN from .dev.vars)
   Press Ctrl-C to stop.
 
 TXT

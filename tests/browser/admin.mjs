@@ -36,14 +36,14 @@ async function photographAndCheck(page, name, what) {
 
 try {
   // A wrong token is refused with a clear message.
-  {
-    const context = await browser.newContext();
+  for (const [width, viewport] of VIEWPORTS) {
+    const context = await browser.newContext({ viewport });
     const page = await context.newPage();
     await page.goto(`${base}/admin`);
     await page.getByLabel('Admin token').fill('not-the-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'not the admin token' }).waitFor();
-    await photographAndCheck(page, 'admin-sign-in-phone', 'the admin sign-in page');
+    await photographAndCheck(page, `admin-sign-in-${width}`, 'the admin sign-in page');
     // The pages of a showing send a signed-out browser to sign in.
     await page.goto(`${base}/admin/showings/${sid}`);
     await page.waitForURL(/\/admin\?next=/);

@@ -374,7 +374,7 @@ fn attention_kinds(items: &Value) -> Vec<(String, String)> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_attention_list_shows_unknown_payments_and_partial_refunds_to_decide_with_their_age() {
+async fn the_attention_list_shows_what_needs_a_person_with_its_age() {
     let stack = Stack::start_with(
         e2e::StackOptions::default()
             .var("SWEEP_MIN_AGE_MS", "1000")
@@ -429,6 +429,36 @@ async fn the_attention_list_shows_unknown_payments_and_partial_refunds_to_decide
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
 
+    // Seats lost after payment: the authorization was slow, the hold
+    // lapsed and another buyer bought the seat; nothing was charged.
+    let mut short = sixteen_seat_room(Some(1_000));
+    short["payment_cap_ms"] = json!(1_000);
+    let short_sid = api.create_showing(short).await;
+    let first = api.hold(&short_sid, &["A1"], None).await;
+    stack
+        .square
+        .control(
+            "/_control/faults",
+            json!({"endpoint": "create_payment", "fault": {"delay_ms": 3000}, "times": 1}),
+        )
+        .await;
+    let paying = {
+        let (api, sid, first) = (api.clone(), short_sid.clone(), first.clone());
+        tokio::spawn(async move { api.checkout(&sid, &first, "cnon:card-nonce-ok").await })
+    };
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let rival = buy(&api, &short_sid, &["A1"], "rival@example.com", "Rival").await;
+    let lost = paying.await.unwrap();
+    assert_eq!(lost.body["error"], "seat_lost", "{:?}", lost.body);
+    let lost_id = lost.body["order_id"].as_str().unwrap().to_string();
+
+    // A paid order without tickets: only a fault outside the product (a
+    // hand edit of D1) makes one, and the list must show it.
+    let rival_id = rival.body["order_id"].as_str().unwrap().to_string();
+    stack.d1_query(&format!(
+        "DELETE FROM tickets WHERE order_id = '{rival_id}'"
+    ));
+
     // A payment whose capture answer is lost, and stays unknown.
     stack
         .square
@@ -450,10 +480,12 @@ async fn the_attention_list_shows_unknown_payments_and_partial_refunds_to_decide
         ("partial_refund".to_string(), order_id.clone()),
         ("needs_attention".to_string(), order_id.clone()),
         ("payment_unknown".to_string(), pending_id.clone()),
+        ("seat_lost".to_string(), lost_id.clone()),
+        ("paid_without_tickets".to_string(), rival_id.clone()),
     ])
     .await;
     let items = body["items"].as_array().unwrap();
-    assert_eq!(items.len(), 3, "{body}");
+    assert_eq!(items.len(), 5, "{body}");
     let now = body["now_ms"].as_f64().unwrap();
     for item in items {
         let since = item["since_ms"].as_f64().unwrap();
@@ -510,6 +542,14 @@ async fn the_attention_list_shows_unknown_payments_and_partial_refunds_to_decide
         order.body["refunds"][0]["ticket_ids"],
         json!(format!("[\"{}\"]", tickets[1]))
     );
-    let kinds = attention_kinds(&attention().await["items"]);
-    assert_eq!(kinds, [("payment_unknown".to_string(), pending_id)]);
+    let mut kinds = attention_kinds(&attention().await["items"]);
+    kinds.sort();
+    assert_eq!(
+        kinds,
+        [
+            ("paid_without_tickets".to_string(), rival_id),
+            ("payment_unknown".to_string(), pending_id),
+            ("seat_lost".to_string(), lost_id),
+        ]
+    );
 }
