@@ -34,8 +34,10 @@ step "bundling for deploy (wrangler deploy --dry-run)"
 SHOWTIME_PREBUILT=1 wrangler deploy --dry-run --outdir target/dry-run
 
 # The end-to-end tests start wrangler and workerd; note which were running
-# before so that anything they leave behind can be named and stopped.
-servers() { pgrep -f 'wrangler|workerd' | sort || true; }
+# before so that anything they leave behind can be named and stopped. Only
+# this checkout's own (its node_modules in the command line) count: another
+# checkout's servers on the same machine are not ours to judge or stop.
+servers() { pgrep -f "$PWD/node_modules/.*(wrangler|workerd)" | sort || true; }
 before=$(servers)
 
 step "tests (native, then end to end through wrangler dev)"
