@@ -63,11 +63,22 @@ function toggle(name) {
   if (again) again.focus();
 }
 
-async function refresh() {
-  const { status, body } = await api(`/api/showings/${sid}/seats`);
-  if (status !== 200 || body.version === version) return;
+const CODES = { a: 'available', h: 'held', s: 'sold' };
+
+// The compact map: one letter per seat, in layout order.
+function decode(codes) {
+  const names = rows().flatMap((row) => row.seats);
+  const out = {};
+  names.forEach((name, i) => { out[name] = CODES[codes[i]] || 'sold'; });
+  return out;
+}
+
+// `minVersion`: the version a push announced, so no older copy is served.
+async function refresh(minVersion) {
+  const { status, body } = await api(`/api/showings/${sid}/seats?format=codes&min_version=${minVersion || 0}`);
+  if (status !== 200 || body.version <= version) return;
   version = body.version;
-  states = body.seats;
+  states = decode(body.codes);
   for (const name of [...chosen]) if (!hold && states[name] !== 'available') chosen.delete(name);
   render();
 }
@@ -78,7 +89,7 @@ function live() {
   socket.onmessage = (event) => {
     window.liveMessages = (window.liveMessages || 0) + 1;
     const announced = JSON.parse(event.data).version;
-    if (announced !== version) refresh();
+    if (announced > version) refresh(announced);
   };
   socket.onclose = () => setTimeout(live, 5000);
   window.liveMap = socket;
@@ -94,7 +105,7 @@ async function holdSeats() {
     say(messages, 'error', `Sorry, ${body.seats.join(', ')} ${body.seats.length > 1 ? 'were' : 'was'} just taken. The map is up to date; choose again.`);
     for (const seat of body.seats) chosen.delete(seat);
     version = -1;
-    if (body.availability) { states = body.availability.seats; version = body.availability.version; }
+    if (body.availability) { states = decode(body.availability.codes); version = body.availability.version; }
   } else {
     say(messages, 'error', body.detail || 'The seats could not be held.');
   }

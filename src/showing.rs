@@ -115,11 +115,19 @@ impl NewShowing {
                 "payment_cap_ms must be at least hold_ttl_ms and at most {MAX_PAYMENT_CAP_MS}"
             ));
         }
+        // Slot names are stored as their seats are named: trimmed, so the
+        // pages can match the compact seat map to the layout.
+        let layout = match req.layout {
+            Layout::Slots { slots } => Layout::Slots {
+                slots: slots.iter().map(|s| s.trim().to_string()).collect(),
+            },
+            rows => rows,
+        };
         let showing = NewShowing {
             title,
             starts_at_ms,
             price: req.price,
-            layout: req.layout,
+            layout,
             max_seats_per_hold,
             hold_ttl_ms,
             payment_cap_ms,

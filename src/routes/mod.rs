@@ -35,8 +35,8 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/api/health", |_, ctx| respond(health(ctx)))
         .get_async("/api/showings", |_, ctx| respond(showings::list(ctx)))
         .get_async("/api/showings/:sid", |_, ctx| respond(showings::get(ctx)))
-        .get_async("/api/showings/:sid/seats", |_, ctx| {
-            respond(showings::seats(ctx))
+        .get_async("/api/showings/:sid/seats", |req, ctx| {
+            respond(showings::seats(req, ctx))
         })
         .get_async("/api/showings/:sid/live", |req, ctx| {
             respond(showings::live(req, ctx))

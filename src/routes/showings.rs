@@ -9,7 +9,9 @@ use worker::{Env, Method, Request, Response, RouteContext};
 use super::{now_ms, param, parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
 use crate::showtime::client;
-use crate::showtime::protocol::{Caller, HoldRef, Idempotency, NewHold, BUYER_HEADER};
+use crate::showtime::protocol::{
+    Caller, HoldRef, Idempotency, NewHold, BUYER_HEADER, VERSION_HEADER,
+};
 use crate::{db, ids, session};
 
 /// Longest `Idempotency-Key` accepted (a UUID is 36).
@@ -59,9 +61,88 @@ pub async fn get(ctx: RouteContext<()>) -> Handled {
     )?)
 }
 
-pub async fn seats(ctx: RouteContext<()>) -> Handled {
+/// The compact seat maps the pages poll are kept this long in the Worker's
+/// memory: a thousand phones polling a showing then cost its object about
+/// one read a second instead of a hundred. A page that was told of a newer
+/// version (over its WebSocket) asks with `min_version` and is never
+/// answered from an older copy.
+const MAP_CACHE_MS: u64 = 1_000;
+/// Most showings whose map one Worker instance keeps.
+const MAP_CACHE_SHOWINGS: usize = 256;
+
+struct CachedMap {
+    fetched_ms: u64,
+    version: u64,
+    body: String,
+}
+
+thread_local! {
+    static MAPS: std::cell::RefCell<std::collections::HashMap<String, CachedMap>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// `GET /api/showings/{id}/seats`: seat name → state, always fresh from the
+/// object. With `?format=codes`: `{"version", "codes"}`, one letter per
+/// seat in layout order, at most [`MAP_CACHE_MS`] old and never older than
+/// `min_version`.
+pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
-    Ok(client::call::<()>(&ctx.env, sid, Method::Get, "/seats", None).await?)
+    let url = req.url()?;
+    let query = |name: &str| {
+        url.query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.to_string())
+    };
+    if query("format").as_deref() != Some("codes") {
+        return Ok(client::call::<()>(&ctx.env, sid, Method::Get, "/seats", None).await?);
+    }
+    let min_version: u64 = query("min_version")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let now = now_ms() as u64;
+    let cached = MAPS.with(|maps| {
+        maps.borrow()
+            .get(sid)
+            .filter(|m| now.saturating_sub(m.fetched_ms) < MAP_CACHE_MS && m.version >= min_version)
+            .map(|m| m.body.clone())
+    });
+    let body = match cached {
+        Some(body) => body,
+        None => {
+            let mut resp =
+                client::call::<()>(&ctx.env, sid, Method::Get, "/seats/codes", None).await?;
+            if resp.status_code() != 200 {
+                return Ok(resp);
+            }
+            let version = resp
+                .headers()
+                .get(VERSION_HEADER)?
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            let body = resp.text().await?;
+            MAPS.with(|maps| {
+                let mut maps = maps.borrow_mut();
+                if maps.len() >= MAP_CACHE_SHOWINGS {
+                    maps.retain(|_, m| now.saturating_sub(m.fetched_ms) < MAP_CACHE_MS);
+                }
+                if maps.len() < MAP_CACHE_SHOWINGS {
+                    let copy = body.clone();
+                    maps.insert(
+                        sid.to_string(),
+                        CachedMap {
+                            fetched_ms: now,
+                            version,
+                            body: copy,
+                        },
+                    );
+                }
+            });
+            body
+        }
+    };
+    let resp = Response::ok(body)?;
+    resp.headers().set("content-type", "application/json")?;
+    Ok(resp)
 }
 
 /// The buyer's session: from a valid cookie, or a new one.

@@ -210,7 +210,7 @@ fn hold_refusal(scope: &Scope, error: HoldError) -> ApiError {
             "some of these seats were just taken; nothing was held",
         )
         .with("seats", seats)
-        .with("availability", scope.availability()),
+        .with("availability", scope.compact()),
         HoldError::TooManyLiveHolds { max } => {
             let wait_ms = scope
                 .ledger

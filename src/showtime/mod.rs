@@ -104,7 +104,8 @@ impl DurableObject for Showtime {
                 Ok(config) => self.configure(config),
                 Err(e) => Err(e),
             },
-            (Method::Get, "/seats") => self.seats(),
+            (Method::Get, "/seats") => self.seats(false),
+            (Method::Get, "/seats/codes") => self.seats(true),
             (Method::Get, "/live") => self.watch(),
             (Method::Get, "/summary") => self.summary(),
             (Method::Get, "/stats") => self.stats().await,
@@ -267,6 +268,14 @@ impl Scope<'_> {
             })
             .collect();
         json!({ "version": availability.version, "seats": Value::Object(seats) })
+    }
+
+    /// The seat map as one letter per seat in layout order (`a` available,
+    /// `h` held, `s` sold or not for sale): a twentieth of the size of
+    /// [`Scope::availability`], for pages and refusals.
+    pub fn compact(&self) -> Value {
+        let availability = self.ledger.availability();
+        json!({ "version": availability.version, "codes": availability.codes() })
     }
 }
 
@@ -486,10 +495,18 @@ impl Showtime {
         Ok(Response::empty()?.with_status(204))
     }
 
-    fn seats(&self) -> Handled {
+    fn seats(&self, compact: bool) -> Handled {
         self.decide(|s, now| {
             s.sweep(now)?;
-            Ok(Response::from_json(&s.availability())?)
+            let map = if compact {
+                s.compact()
+            } else {
+                s.availability()
+            };
+            let resp = Response::from_json(&map)?;
+            resp.headers()
+                .set(protocol::VERSION_HEADER, &s.ledger.version().to_string())?;
+            Ok(resp)
         })
     }
 

@@ -492,7 +492,9 @@ async fn every_refusal_says_what_was_wrong_and_changes_nothing() {
         )
         .await;
     assert_eq!(names(&r.body["seats"]), ["B7", "B8"]);
-    assert_eq!(r.body["availability"]["seats"]["B8"], "held");
+    // The refusal carries the compact map: B7 and B8 are the last two of 16.
+    let codes = r.body["availability"]["codes"].as_str().unwrap();
+    assert_eq!(&codes[14..], "hh", "{codes}");
     let r = api.hold(&sid, &["A1", "A2", "A3", "A4", "A5"], None).await;
     assert_eq!(r.body["max_seats"], 4);
 
@@ -557,4 +559,37 @@ async fn a_twenty_thousand_seat_arena_writes_only_the_seats_it_changes() {
         (2..=12).contains(&written),
         "a 2-seat hold wrote {written} rows"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_compact_map_is_one_letter_a_seat_and_never_older_than_asked() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let compact = |min_version: u64| {
+        let api = api.clone();
+        let path = format!("/api/showings/{sid}/seats?format=codes&min_version={min_version}");
+        async move {
+            let reply = api.get(&path).await;
+            assert_eq!(reply.status, 200, "{:?}", reply.body);
+            reply.body
+        }
+    };
+    let first = compact(0).await;
+    assert_eq!(first["codes"], "a".repeat(16));
+
+    // Held just after the first read was kept: asking for the version the
+    // fresh map shows gets it, not the kept copy.
+    let held = api.hold(&sid, &["A1", "B8"], None).await;
+    assert_eq!(held.status, 201);
+    let fresh = api.get(&format!("/api/showings/{sid}/seats")).await.body;
+    let version = fresh["version"].as_u64().unwrap();
+    assert!(version > first["version"].as_u64().unwrap());
+    let after = compact(version).await;
+    assert_eq!(after["version"].as_u64(), Some(version));
+    assert_eq!(after["codes"], format!("h{}h", "a".repeat(14)));
+    let unknown = api
+        .get("/api/showings/0123456789abcdef/seats?format=codes")
+        .await;
+    assert_eq!(unknown.status, 404);
 }
