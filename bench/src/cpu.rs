@@ -1,6 +1,11 @@
 //! CPU time used by processes, read from `/proc/<pid>/stat` (user plus
 //! system time of all threads). The dev server's processes are found by
 //! their process group, which the harness gives each server it starts.
+//!
+//! `wrangler dev` runs two workerd processes: its own proxy, which listens
+//! on the port given to it and forwards each request, and the one that
+//! runs the Worker and its objects. They are told apart by the port the
+//! proxy listens on; the proxy is reported as `workerd-proxy`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -52,17 +57,43 @@ fn stats_under(dir: &Path) -> impl Iterator<Item = (String, Stat)> {
     })
 }
 
+/// The dev server: its process group, and the port it answers on.
+#[derive(Debug, Clone, Copy)]
+pub struct Server {
+    pub pgid: u32,
+    pub port: u16,
+}
+
+/// The program's name, with wrangler's proxy told apart from the workerd
+/// that runs the Worker.
+fn program_name(server: Server, pid: &str, comm: &str) -> String {
+    if comm == "workerd" {
+        let cmdline =
+            std::fs::read(Path::new("/proc").join(pid).join("cmdline")).unwrap_or_default();
+        let listens = format!("entry=127.0.0.1:{}", server.port);
+        let is_proxy = cmdline
+            .split(|&b| b == 0)
+            .any(|arg| arg.ends_with(listens.as_bytes()));
+        if is_proxy {
+            return "workerd-proxy".into();
+        }
+    }
+    comm.to_string()
+}
+
 /// CPU seconds of every live process in the group, summed by program
 /// name, and of each thread of those processes, by `program/tid name`.
-fn group(pgid: u32) -> (CpuByProgram, CpuByProgram) {
+fn group(server: Server) -> (CpuByProgram, CpuByProgram) {
     let mut by_program = CpuByProgram::new();
     let mut by_thread = CpuByProgram::new();
     let per_tick = 1.0 / ticks_per_second();
-    for (pid, stat) in stats_under(Path::new("/proc")).filter(|(_, s)| s.pgrp == pgid) {
-        *by_program.entry(stat.comm.clone()).or_default() += stat.cpu_ticks as f64 * per_tick;
+    let in_group = stats_under(Path::new("/proc")).filter(|(_, s)| s.pgrp == server.pgid);
+    for (pid, stat) in in_group {
+        let program = program_name(server, &pid, &stat.comm);
+        *by_program.entry(program.clone()).or_default() += stat.cpu_ticks as f64 * per_tick;
         let tasks = Path::new("/proc").join(&pid).join("task");
         for (tid, thread) in stats_under(&tasks) {
-            let name = format!("{}/{tid} {}", stat.comm, thread.comm);
+            let name = format!("{program}/{tid} {}", thread.comm);
             by_thread.insert(name, thread.cpu_ticks as f64 * per_tick);
         }
     }
@@ -97,8 +128,8 @@ pub struct Reading {
 }
 
 impl Reading {
-    pub fn now(pgid: u32) -> Reading {
-        let (server, server_threads) = group(pgid);
+    pub fn now(of: Server) -> Reading {
+        let (server, server_threads) = group(of);
         Reading {
             server,
             server_threads,

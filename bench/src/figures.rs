@@ -50,18 +50,22 @@ pub fn summarize(phase: &Phase) -> Figures {
         figures.insert(format!("cpu.{name}.us_per_req"), per_request_us(cpu_s));
         figures.insert(format!("cpu.{name}.cores"), cpu_s / seconds);
     };
-    let workerd: f64 = phase.cpu.server.get("workerd").copied().unwrap_or(0.0);
+    let program = |name: &str| phase.cpu.server.get(name).copied().unwrap_or(0.0);
     let total: f64 = phase.cpu.server.values().sum();
+    let (workerd, proxy) = (program("workerd"), program("workerd-proxy"));
+    // The workerd that runs the Worker and its objects; wrangler's proxy in
+    // front of it; and the rest of wrangler (Node, esbuild).
     cpu("workerd", workerd);
-    // wrangler's Node process and any helper it started (esbuild).
-    cpu("wrangler", total - workerd);
+    cpu("proxy", proxy);
+    cpu("node", total - workerd - proxy);
     cpu("server", total);
     cpu("load_generator", phase.cpu.load_generator);
     for (program, &cpu_s) in &phase.cpu.server {
         cpu(&format!("program.{program}"), cpu_s);
     }
-    // workerd runs each isolate's JavaScript and Wasm on one thread at a
-    // time: its busiest thread shows how close that is to a whole core.
+    // The Worker's workerd runs the isolate's JavaScript and Wasm on one
+    // thread at a time: its busiest thread shows how close that is to a
+    // whole core.
     let busiest = phase
         .cpu
         .server_threads

@@ -7,7 +7,7 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use crate::cpu::{CpuUse, Reading};
+use crate::cpu::{CpuUse, Reading, Server};
 
 /// How long a phase warms up, then measures.
 #[derive(Debug, Clone, Copy)]
@@ -89,7 +89,7 @@ pub struct Phase {
 
 /// Runs `clients` tasks made by `client(index, recorder)`; each loops until
 /// [`Recorder::running`] says stop and hands its recorder back.
-pub async fn run<F, Fut>(pgid: u32, timing: Timing, clients: usize, client: F) -> Phase
+pub async fn run<F, Fut>(server: Server, timing: Timing, clients: usize, client: F) -> Phase
 where
     F: Fn(usize, Recorder) -> Fut,
     Fut: Future<Output = Recorder> + Send + 'static,
@@ -107,9 +107,9 @@ where
         })
         .collect();
     tokio::time::sleep_until(window_start.into()).await;
-    let first = Reading::now(pgid);
+    let first = Reading::now(server);
     tokio::time::sleep_until(end.into()).await;
-    let last = Reading::now(pgid);
+    let last = Reading::now(server);
     let mut samples = Vec::new();
     for task in tasks {
         let recorder = task.await.expect("a client task panicked");

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use e2e::{Api, Stack, StackOptions};
 
 use crate::clients;
+use crate::cpu::Server;
 use crate::figures::{summarize, under, Figures};
 use crate::http::Http;
 use crate::load::{self, Kind, Phase, Timing};
@@ -58,22 +59,31 @@ pub struct Settings {
 /// Starts a stack, runs every measure once, stops the stack.
 pub fn run_once(settings: &Settings, run: usize) -> Figures {
     let stack = Stack::start_with(StackOptions::default().var("SHOWTIME_BENCH", "1"));
-    let pgid = stack
-        .server_process_group()
-        .expect("the dev server is running");
+    let server = Server {
+        pgid: stack
+            .server_process_group()
+            .expect("the dev server is running"),
+        port: stack
+            .base_url
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("the dev server's port"),
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
-    let mut figures = runtime.block_on(measure_all(&stack, pgid, settings, run));
+    let mut figures = runtime.block_on(measure_all(&stack, server, settings, run));
     add_ratios(&mut figures, settings);
     figures
 }
 
 struct Bench<'a> {
+    stack: &'a Stack,
     api: Api,
     http: Http,
-    pgid: u32,
+    server: Server,
     settings: &'a Settings,
     run: usize,
     figures: Figures,
@@ -83,6 +93,15 @@ impl Bench<'_> {
     fn keep(&mut self, name: &str, phase: Phase) {
         let figures = summarize(&phase);
         eprintln!("run {}: {name}: {}", self.run, one_line(&figures));
+        let unanswered = phase.samples.iter().filter(|s| s.status == 0).count();
+        assert!(
+            unanswered * 10 <= phase.samples.len(),
+            "run {}: {name}: {unanswered} of {} requests got no answer: the dev server \
+             stopped or hung (another program may have stopped it); its log ends:\n{}",
+            self.run,
+            phase.samples.len(),
+            self.stack.log_tail()
+        );
         self.figures.extend(under(name, figures));
     }
 
@@ -91,11 +110,12 @@ impl Bench<'_> {
     }
 }
 
-async fn measure_all(stack: &Stack, pgid: u32, settings: &Settings, run: usize) -> Figures {
+async fn measure_all(stack: &Stack, server: Server, settings: &Settings, run: usize) -> Figures {
     let mut bench = Bench {
+        stack,
         api: Api::new(stack),
         http: Http::new(&stack.base_url),
-        pgid,
+        server,
         settings,
         run,
         figures: Figures::new(),
@@ -114,7 +134,7 @@ async fn measure_all(stack: &Stack, pgid: u32, settings: &Settings, run: usize) 
 /// The two floors and holds on one showing, at each concurrency in turn,
 /// so that drift in the machine's load touches all three alike.
 async fn floors_and_holds(bench: &mut Bench<'_>) {
-    let (http, timing, pgid) = (bench.http.clone(), bench.settings.timing, bench.pgid);
+    let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
     // The floors' object is never set up as a showing: the request reaches
     // it, and it answers without loading anything.
     let floor_object = format!("{:016x}", fastrand::u64(..));
@@ -122,17 +142,17 @@ async fn floors_and_holds(bench: &mut Bench<'_>) {
     let write: Arc<str> = format!("/api/bench/showings/{floor_object}/write").into();
     let sid = bench.showing(MAIN_ROOM, "Floors and holds").await;
     for clients in bench.settings.concurrencies.clone() {
-        let phase = load::run(pgid, timing, clients, |_, rec| {
+        let phase = load::run(server, timing, clients, |_, rec| {
             clients::floor(http.clone(), noop.clone(), Kind::Noop, rec)
         })
         .await;
         bench.keep(&format!("noop.c{clients}"), phase);
-        let phase = load::run(pgid, timing, clients, |_, rec| {
+        let phase = load::run(server, timing, clients, |_, rec| {
             clients::floor(http.clone(), write.clone(), Kind::Write, rec)
         })
         .await;
         bench.keep(&format!("write.c{clients}"), phase);
-        let phase = load::run(pgid, timing, clients, |_, rec| {
+        let phase = load::run(server, timing, clients, |_, rec| {
             clients::buyer(http.clone(), sid.clone(), MAIN_ROOM, rec)
         })
         .await;
@@ -141,10 +161,10 @@ async fn floors_and_holds(bench: &mut Bench<'_>) {
 }
 
 async fn venue_sizes(bench: &mut Bench<'_>) {
-    let (http, timing, pgid) = (bench.http.clone(), bench.settings.timing, bench.pgid);
+    let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
     for room in VENUES {
         let sid = bench.showing(room, "Venue size").await;
-        let phase = load::run(pgid, timing, bench.settings.buyers, |_, rec| {
+        let phase = load::run(server, timing, bench.settings.buyers, |_, rec| {
             clients::buyer(http.clone(), sid.clone(), room, rec)
         })
         .await;
@@ -155,11 +175,11 @@ async fn venue_sizes(bench: &mut Bench<'_>) {
 /// The same buyers on two fresh showings of the same room: alone, then
 /// with the viewers polling the seat map.
 async fn viewers(bench: &mut Bench<'_>) {
-    let (http, timing, pgid) = (bench.http.clone(), bench.settings.timing, bench.pgid);
+    let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
     let buyers = bench.settings.buyers;
     for viewers in [0, bench.settings.viewers] {
         let sid = bench.showing(MAIN_ROOM, "Viewers").await;
-        let phase = load::run(pgid, timing, buyers + viewers, |i, rec| {
+        let phase = load::run(server, timing, buyers + viewers, |i, rec| {
             let (http, sid) = (http.clone(), sid.clone());
             async move {
                 if i < buyers {
@@ -175,10 +195,10 @@ async fn viewers(bench: &mut Bench<'_>) {
 }
 
 async fn checkouts(bench: &mut Bench<'_>) {
-    let (http, timing, pgid) = (bench.http.clone(), bench.settings.timing, bench.pgid);
+    let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
     let sid = bench.showing(CHECKOUT_ROOM, "Checkouts").await;
     let payers = bench.settings.payers;
-    let phase = load::run(pgid, timing, payers, |i, rec| {
+    let phase = load::run(server, timing, payers, |i, rec| {
         clients::payer(http.clone(), sid.clone(), CHECKOUT_ROOM, i as u32, rec)
     })
     .await;
@@ -245,6 +265,18 @@ fn add_ratios(figures: &mut Figures, settings: &Settings) {
             / get(figures, &format!("{without}.hold.{q}"));
         ratios.insert(format!("ratio.viewers.{q}"), ratio);
     }
+    // What a seat map costs: the server CPU with viewers, less what the
+    // holds and releases made alongside cost at the rate measured without.
+    let hold_path_cost = get(figures, &format!("{without}.cpu.server.cores"))
+        / get(figures, &format!("{without}.all.rps"));
+    let maps_cpu = get(figures, &format!("{with}.cpu.server.cores"))
+        - hold_path_cost
+            * (get(figures, &format!("{with}.all.rps"))
+                - get(figures, &format!("{with}.seat_map.rps")));
+    ratios.insert(
+        "viewers.est_cpu_us_per_seat_map".into(),
+        maps_cpu * 1e6 / get(figures, &format!("{with}.seat_map.rps")),
+    );
     let checkout = format!("checkout.c{}", settings.payers);
     let cpu_ms_per_paid = get(figures, &format!("{checkout}.cpu.server.cores")) * 1000.0
         / get(figures, &format!("{checkout}.checkout.rate.201"));
@@ -274,9 +306,11 @@ fn one_line(figures: &Figures) -> String {
         ));
     }
     parts.push(format!(
-        "CPU cores workerd {:.2} wrangler {:.2} load {:.2}",
+        "CPU cores: workerd {:.2} (busiest thread {:.2}), proxy {:.2}, node {:.2}, load {:.2}",
         figures["cpu.workerd.cores"],
-        figures["cpu.wrangler.cores"],
+        figures["cpu.workerd_busiest_thread.cores"],
+        figures["cpu.proxy.cores"],
+        figures["cpu.node.cores"],
         figures["cpu.load_generator.cores"]
     ));
     parts.join("; ")

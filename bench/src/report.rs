@@ -16,6 +16,11 @@ pub struct Context {
     pub minutes_per_run: f64,
 }
 
+/// A whole number with thousands separators: `20,000`.
+fn count(n: u64) -> String {
+    number(n as f64)
+}
+
 /// `1,234`, `56.7`, `8.90`: three significant figures or whole numbers.
 fn number(v: f64) -> String {
     if !v.is_finite() {
@@ -69,8 +74,12 @@ impl Runs<'_> {
         self.cell_scaled(name, 1.0, "")
     }
 
+    /// Ratios keep three decimals, so a verdict is never hidden by rounding.
     fn ratio(&self, name: &str) -> String {
-        self.cell_scaled(name, 1.0, "×")
+        match self.spread(name) {
+            Some(s) => format!("{:.3}× ({:.3}–{:.3})", s.median, s.min, s.max),
+            None => "–".into(),
+        }
     }
 
     fn percent(&self, name: &str) -> String {
@@ -110,10 +119,12 @@ pub fn markdown(runs: &[Figures], settings: &Settings, context: &Context) -> Str
          - Command: `{}`\n- Each phase: {} s of warm-up, then {} s measured; a request counts \
          when it ends inside the measured window. Each figure is the median of the \
          runs, with the lowest and highest in brackets. Latencies are round trips seen by the \
-         load generator; CPU time is user plus system time from `/proc/<pid>/stat` of the dev \
-         server's processes (workerd; wrangler's Node), and of the load generator's own \
-         process (which also runs the Square stand-in), over the measured window, divided by \
-         the requests answered in it.\n",
+         load generator; CPU time is user plus system time from `/proc/<pid>/stat`, over the \
+         measured window, divided by the requests answered in it, of: the workerd process \
+         that runs the Worker and its objects (\"workerd\"); the second workerd process that \
+         `wrangler dev` puts in front of it as a proxy, which every request also passes \
+         through (\"proxy\"); wrangler's Node process (\"Node\"); and the load generator's \
+         own process, which also runs the Square stand-in.\n",
         context.machine,
         context.started,
         context.finished,
@@ -143,7 +154,7 @@ fn answers(runs: &Runs, phase: &str, kind: &str) -> String {
 }
 
 fn cpu_cells(runs: &Runs, phase: &str) -> Vec<String> {
-    ["workerd", "wrangler", "load_generator"]
+    ["workerd", "proxy", "node", "load_generator"]
         .iter()
         .map(|who| runs.cell(&format!("{phase}.cpu.{who}.us_per_req")))
         .collect()
@@ -160,7 +171,7 @@ fn floors_and_holds(out: &mut String, runs: &Runs, settings: &Settings) {
          a 409 (seats taken) is a full round trip too. holds/s counts hold requests only; the \
          CPU columns divide by every request of the phase (holds and releases). No \
          `Idempotency-Key` is sent, as the web app sends none.\n",
-        number(f64::from(MAIN_ROOM.seats())),
+        count(MAIN_ROOM.seats().into()),
         MAIN_ROOM.rows,
         MAIN_ROOM.per_row
     );
@@ -181,7 +192,7 @@ fn floors_and_holds(out: &mut String, runs: &Runs, settings: &Settings) {
                 answers(runs, &phase, kind),
             ];
             if kind == "release" {
-                row.extend(["″".to_string(), "″".to_string(), "″".to_string()]);
+                row.extend(["″"; 4].map(String::from));
             } else {
                 row.extend(cpu_cells(runs, &phase));
             }
@@ -198,7 +209,8 @@ fn floors_and_holds(out: &mut String, runs: &Runs, settings: &Settings) {
             "p99 ms",
             "answers",
             "workerd CPU µs/req",
-            "wrangler CPU µs/req",
+            "proxy CPU µs/req",
+            "Node CPU µs/req",
             "load generator CPU µs/req",
         ],
         &rows,
@@ -244,7 +256,8 @@ fn floors_and_holds(out: &mut String, runs: &Runs, settings: &Settings) {
                 phase.replace(".c", " at "),
                 runs.cell(&format!("{phase}.cpu.workerd.cores")),
                 runs.cell(&format!("{phase}.cpu.workerd_busiest_thread.cores")),
-                runs.cell(&format!("{phase}.cpu.wrangler.cores")),
+                runs.cell(&format!("{phase}.cpu.proxy.cores")),
+                runs.cell(&format!("{phase}.cpu.node.cores")),
                 runs.cell(&format!("{phase}.cpu.load_generator.cores")),
             ]);
         }
@@ -252,8 +265,9 @@ fn floors_and_holds(out: &mut String, runs: &Runs, settings: &Settings) {
     let _ = writeln!(
         out,
         "CPU cores busy during each phase (CPU seconds per second; the machine has 2). \
-         workerd runs the Worker and the object in one isolate, whose JavaScript and Wasm \
-         run on one thread at a time; its busiest thread is shown on its own:\n"
+         The Worker and its objects run in one isolate of one workerd process, whose \
+         JavaScript and Wasm run on one thread at a time; its busiest thread is shown on \
+         its own:\n"
     );
     table(
         out,
@@ -261,7 +275,8 @@ fn floors_and_holds(out: &mut String, runs: &Runs, settings: &Settings) {
             "phase",
             "workerd",
             "its busiest thread",
-            "wrangler",
+            "proxy",
+            "Node",
             "load generator",
         ],
         &rows,
@@ -283,7 +298,7 @@ fn venues(out: &mut String, runs: &Runs, settings: &Settings) {
             vec![
                 format!(
                     "{} ({}×{})",
-                    number(f64::from(room.seats())),
+                    count(room.seats().into()),
                     room.rows,
                     room.per_row
                 ),
@@ -324,8 +339,8 @@ fn viewers(out: &mut String, runs: &Runs, settings: &Settings) {
          another fresh showing) with {} viewers each polling `GET /api/showings/{{id}}/seats` \
          every 10 s from a random start (about {} requests/s).\n",
         settings.buyers,
-        number(f64::from(MAIN_ROOM.seats())),
-        number(settings.viewers as f64),
+        count(MAIN_ROOM.seats().into()),
+        count(settings.viewers as u64),
         settings.viewers / 10
     );
     let rows: Vec<Vec<String>> = [0, settings.viewers]
@@ -333,7 +348,7 @@ fn viewers(out: &mut String, runs: &Runs, settings: &Settings) {
         .map(|v| {
             let p = format!("viewers{v}");
             vec![
-                number(*v as f64),
+                count(*v as u64),
                 runs.cell(&format!("{p}.hold.rps")),
                 runs.cell(&format!("{p}.hold.p50_ms")),
                 runs.cell(&format!("{p}.hold.p99_ms")),
@@ -362,9 +377,12 @@ fn viewers(out: &mut String, runs: &Runs, settings: &Settings) {
     );
     let _ = writeln!(
         out,
-        "With ÷ without viewers: hold p50 {}, hold p99 {}.\n",
+        "With ÷ without viewers: hold p50 {}, hold p99 {}. Server CPU per seat map, \
+         estimated as the CPU with viewers less the holds and releases at their CPU cost \
+         without viewers: {} µs.\n",
         runs.ratio("ratio.viewers.p50_ms"),
-        runs.ratio("ratio.viewers.p99_ms")
+        runs.ratio("ratio.viewers.p99_ms"),
+        runs.cell("viewers.est_cpu_us_per_seat_map")
     );
 }
 
@@ -378,7 +396,7 @@ fn checkouts(out: &mut String, runs: &Runs, settings: &Settings) {
          (no faults), writes the order and tickets to D1 and captures. A paid order is a \
          201; a 202 is finished in the background.\n",
         settings.payers,
-        number(f64::from(CHECKOUT_ROOM.seats()))
+        count(CHECKOUT_ROOM.seats().into())
     );
     let row = vec![
         settings.payers.to_string(),
@@ -390,6 +408,7 @@ fn checkouts(out: &mut String, runs: &Runs, settings: &Settings) {
         runs.cell(&format!("{p}.hold.p50_ms")),
         runs.cell(&format!("{p}.cpu_ms_per_paid")),
         runs.cell(&format!("{p}.cpu.server.cores")),
+        runs.cell(&format!("{p}.cpu.workerd_busiest_thread.cores")),
     ];
     table(
         out,
@@ -403,6 +422,7 @@ fn checkouts(out: &mut String, runs: &Runs, settings: &Settings) {
             "hold p50 ms",
             "server CPU ms per paid order",
             "server CPU cores",
+            "workerd's busiest thread, cores",
         ],
         &[row],
     );
@@ -452,17 +472,14 @@ fn targets(out: &mut String, runs: &Runs, settings: &Settings) {
     let largest = VENUES[VENUES.len() - 1].seats();
     let name = format!("ratio.seats{largest}.p99_per_16");
     rows.push(vec![
-        format!(
-            "{} seats: hold p99 ≤ 1.5 × 16 seats",
-            number(f64::from(largest))
-        ),
+        format!("{} seats: hold p99 ≤ 1.5 × 16 seats", count(largest.into())),
         runs.ratio(&name),
         verdict(runs, &name, |v| v <= 1.5),
     ]);
     rows.push(vec![
         format!(
             "{} viewers add ≤ 10 % to hold p99",
-            number(settings.viewers as f64)
+            count(settings.viewers as u64)
         ),
         runs.ratio("ratio.viewers.p99_ms"),
         verdict(runs, "ratio.viewers.p99_ms", |v| v <= 1.1),
