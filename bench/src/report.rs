@@ -18,7 +18,11 @@ pub struct Context {
 
 /// A whole number with thousands separators: `20,000`.
 fn count(n: u64) -> String {
-    number(n as f64)
+    if n < 1000 {
+        n.to_string()
+    } else {
+        number(n as f64)
+    }
 }
 
 /// `1,234`, `56.7`, `8.90`: three significant figures or whole numbers.
@@ -485,4 +489,19 @@ fn targets(out: &mut String, runs: &Runs, settings: &Settings) {
         verdict(runs, "ratio.viewers.p99_ms", |v| v <= 1.1),
     ]);
     table(out, &["target", "measured", "verdict (median)"], &rows);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        assert_eq!(count(16), "16");
+        assert_eq!(count(20_000), "20,000");
+        assert_eq!(number(0.1234), "0.12");
+        assert_eq!(number(56.78), "56.8");
+        assert_eq!(number(1234.5), "1,235");
+        assert_eq!(number(f64::NAN), "–");
+    }
 }
