@@ -7,8 +7,10 @@
 //! - [`tickets`]: the ticket page with its QR code.
 //! - [`door`]: scanning tickets at the door, behind a door credential.
 //! - [`admin`]: what cinema staff do, behind the admin token or session.
+//! - [`bench`]: the benchmark's floors, off unless `SHOWTIME_BENCH` is "1".
 
 mod admin;
+mod bench;
 mod door;
 mod orders;
 mod refunds;
@@ -125,6 +127,12 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         })
         .get_async("/admin/showings/:sid", |_, ctx| {
             respond(page(ctx, "/admin-showing"))
+        })
+        .post_async("/api/bench/showings/:sid/noop", |_, ctx| {
+            respond(bench::noop(ctx))
+        })
+        .post_async("/api/bench/showings/:sid/write", |_, ctx| {
+            respond(bench::write(ctx))
         })
         .or_else_any_method_async("/*path", |req, ctx| async move {
             if req.method() == worker::Method::Get && !req.path().starts_with("/api/") {

@@ -15,7 +15,9 @@
 //! - [`pay`]: driving each order's checkout machine.
 //! - [`store`]: the object's SQLite tables.
 //! - [`rate`]: the per-client limit on new holds.
+//! - [`bench`]: the benchmark's floors (only reached with `SHOWTIME_BENCH`).
 
+mod bench;
 pub mod client;
 mod holds;
 mod pay;
@@ -134,6 +136,7 @@ impl DurableObject for Showtime {
                 Ok(void) => self.decide(|s, now| void_seats(s, &void, now)),
                 Err(e) => Err(e),
             },
+            (Method::Post, path) if path.starts_with("/bench/") => bench::answer(&self.sql(), path),
             _ => Err(ApiError::not_found("route")),
         };
         let resp = handled.or_else(ApiError::into_response)?;

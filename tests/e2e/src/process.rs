@@ -25,6 +25,11 @@ impl Group {
         })
     }
 
+    /// The leader's pid, which is also the group's id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn has_exited(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(Some(_)))
     }

@@ -127,6 +127,12 @@ impl Stack {
         }
     }
 
+    /// The process group of the running dev server (wrangler, workerd and
+    /// their helpers), for measuring the CPU time they use.
+    pub fn server_process_group(&self) -> Option<u32> {
+        self.server.as_ref().map(Group::id)
+    }
+
     /// The staff door credential this stack's Worker accepts.
     pub fn door_token(&self) -> String {
         format!("door-{}", self.admin_token)

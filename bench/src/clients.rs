@@ -1,0 +1,160 @@
+//! What each simulated client does in a loop: hit a floor, hold and release
+//! seats as a buyer, poll the seat map as a viewer, or hold and pay.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+
+use crate::http::Http;
+use crate::load::{back_off, Kind, Recorder};
+use crate::room::{hold_body, Room};
+
+/// Posts to a floor endpoint as fast as answers come.
+pub async fn floor(http: Http, path: Arc<str>, kind: Kind, mut rec: Recorder) -> Recorder {
+    while rec.running() {
+        let started = Instant::now();
+        match http.send(Method::POST, &path, None, None).await {
+            Ok(answer) => rec.record(kind, answer.status, started, answer.body.len()),
+            Err(_) => {
+                rec.record(kind, 0, started, 0);
+                back_off().await;
+            }
+        }
+    }
+    rec
+}
+
+fn hold_id(body: &[u8]) -> Option<String> {
+    let granted: serde_json::Value = serde_json::from_slice(body).ok()?;
+    granted["hold_id"].as_str().map(str::to_string)
+}
+
+/// One buyer with one session: holds a random pair of seats and, when it
+/// gets them, releases them at once (a buyer may have one live hold per
+/// showing), then tries again. Both requests are recorded, as
+/// [`Kind::Hold`] and [`Kind::Release`].
+pub async fn buyer(http: Http, sid: Arc<str>, room: Room, mut rec: Recorder) -> Recorder {
+    let holds = format!("/api/showings/{sid}/holds");
+    let mut cookie: Option<String> = None;
+    while rec.running() {
+        let started = Instant::now();
+        let body = hold_body(&room.random_pair());
+        let answer = match http
+            .send(Method::POST, &holds, Some(body), cookie.as_deref())
+            .await
+        {
+            Ok(answer) => answer,
+            Err(_) => {
+                rec.record(Kind::Hold, 0, started, 0);
+                back_off().await;
+                continue;
+            }
+        };
+        rec.record(Kind::Hold, answer.status, started, answer.body.len());
+        if answer.cookie.is_some() {
+            cookie = answer.cookie;
+        }
+        if answer.status != 201 {
+            continue;
+        }
+        let Some(hold) = hold_id(&answer.body) else {
+            continue;
+        };
+        let started = Instant::now();
+        let status = http
+            .send(
+                Method::DELETE,
+                &format!("{holds}/{hold}"),
+                None,
+                cookie.as_deref(),
+            )
+            .await
+            .map_or(0, |a| a.status);
+        rec.record(Kind::Release, status, started, 0);
+    }
+    rec
+}
+
+/// How often a viewer's page polls the seat map.
+pub const VIEWER_POLL: Duration = Duration::from_secs(10);
+
+/// A viewer: GETs the seat map every [`VIEWER_POLL`], starting at a random
+/// moment within the first period so that viewers spread evenly.
+pub async fn viewer(http: Http, sid: Arc<str>, mut rec: Recorder) -> Recorder {
+    let seats = format!("/api/showings/{sid}/seats");
+    let offset = Duration::from_millis(fastrand::u64(0..VIEWER_POLL.as_millis() as u64));
+    let mut next = Instant::now() + offset;
+    loop {
+        tokio::time::sleep_until(next.min(rec.end()).into()).await;
+        if !rec.running() {
+            return rec;
+        }
+        next += VIEWER_POLL;
+        let started = Instant::now();
+        match http.send(Method::GET, &seats, None, None).await {
+            Ok(answer) => rec.record(Kind::SeatMap, answer.status, started, answer.body.len()),
+            Err(_) => rec.record(Kind::SeatMap, 0, started, 0),
+        }
+    }
+}
+
+/// The card token the Square stand-in approves.
+pub const APPROVED_CARD: &str = "cnon:card-nonce-ok";
+
+/// A buyer who pays: holds the next pair of seats in its own row (so
+/// buyers never collide) and checks out with the approved test card.
+/// Records the hold and the checkout; `lane` is the row.
+pub async fn payer(
+    http: Http,
+    sid: Arc<str>,
+    room: Room,
+    lane: u32,
+    mut rec: Recorder,
+) -> Recorder {
+    let holds = format!("/api/showings/{sid}/holds");
+    let mut cookie: Option<String> = None;
+    let mut first = 1;
+    while rec.running() && first < room.per_row {
+        let seats = room.pair(lane % room.rows, first);
+        first += 2;
+        let started = Instant::now();
+        let Ok(answer) = http
+            .send(
+                Method::POST,
+                &holds,
+                Some(hold_body(&seats)),
+                cookie.as_deref(),
+            )
+            .await
+        else {
+            rec.record(Kind::Hold, 0, started, 0);
+            back_off().await;
+            continue;
+        };
+        rec.record(Kind::Hold, answer.status, started, answer.body.len());
+        if answer.cookie.is_some() {
+            cookie = answer.cookie;
+        }
+        let Some(hold) = (answer.status == 201)
+            .then(|| hold_id(&answer.body))
+            .flatten()
+        else {
+            continue;
+        };
+        let pay = serde_json::json!({
+            "source_id": APPROVED_CARD, "email": "bench@example.com", "name": "Bench Buyer"
+        })
+        .to_string();
+        let started = Instant::now();
+        let path = format!("{holds}/{hold}/checkout");
+        match http
+            .send(Method::POST, &path, Some(pay), cookie.as_deref())
+            .await
+        {
+            Ok(answer) => rec.record(Kind::Checkout, answer.status, started, answer.body.len()),
+            Err(_) => rec.record(Kind::Checkout, 0, started, 0),
+        }
+    }
+    rec
+}

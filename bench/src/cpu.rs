@@ -1,0 +1,169 @@
+//! CPU time used by processes, read from `/proc/<pid>/stat` (user plus
+//! system time of all threads). The dev server's processes are found by
+//! their process group, which the harness gives each server it starts.
+//!
+//! `wrangler dev` runs two workerd processes: its own proxy, which listens
+//! on the port given to it and forwards each request, and the one that
+//! runs the Worker and its objects. They are told apart by the port the
+//! proxy listens on; the proxy is reported as `workerd-proxy`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// CPU seconds used so far, by program name (`workerd`, `node`, …).
+pub type CpuByProgram = BTreeMap<String, f64>;
+
+struct Stat {
+    comm: String,
+    pgrp: u32,
+    cpu_ticks: u64,
+}
+
+/// `comm` is in parentheses and may hold spaces, so fields are counted
+/// from the last `)`: state is field 3, pgrp 5, utime 14 and stime 15.
+fn parse_stat(text: &str) -> Option<Stat> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let comm = text.get(open + 1..close)?.to_string();
+    let rest: Vec<&str> = text.get(close + 1..)?.split_whitespace().collect();
+    let field = |n: usize| rest.get(n - 3).and_then(|v| v.parse::<u64>().ok());
+    Some(Stat {
+        comm,
+        pgrp: u32::try_from(field(5)?).ok()?,
+        cpu_ticks: field(14)? + field(15)?,
+    })
+}
+
+fn ticks_per_second() -> f64 {
+    // SAFETY: sysconf has no preconditions; it answers -1 for an unknown name.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if ticks > 0 {
+        ticks as f64
+    } else {
+        100.0
+    }
+}
+
+/// The stat files of the numbered entries of a `/proc` directory.
+fn stats_under(dir: &Path) -> impl Iterator<Item = (String, Stat)> {
+    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    entries.filter_map(|entry| {
+        let id = entry.file_name().to_string_lossy().to_string();
+        if !id.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let text = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+        Some((id, parse_stat(&text)?))
+    })
+}
+
+/// The dev server: its process group, and the port it answers on.
+#[derive(Debug, Clone, Copy)]
+pub struct Server {
+    pub pgid: u32,
+    pub port: u16,
+}
+
+/// The program's name, with wrangler's proxy told apart from the workerd
+/// that runs the Worker.
+fn program_name(server: Server, pid: &str, comm: &str) -> String {
+    if comm == "workerd" {
+        let cmdline =
+            std::fs::read(Path::new("/proc").join(pid).join("cmdline")).unwrap_or_default();
+        let listens = format!("entry=127.0.0.1:{}", server.port);
+        let is_proxy = cmdline
+            .split(|&b| b == 0)
+            .any(|arg| arg.ends_with(listens.as_bytes()));
+        if is_proxy {
+            return "workerd-proxy".into();
+        }
+    }
+    comm.to_string()
+}
+
+/// CPU seconds of every live process in the group, summed by program
+/// name, and of each thread of those processes, by `program/tid name`.
+fn group(server: Server) -> (CpuByProgram, CpuByProgram) {
+    let mut by_program = CpuByProgram::new();
+    let mut by_thread = CpuByProgram::new();
+    let per_tick = 1.0 / ticks_per_second();
+    let in_group = stats_under(Path::new("/proc")).filter(|(_, s)| s.pgrp == server.pgid);
+    for (pid, stat) in in_group {
+        let program = program_name(server, &pid, &stat.comm);
+        *by_program.entry(program.clone()).or_default() += stat.cpu_ticks as f64 * per_tick;
+        let tasks = Path::new("/proc").join(&pid).join("task");
+        for (tid, thread) in stats_under(&tasks) {
+            let name = format!("{program}/{tid} {}", thread.comm);
+            by_thread.insert(name, thread.cpu_ticks as f64 * per_tick);
+        }
+    }
+    (by_program, by_thread)
+}
+
+/// CPU seconds this process has used: the load generator, and the Square
+/// stand-in, which runs on a thread of it.
+pub fn this_process() -> f64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|text| parse_stat(&text))
+        .map(|s| s.cpu_ticks as f64 / ticks_per_second())
+        .unwrap_or(0.0)
+}
+
+/// What one measured window cost in CPU seconds.
+#[derive(Debug, Clone, Default)]
+pub struct CpuUse {
+    pub server: CpuByProgram,
+    /// Each server thread's CPU seconds, by `program/tid name`: a thread
+    /// near one CPU second per second is a bottleneck of its own.
+    pub server_threads: CpuByProgram,
+    pub load_generator: f64,
+}
+
+/// A reading at the start of a window, to subtract from one at its end.
+pub struct Reading {
+    server: CpuByProgram,
+    server_threads: CpuByProgram,
+    load_generator: f64,
+}
+
+impl Reading {
+    pub fn now(of: Server) -> Reading {
+        let (server, server_threads) = group(of);
+        Reading {
+            server,
+            server_threads,
+            load_generator: this_process(),
+        }
+    }
+
+    pub fn since(&self, start: &Reading) -> CpuUse {
+        let delta = |end: &CpuByProgram, start: &CpuByProgram| -> CpuByProgram {
+            end.iter()
+                .map(|(name, &end)| {
+                    let before = start.get(name).copied().unwrap_or(0.0);
+                    (name.clone(), (end - before).max(0.0))
+                })
+                .collect()
+        };
+        CpuUse {
+            server: delta(&self.server, &start.server),
+            server_threads: delta(&self.server_threads, &start.server_threads),
+            load_generator: (self.load_generator - start.load_generator).max(0.0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stat_line_with_spaces_in_the_name_parses() {
+        let line = "4242 (node (main)) S 1 4200 4200 0 -1 4194560 100 0 0 0 150 30 0 0 20 0 11";
+        let stat = parse_stat(line).unwrap();
+        assert_eq!(stat.comm, "node (main)");
+        assert_eq!(stat.pgrp, 4200);
+        assert_eq!(stat.cpu_ticks, 180);
+    }
+}

@@ -1,0 +1,134 @@
+//! One phase's samples boiled down to named figures (`hold.p99_ms`,
+//! `cpu.workerd.us_per_req`, …), and the figures of several runs boiled
+//! down to a median with the lowest and highest.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::load::{quantile_ms, Kind, Phase};
+
+/// Named figures of one phase (or ratios between phases) of one run.
+pub type Figures = BTreeMap<String, f64>;
+
+/// Statuses whose latency and body size are reported on their own.
+const TRACKED_STATUSES: [u16; 4] = [200, 201, 202, 409];
+
+pub fn summarize(phase: &Phase) -> Figures {
+    let mut figures = Figures::new();
+    let seconds = phase.seconds;
+    let kinds: BTreeSet<Kind> = phase.samples.iter().map(|s| s.kind).collect();
+    for kind in kinds {
+        let of_kind: Vec<_> = phase.samples.iter().filter(|s| s.kind == kind).collect();
+        let mut put = |name: &str, value: f64| {
+            figures.insert(format!("{}.{name}", kind.name()), value);
+        };
+        let count = of_kind.len() as f64;
+        let mut micros: Vec<u32> = of_kind.iter().map(|s| s.micros).collect();
+        micros.sort_unstable();
+        put("count", count);
+        put("rps", count / seconds);
+        put("p50_ms", quantile_ms(&micros, 0.50));
+        put("p99_ms", quantile_ms(&micros, 0.99));
+        put("max_ms", quantile_ms(&micros, 1.0));
+        let statuses: BTreeSet<u16> = of_kind.iter().map(|s| s.status).collect();
+        for status in statuses {
+            let with: Vec<_> = of_kind.iter().filter(|s| s.status == status).collect();
+            put(&format!("share.{status}"), with.len() as f64 / count);
+            put(&format!("rate.{status}"), with.len() as f64 / seconds);
+            if TRACKED_STATUSES.contains(&status) {
+                let mut micros: Vec<u32> = with.iter().map(|s| s.micros).collect();
+                micros.sort_unstable();
+                put(&format!("p99_ms.{status}"), quantile_ms(&micros, 0.99));
+                let bytes: f64 = with.iter().map(|s| f64::from(s.bytes)).sum();
+                put(&format!("bytes.{status}"), bytes / with.len() as f64);
+            }
+        }
+    }
+    let requests = phase.samples.len().max(1) as f64;
+    figures.insert("all.rps".into(), phase.samples.len() as f64 / seconds);
+    let per_request_us = |cpu_s: f64| cpu_s * 1e6 / requests;
+    let mut cpu = |name: &str, cpu_s: f64| {
+        figures.insert(format!("cpu.{name}.us_per_req"), per_request_us(cpu_s));
+        figures.insert(format!("cpu.{name}.cores"), cpu_s / seconds);
+    };
+    let program = |name: &str| phase.cpu.server.get(name).copied().unwrap_or(0.0);
+    let total: f64 = phase.cpu.server.values().sum();
+    let (workerd, proxy) = (program("workerd"), program("workerd-proxy"));
+    // The workerd that runs the Worker and its objects; wrangler's proxy in
+    // front of it; and the rest of wrangler (Node, esbuild).
+    cpu("workerd", workerd);
+    cpu("proxy", proxy);
+    cpu("node", total - workerd - proxy);
+    cpu("server", total);
+    cpu("load_generator", phase.cpu.load_generator);
+    for (program, &cpu_s) in &phase.cpu.server {
+        cpu(&format!("program.{program}"), cpu_s);
+    }
+    // The Worker's workerd runs the isolate's JavaScript and Wasm on one
+    // thread at a time: its busiest thread shows how close that is to a
+    // whole core.
+    let busiest = phase
+        .cpu
+        .server_threads
+        .iter()
+        .filter(|(name, _)| name.starts_with("workerd/"))
+        .map(|(_, &cpu_s)| cpu_s)
+        .fold(0.0, f64::max);
+    cpu("workerd_busiest_thread", busiest);
+    figures
+}
+
+/// Prefixes every figure's name with `phase.`, to merge phases into a run.
+pub fn under(phase: &str, figures: Figures) -> Figures {
+    figures
+        .into_iter()
+        .map(|(name, value)| (format!("{phase}.{name}"), value))
+        .collect()
+}
+
+/// A figure over several runs: the median, the lowest and the highest.
+#[derive(Debug, Clone, Copy)]
+pub struct Spread {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// The spread of `name` over the runs that have it (`None` if none has).
+pub fn spread(runs: &[Figures], name: &str) -> Option<Spread> {
+    let mut values: Vec<f64> = runs
+        .iter()
+        .filter_map(|run| run.get(name).copied())
+        .filter(|v| v.is_finite())
+        .collect();
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    let median = if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    };
+    Some(Spread {
+        median,
+        min: values[0],
+        max: values[n - 1],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spread_is_the_median_and_the_extremes() {
+        let runs: Vec<Figures> = [3.0, 1.0, 2.0]
+            .iter()
+            .map(|&v| Figures::from([("x".to_string(), v)]))
+            .collect();
+        let s = spread(&runs, "x").unwrap();
+        assert_eq!((s.median, s.min, s.max), (2.0, 1.0, 3.0));
+        assert!(spread(&runs, "y").is_none());
+    }
+}

@@ -1,0 +1,154 @@
+//! The load generator: a number of client tasks run for a warm-up and a
+//! measured window; every request that ends inside the window is kept as a
+//! [`Sample`] (counting by the end keeps slow requests, such as checkouts
+//! that take seconds, from being undercounted). The CPU time of the dev
+//! server's processes and of this process is read at the window's edges.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use crate::cpu::{CpuUse, Reading, Server};
+
+/// How long a phase warms up, then measures.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    pub warm_up: Duration,
+    pub measure: Duration,
+}
+
+/// What a request was, so one phase can mix kinds and report each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Noop,
+    Write,
+    Hold,
+    Release,
+    SeatMap,
+    Checkout,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Noop => "noop",
+            Kind::Write => "write",
+            Kind::Hold => "hold",
+            Kind::Release => "release",
+            Kind::SeatMap => "seat_map",
+            Kind::Checkout => "checkout",
+        }
+    }
+}
+
+/// One finished request. Status 0 means no answer (a transport error).
+#[derive(Debug, Clone, Copy)]
+pub struct Sample {
+    pub kind: Kind,
+    pub status: u16,
+    pub micros: u32,
+    pub bytes: u32,
+}
+
+/// A client task's view of the phase: whether to go on, and where its
+/// samples go.
+pub struct Recorder {
+    window_start: Instant,
+    end: Instant,
+    samples: Vec<Sample>,
+}
+
+impl Recorder {
+    pub fn running(&self) -> bool {
+        Instant::now() < self.end
+    }
+
+    /// When the phase ends; clients that sleep between requests wake by then.
+    pub fn end(&self) -> Instant {
+        self.end
+    }
+
+    pub fn record(&mut self, kind: Kind, status: u16, started: Instant, bytes: usize) {
+        let now = Instant::now();
+        if now >= self.window_start && now <= self.end {
+            self.samples.push(Sample {
+                kind,
+                status,
+                micros: u32::try_from(now.duration_since(started).as_micros()).unwrap_or(u32::MAX),
+                bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
+            });
+        }
+    }
+}
+
+/// The samples of one phase and what its window cost in CPU time.
+pub struct Phase {
+    pub samples: Vec<Sample>,
+    pub seconds: f64,
+    pub cpu: CpuUse,
+}
+
+/// Runs `clients` tasks made by `client(index, recorder)`; each loops until
+/// [`Recorder::running`] says stop and hands its recorder back.
+pub async fn run<F, Fut>(server: Server, timing: Timing, clients: usize, client: F) -> Phase
+where
+    F: Fn(usize, Recorder) -> Fut,
+    Fut: Future<Output = Recorder> + Send + 'static,
+{
+    let window_start = Instant::now() + timing.warm_up;
+    let end = window_start + timing.measure;
+    let tasks: Vec<_> = (0..clients)
+        .map(|i| {
+            let recorder = Recorder {
+                window_start,
+                end,
+                samples: Vec::new(),
+            };
+            tokio::spawn(client(i, recorder))
+        })
+        .collect();
+    tokio::time::sleep_until(window_start.into()).await;
+    let first = Reading::now(server);
+    tokio::time::sleep_until(end.into()).await;
+    let last = Reading::now(server);
+    let mut samples = Vec::new();
+    for task in tasks {
+        let recorder = task.await.expect("a client task panicked");
+        samples.extend(recorder.samples);
+    }
+    Phase {
+        samples,
+        seconds: timing.measure.as_secs_f64(),
+        cpu: last.since(&first),
+    }
+}
+
+/// The `q`-quantile (0..=1) of sorted latencies, nearest rank, in ms.
+pub fn quantile_ms(sorted_micros: &[u32], q: f64) -> f64 {
+    if sorted_micros.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted_micros.len() as f64).ceil() as usize;
+    let idx = rank.clamp(1, sorted_micros.len()) - 1;
+    f64::from(sorted_micros[idx]) / 1000.0
+}
+
+/// Waits a little after a transport error, so a refused connection does
+/// not spin.
+pub async fn back_off() {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_take_the_nearest_rank() {
+        let micros: Vec<u32> = (1..=100).map(|ms| ms * 1000).collect();
+        assert_eq!(quantile_ms(&micros, 0.5), 50.0);
+        assert_eq!(quantile_ms(&micros, 0.99), 99.0);
+        assert_eq!(quantile_ms(&micros, 1.0), 100.0);
+        assert_eq!(quantile_ms(&micros[..1], 0.99), 1.0);
+        assert!(quantile_ms(&[], 0.5).is_nan());
+    }
+}

@@ -1,0 +1,317 @@
+//! One run of every measure on a fresh stack: the floors and holds at each
+//! concurrency, holds by venue size, holds with viewers polling, and whole
+//! checkouts. Each measure gets a showing of its own, so one measure's
+//! leftovers (ended holds, sold seats) never weigh on another's.
+
+use std::sync::Arc;
+
+use e2e::{Api, Stack, StackOptions};
+
+use crate::clients;
+use crate::cpu::Server;
+use crate::figures::{summarize, under, Figures};
+use crate::http::Http;
+use crate::load::{self, Kind, Phase, Timing};
+use crate::room::Room;
+
+/// The room of the floors-and-holds and viewer measures: 20 rows of 100.
+pub const MAIN_ROOM: Room = Room::new(20, 100);
+/// The venue sizes: 16 (the demo room), 500, 5,000 and 20,000 seats.
+pub const VENUES: [Room; 4] = [
+    Room::new(2, 8),
+    Room::new(20, 25),
+    Room::new(50, 100),
+    Room::new(100, 200),
+];
+/// Checkouts: each payer has a row of 100 to itself.
+pub const CHECKOUT_ROOM: Room = Room::new(50, 100);
+
+/// The measures of a run, in the order they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Measure {
+    Floors,
+    Venues,
+    Viewers,
+    Checkouts,
+}
+
+impl Measure {
+    pub const ALL: [Measure; 4] = [
+        Measure::Floors,
+        Measure::Venues,
+        Measure::Viewers,
+        Measure::Checkouts,
+    ];
+}
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub timing: Timing,
+    /// Concurrent clients for the floors and holds.
+    pub concurrencies: Vec<usize>,
+    /// Concurrent buyers for the venue sizes and the viewer measure.
+    pub buyers: usize,
+    pub viewers: usize,
+    pub payers: usize,
+    pub measures: Vec<Measure>,
+}
+
+/// Starts a stack, runs every measure once, stops the stack.
+pub fn run_once(settings: &Settings, run: usize) -> Figures {
+    let stack = Stack::start_with(StackOptions::default().var("SHOWTIME_BENCH", "1"));
+    let server = Server {
+        pgid: stack
+            .server_process_group()
+            .expect("the dev server is running"),
+        port: stack
+            .base_url
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("the dev server's port"),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut figures = runtime.block_on(measure_all(&stack, server, settings, run));
+    add_ratios(&mut figures, settings);
+    figures
+}
+
+struct Bench<'a> {
+    stack: &'a Stack,
+    api: Api,
+    http: Http,
+    server: Server,
+    settings: &'a Settings,
+    run: usize,
+    figures: Figures,
+}
+
+impl Bench<'_> {
+    fn keep(&mut self, name: &str, phase: Phase) {
+        let figures = summarize(&phase);
+        eprintln!("run {}: {name}: {}", self.run, one_line(&figures));
+        let unanswered = phase.samples.iter().filter(|s| s.status == 0).count();
+        assert!(
+            unanswered * 10 <= phase.samples.len(),
+            "run {}: {name}: {unanswered} of {} requests got no answer: the dev server \
+             stopped or hung (another program may have stopped it); its log ends:\n{}",
+            self.run,
+            phase.samples.len(),
+            self.stack.log_tail()
+        );
+        self.figures.extend(under(name, figures));
+    }
+
+    async fn showing(&self, room: Room, title: &str) -> Arc<str> {
+        self.api.create_showing(room.showing(title)).await.into()
+    }
+}
+
+async fn measure_all(stack: &Stack, server: Server, settings: &Settings, run: usize) -> Figures {
+    let mut bench = Bench {
+        stack,
+        api: Api::new(stack),
+        http: Http::new(&stack.base_url),
+        server,
+        settings,
+        run,
+        figures: Figures::new(),
+    };
+    for measure in &settings.measures {
+        match measure {
+            Measure::Floors => floors_and_holds(&mut bench).await,
+            Measure::Venues => venue_sizes(&mut bench).await,
+            Measure::Viewers => viewers(&mut bench).await,
+            Measure::Checkouts => checkouts(&mut bench).await,
+        }
+    }
+    bench.figures
+}
+
+/// The two floors and holds on one showing, at each concurrency in turn,
+/// so that drift in the machine's load touches all three alike.
+async fn floors_and_holds(bench: &mut Bench<'_>) {
+    let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
+    // The floors' object is never set up as a showing: the request reaches
+    // it, and it answers without loading anything.
+    let floor_object = format!("{:016x}", fastrand::u64(..));
+    let noop: Arc<str> = format!("/api/bench/showings/{floor_object}/noop").into();
+    let write: Arc<str> = format!("/api/bench/showings/{floor_object}/write").into();
+    let sid = bench.showing(MAIN_ROOM, "Floors and holds").await;
+    for clients in bench.settings.concurrencies.clone() {
+        let phase = load::run(server, timing, clients, |_, rec| {
+            clients::floor(http.clone(), noop.clone(), Kind::Noop, rec)
+        })
+        .await;
+        bench.keep(&format!("noop.c{clients}"), phase);
+        let phase = load::run(server, timing, clients, |_, rec| {
+            clients::floor(http.clone(), write.clone(), Kind::Write, rec)
+        })
+        .await;
+        bench.keep(&format!("write.c{clients}"), phase);
+        let phase = load::run(server, timing, clients, |_, rec| {
+            clients::buyer(http.clone(), sid.clone(), MAIN_ROOM, rec)
+        })
+        .await;
+        bench.keep(&format!("hold.c{clients}"), phase);
+    }
+}
+
+async fn venue_sizes(bench: &mut Bench<'_>) {
+    let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
+    for room in VENUES {
+        let sid = bench.showing(room, "Venue size").await;
+        let phase = load::run(server, timing, bench.settings.buyers, |_, rec| {
+            clients::buyer(http.clone(), sid.clone(), room, rec)
+        })
+        .await;
+        bench.keep(&format!("seats{}", room.seats()), phase);
+    }
+}
+
+/// The same buyers on two fresh showings of the same room: alone, then
+/// with the viewers polling the seat map.
+async fn viewers(bench: &mut Bench<'_>) {
+    let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
+    let buyers = bench.settings.buyers;
+    for viewers in [0, bench.settings.viewers] {
+        let sid = bench.showing(MAIN_ROOM, "Viewers").await;
+        let phase = load::run(server, timing, buyers + viewers, |i, rec| {
+            let (http, sid) = (http.clone(), sid.clone());
+            async move {
+                if i < buyers {
+                    clients::buyer(http, sid, MAIN_ROOM, rec).await
+                } else {
+                    clients::viewer(http, sid, rec).await
+                }
+            }
+        })
+        .await;
+        bench.keep(&format!("viewers{viewers}"), phase);
+    }
+}
+
+async fn checkouts(bench: &mut Bench<'_>) {
+    let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
+    let sid = bench.showing(CHECKOUT_ROOM, "Checkouts").await;
+    let payers = bench.settings.payers;
+    let phase = load::run(server, timing, payers, |i, rec| {
+        clients::payer(http.clone(), sid.clone(), CHECKOUT_ROOM, i as u32, rec)
+    })
+    .await;
+    bench.keep(&format!("checkout.c{payers}"), phase);
+}
+
+/// Ratios between phases of the same run (hold to floor, size to 16
+/// seats, with viewers to without), so each run gives its own ratio.
+fn add_ratios(figures: &mut Figures, settings: &Settings) {
+    let get = |f: &Figures, name: &str| f.get(name).copied().unwrap_or(f64::NAN);
+    let mut ratios = Figures::new();
+    for c in &settings.concurrencies {
+        let (hold, write, noop) = (
+            format!("hold.c{c}"),
+            format!("write.c{c}"),
+            format!("noop.c{c}"),
+        );
+        let pairs = [
+            (
+                "holds_per_write",
+                format!("{hold}.hold.rps"),
+                format!("{write}.write.rps"),
+            ),
+            (
+                "requests_per_write",
+                format!("{hold}.all.rps"),
+                format!("{write}.write.rps"),
+            ),
+            (
+                "write_per_noop",
+                format!("{write}.write.rps"),
+                format!("{noop}.noop.rps"),
+            ),
+            (
+                "p99_per_write",
+                format!("{hold}.hold.p99_ms"),
+                format!("{write}.write.p99_ms"),
+            ),
+            (
+                "p99_per_noop",
+                format!("{hold}.hold.p99_ms"),
+                format!("{noop}.noop.p99_ms"),
+            ),
+            (
+                "cpu_per_write",
+                format!("{hold}.cpu.server.us_per_req"),
+                format!("{write}.cpu.server.us_per_req"),
+            ),
+        ];
+        for (name, over, under) in pairs {
+            let ratio = get(figures, &over) / get(figures, &under);
+            ratios.insert(format!("ratio.c{c}.{name}"), ratio);
+        }
+    }
+    let smallest = VENUES[0].seats();
+    for room in VENUES {
+        let ratio = get(figures, &format!("seats{}.hold.p99_ms", room.seats()))
+            / get(figures, &format!("seats{smallest}.hold.p99_ms"));
+        ratios.insert(format!("ratio.seats{}.p99_per_16", room.seats()), ratio);
+    }
+    let (with, without) = (format!("viewers{}", settings.viewers), "viewers0");
+    for q in ["p50_ms", "p99_ms"] {
+        let ratio = get(figures, &format!("{with}.hold.{q}"))
+            / get(figures, &format!("{without}.hold.{q}"));
+        ratios.insert(format!("ratio.viewers.{q}"), ratio);
+    }
+    // What a seat map costs: the server CPU with viewers, less what the
+    // holds and releases made alongside cost at the rate measured without.
+    let hold_path_cost = get(figures, &format!("{without}.cpu.server.cores"))
+        / get(figures, &format!("{without}.all.rps"));
+    let maps_cpu = get(figures, &format!("{with}.cpu.server.cores"))
+        - hold_path_cost
+            * (get(figures, &format!("{with}.all.rps"))
+                - get(figures, &format!("{with}.seat_map.rps")));
+    ratios.insert(
+        "viewers.est_cpu_us_per_seat_map".into(),
+        maps_cpu * 1e6 / get(figures, &format!("{with}.seat_map.rps")),
+    );
+    let checkout = format!("checkout.c{}", settings.payers);
+    let cpu_ms_per_paid = get(figures, &format!("{checkout}.cpu.server.cores")) * 1000.0
+        / get(figures, &format!("{checkout}.checkout.rate.201"));
+    ratios.insert(format!("{checkout}.cpu_ms_per_paid"), cpu_ms_per_paid);
+    figures.extend(ratios);
+}
+
+/// A phase's headline figures, for the progress log.
+fn one_line(figures: &Figures) -> String {
+    let mut parts = Vec::new();
+    for kind in ["noop", "write", "hold", "release", "seat_map", "checkout"] {
+        let Some(rps) = figures.get(&format!("{kind}.rps")) else {
+            continue;
+        };
+        let p50 = figures[&format!("{kind}.p50_ms")];
+        let p99 = figures[&format!("{kind}.p99_ms")];
+        let statuses: Vec<String> = figures
+            .iter()
+            .filter_map(|(name, share)| {
+                let status = name.strip_prefix(&format!("{kind}.share."))?;
+                Some(format!("{status}:{:.0}%", share * 100.0))
+            })
+            .collect();
+        parts.push(format!(
+            "{kind} {rps:.0}/s p50 {p50:.1} ms p99 {p99:.1} ms [{}]",
+            statuses.join(" ")
+        ));
+    }
+    parts.push(format!(
+        "CPU cores: workerd {:.2} (busiest thread {:.2}), proxy {:.2}, node {:.2}, load {:.2}",
+        figures["cpu.workerd.cores"],
+        figures["cpu.workerd_busiest_thread.cores"],
+        figures["cpu.proxy.cores"],
+        figures["cpu.node.cores"],
+        figures["cpu.load_generator.cores"]
+    ));
+    parts.join("; ")
+}

@@ -1,0 +1,507 @@
+//! The Markdown report: the machine, the command, a table per measure
+//! (each figure the median of the runs with the lowest and highest in
+//! brackets) and each target of issue #8, met or missed.
+
+use std::fmt::Write;
+
+use crate::figures::{spread, Figures, Spread};
+use crate::measures::{Settings, CHECKOUT_ROOM, MAIN_ROOM, VENUES};
+
+/// What the report says about where and how it was measured.
+pub struct Context {
+    pub machine: String,
+    pub started: String,
+    pub finished: String,
+    pub command: String,
+    pub minutes_per_run: f64,
+}
+
+/// A whole number with thousands separators: `20,000`.
+fn count(n: u64) -> String {
+    if n < 1000 {
+        n.to_string()
+    } else {
+        number(n as f64)
+    }
+}
+
+/// `1,234`, `56.7`, `8.90`: three significant figures or whole numbers.
+fn number(v: f64) -> String {
+    if !v.is_finite() {
+        return "–".into();
+    }
+    let magnitude = v.abs();
+    if magnitude >= 1000.0 {
+        let whole = v.round() as i64;
+        let digits = whole.abs().to_string();
+        let mut grouped = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        if whole < 0 {
+            grouped.insert(0, '-');
+        }
+        grouped
+    } else if magnitude >= 100.0 {
+        format!("{v:.0}")
+    } else if magnitude >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+struct Runs<'a>(&'a [Figures]);
+
+impl Runs<'_> {
+    fn spread(&self, name: &str) -> Option<Spread> {
+        spread(self.0, name)
+    }
+
+    /// `median (min–max)` of a figure, scaled (e.g. 100 for a percentage).
+    fn cell_scaled(&self, name: &str, scale: f64, unit: &str) -> String {
+        match self.spread(name) {
+            Some(s) => format!(
+                "{}{unit} ({}–{})",
+                number(s.median * scale),
+                number(s.min * scale),
+                number(s.max * scale)
+            ),
+            None => "–".into(),
+        }
+    }
+
+    fn cell(&self, name: &str) -> String {
+        self.cell_scaled(name, 1.0, "")
+    }
+
+    /// Ratios keep three decimals, so a verdict is never hidden by rounding.
+    fn ratio(&self, name: &str) -> String {
+        match self.spread(name) {
+            Some(s) => format!("{:.3}× ({:.3}–{:.3})", s.median, s.min, s.max),
+            None => "–".into(),
+        }
+    }
+
+    fn percent(&self, name: &str) -> String {
+        self.cell_scaled(name, 100.0, " %")
+    }
+
+    /// How many runs have `name` within the bound.
+    fn runs_within(&self, name: &str, ok: impl Fn(f64) -> bool) -> usize {
+        self.0
+            .iter()
+            .filter(|run| run.get(name).is_some_and(|&v| ok(v)))
+            .count()
+    }
+}
+
+fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let align: Vec<&str> = header
+        .iter()
+        .enumerate()
+        .map(|(i, _)| if i == 0 { "---" } else { "---:" })
+        .collect();
+    let _ = writeln!(out, "| {} |", align.join(" | "));
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
+}
+
+pub fn markdown(runs: &[Figures], settings: &Settings, context: &Context) -> String {
+    let runs = Runs(runs);
+    let mut out = String::new();
+    let timing = settings.timing;
+    let _ = writeln!(
+        out,
+        "- Machine: {}\n- Date: {} to {} UTC, {} runs, about {:.1} minutes a run.\n\
+         - Command: `{}`\n- Each phase: {} s of warm-up, then {} s measured; a request counts \
+         when it ends inside the measured window. Each figure is the median of the \
+         runs, with the lowest and highest in brackets. Latencies are round trips seen by the \
+         load generator; CPU time is user plus system time from `/proc/<pid>/stat`, over the \
+         measured window, divided by the requests answered in it, of: the workerd process \
+         that runs the Worker and its objects (\"workerd\"); the second workerd process that \
+         `wrangler dev` puts in front of it as a proxy, which every request also passes \
+         through (\"proxy\"); wrangler's Node process (\"Node\"); and the load generator's \
+         own process, which also runs the Square stand-in.\n",
+        context.machine,
+        context.started,
+        context.finished,
+        runs.0.len(),
+        context.minutes_per_run,
+        context.command,
+        timing.warm_up.as_secs_f64(),
+        timing.measure.as_secs_f64(),
+    );
+    floors_and_holds(&mut out, &runs, settings);
+    venues(&mut out, &runs, settings);
+    viewers(&mut out, &runs, settings);
+    checkouts(&mut out, &runs, settings);
+    targets(&mut out, &runs, settings);
+    out
+}
+
+fn answers(runs: &Runs, phase: &str, kind: &str) -> String {
+    let mut parts = Vec::new();
+    for status in [200, 201, 204, 409, 429, 500, 0] {
+        let name = format!("{phase}.{kind}.share.{status}");
+        if let Some(s) = runs.spread(&name) {
+            parts.push(format!("{status}: {} %", number(s.median * 100.0)));
+        }
+    }
+    parts.join(", ")
+}
+
+fn cpu_cells(runs: &Runs, phase: &str) -> Vec<String> {
+    ["workerd", "proxy", "node", "load_generator"]
+        .iter()
+        .map(|who| runs.cell(&format!("{phase}.cpu.{who}.us_per_req")))
+        .collect()
+}
+
+fn floors_and_holds(out: &mut String, runs: &Runs, settings: &Settings) {
+    let _ = writeln!(
+        out,
+        "### Floors and holds\n\nOne showing of {} seats ({} rows of {}). Floors: `POST \
+         /api/bench/showings/{{id}}/noop` (the object answers a tiny JSON) and `…/write` (one \
+         SQLite upsert), through the same Worker → stub → object path as a hold. Holds: each \
+         client is one buyer (its own session cookie) that holds two adjacent seats picked at \
+         random and, when granted (201), releases them at once (`DELETE`), then holds again; \
+         a 409 (seats taken) is a full round trip too. holds/s counts hold requests only; the \
+         CPU columns divide by every request of the phase (holds and releases). No \
+         `Idempotency-Key` is sent, as the web app sends none.\n",
+        count(MAIN_ROOM.seats().into()),
+        MAIN_ROOM.rows,
+        MAIN_ROOM.per_row
+    );
+    let mut rows = Vec::new();
+    for c in &settings.concurrencies {
+        for (label, phase, kind) in [
+            ("no-op floor", format!("noop.c{c}"), "noop"),
+            ("one-write floor", format!("write.c{c}"), "write"),
+            ("hold", format!("hold.c{c}"), "hold"),
+            ("(its releases)", format!("hold.c{c}"), "release"),
+        ] {
+            let mut row = vec![
+                label.to_string(),
+                c.to_string(),
+                runs.cell(&format!("{phase}.{kind}.rps")),
+                runs.cell(&format!("{phase}.{kind}.p50_ms")),
+                runs.cell(&format!("{phase}.{kind}.p99_ms")),
+                answers(runs, &phase, kind),
+            ];
+            if kind == "release" {
+                row.extend(["″"; 4].map(String::from));
+            } else {
+                row.extend(cpu_cells(runs, &phase));
+            }
+            rows.push(row);
+        }
+    }
+    table(
+        out,
+        &[
+            "request",
+            "clients",
+            "requests/s",
+            "p50 ms",
+            "p99 ms",
+            "answers",
+            "workerd CPU µs/req",
+            "proxy CPU µs/req",
+            "Node CPU µs/req",
+            "load generator CPU µs/req",
+        ],
+        &rows,
+    );
+    let rows: Vec<Vec<String>> = settings
+        .concurrencies
+        .iter()
+        .map(|c| {
+            let r = |name: &str| runs.ratio(&format!("ratio.c{c}.{name}"));
+            vec![
+                c.to_string(),
+                r("holds_per_write"),
+                r("requests_per_write"),
+                r("p99_per_write"),
+                r("p99_per_noop"),
+                r("cpu_per_write"),
+                r("write_per_noop"),
+            ]
+        })
+        .collect();
+    let _ = writeln!(out, "Ratios, each computed within a run:\n");
+    table(
+        out,
+        &[
+            "clients",
+            "holds/s ÷ write floor req/s",
+            "(holds + releases)/s ÷ write floor req/s",
+            "hold p99 ÷ write floor p99",
+            "hold p99 ÷ no-op floor p99",
+            "server CPU per request, hold ÷ write floor",
+            "write floor ÷ no-op floor req/s",
+        ],
+        &rows,
+    );
+    let mut rows = Vec::new();
+    for c in &settings.concurrencies {
+        for phase in [
+            format!("noop.c{c}"),
+            format!("write.c{c}"),
+            format!("hold.c{c}"),
+        ] {
+            rows.push(vec![
+                phase.replace(".c", " at "),
+                runs.cell(&format!("{phase}.cpu.workerd.cores")),
+                runs.cell(&format!("{phase}.cpu.workerd_busiest_thread.cores")),
+                runs.cell(&format!("{phase}.cpu.proxy.cores")),
+                runs.cell(&format!("{phase}.cpu.node.cores")),
+                runs.cell(&format!("{phase}.cpu.load_generator.cores")),
+            ]);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "CPU cores busy during each phase (CPU seconds per second; the machine has 2). \
+         The Worker and its objects run in one isolate of one workerd process, whose \
+         JavaScript and Wasm run on one thread at a time; its busiest thread is shown on \
+         its own:\n"
+    );
+    table(
+        out,
+        &[
+            "phase",
+            "workerd",
+            "its busiest thread",
+            "proxy",
+            "Node",
+            "load generator",
+        ],
+        &rows,
+    );
+}
+
+fn venues(out: &mut String, runs: &Runs, settings: &Settings) {
+    let _ = writeln!(
+        out,
+        "### Venue size\n\n{} buyers holding and releasing random pairs as above, on a fresh \
+         showing of each size. In the small rooms most pairs are taken, so most answers are \
+         409 (which carries the whole seat map: its size is in the last columns).\n",
+        settings.buyers
+    );
+    let rows: Vec<Vec<String>> = VENUES
+        .iter()
+        .map(|room| {
+            let p = format!("seats{}", room.seats());
+            vec![
+                format!(
+                    "{} ({}×{})",
+                    count(room.seats().into()),
+                    room.rows,
+                    room.per_row
+                ),
+                runs.cell(&format!("{p}.hold.rps")),
+                runs.cell(&format!("{p}.hold.p50_ms")),
+                runs.cell(&format!("{p}.hold.p99_ms")),
+                runs.ratio(&format!("ratio.{p}.p99_per_16")),
+                runs.percent(&format!("{p}.hold.share.201")),
+                runs.cell(&format!("{p}.hold.p99_ms.201")),
+                runs.cell(&format!("{p}.hold.p99_ms.409")),
+                runs.cell(&format!("{p}.hold.bytes.409")),
+                runs.cell(&format!("{p}.cpu.server.us_per_req")),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        &[
+            "seats",
+            "holds/s",
+            "p50 ms",
+            "p99 ms",
+            "p99 ÷ 16 seats",
+            "granted (201)",
+            "p99 of 201s ms",
+            "p99 of 409s ms",
+            "409 body bytes",
+            "server CPU µs/req",
+        ],
+        &rows,
+    );
+}
+
+fn viewers(out: &mut String, runs: &Runs, settings: &Settings) {
+    let _ = writeln!(
+        out,
+        "### Viewers\n\n{} buyers as above on a fresh {}-seat showing, alone and then (on \
+         another fresh showing) with {} viewers each polling `GET /api/showings/{{id}}/seats` \
+         every 10 s from a random start (about {} requests/s).\n",
+        settings.buyers,
+        count(MAIN_ROOM.seats().into()),
+        count(settings.viewers as u64),
+        settings.viewers / 10
+    );
+    let rows: Vec<Vec<String>> = [0, settings.viewers]
+        .iter()
+        .map(|v| {
+            let p = format!("viewers{v}");
+            vec![
+                count(*v as u64),
+                runs.cell(&format!("{p}.hold.rps")),
+                runs.cell(&format!("{p}.hold.p50_ms")),
+                runs.cell(&format!("{p}.hold.p99_ms")),
+                runs.cell(&format!("{p}.seat_map.rps")),
+                runs.cell(&format!("{p}.seat_map.p50_ms")),
+                runs.cell(&format!("{p}.seat_map.p99_ms")),
+                runs.cell(&format!("{p}.seat_map.bytes.200")),
+                runs.cell(&format!("{p}.cpu.server.cores")),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        &[
+            "viewers",
+            "holds/s",
+            "hold p50 ms",
+            "hold p99 ms",
+            "seat maps/s",
+            "seat map p50 ms",
+            "seat map p99 ms",
+            "seat map bytes",
+            "server CPU cores",
+        ],
+        &rows,
+    );
+    let _ = writeln!(
+        out,
+        "With ÷ without viewers: hold p50 {}, hold p99 {}. Server CPU per seat map, \
+         estimated as the CPU with viewers less the holds and releases at their CPU cost \
+         without viewers: {} µs.\n",
+        runs.ratio("ratio.viewers.p50_ms"),
+        runs.ratio("ratio.viewers.p99_ms"),
+        runs.cell("viewers.est_cpu_us_per_seat_map")
+    );
+}
+
+fn checkouts(out: &mut String, runs: &Runs, settings: &Settings) {
+    let p = format!("checkout.c{}", settings.payers);
+    let _ = writeln!(
+        out,
+        "### Checkouts\n\n{} buyers, each with a row of a {}-seat showing to itself (so they \
+         never collide): hold the next pair, then `POST …/checkout` with the stand-in's \
+         approved card `cnon:card-nonce-ok`; the Worker authorizes at the Square stand-in \
+         (no faults), writes the order and tickets to D1 and captures. A paid order is a \
+         201; a 202 is finished in the background.\n",
+        settings.payers,
+        count(CHECKOUT_ROOM.seats().into())
+    );
+    let row = vec![
+        settings.payers.to_string(),
+        runs.cell(&format!("{p}.checkout.rate.201")),
+        runs.cell(&format!("{p}.checkout.rate.202")),
+        answers(runs, &p, "checkout"),
+        runs.cell(&format!("{p}.checkout.p50_ms")),
+        runs.cell(&format!("{p}.checkout.p99_ms")),
+        runs.cell(&format!("{p}.hold.p50_ms")),
+        runs.cell(&format!("{p}.cpu_ms_per_paid")),
+        runs.cell(&format!("{p}.cpu.server.cores")),
+        runs.cell(&format!("{p}.cpu.workerd_busiest_thread.cores")),
+    ];
+    table(
+        out,
+        &[
+            "buyers",
+            "paid orders/s (201)",
+            "pending (202)/s",
+            "checkout answers",
+            "checkout p50 ms",
+            "checkout p99 ms",
+            "hold p50 ms",
+            "server CPU ms per paid order",
+            "server CPU cores",
+            "workerd's busiest thread, cores",
+        ],
+        &[row],
+    );
+}
+
+fn verdict(runs: &Runs, name: &str, ok: impl Fn(f64) -> bool + Copy) -> String {
+    let median_ok = runs.spread(name).is_some_and(|s| ok(s.median));
+    let within = runs.runs_within(name, ok);
+    format!(
+        "{} ({within} of {} runs)",
+        if median_ok { "met" } else { "**missed**" },
+        runs.0.len()
+    )
+}
+
+fn targets(out: &mut String, runs: &Runs, settings: &Settings) {
+    let _ = writeln!(out, "### Targets\n");
+    let mut rows = Vec::new();
+    for c in &settings.concurrencies {
+        let name = format!("ratio.c{c}.holds_per_write");
+        rows.push(vec![
+            format!("holds/s ≥ 0.8 × write floor, {c} clients"),
+            runs.ratio(&name),
+            verdict(runs, &name, |v| v >= 0.8),
+        ]);
+        let name = format!("ratio.c{c}.requests_per_write");
+        rows.push(vec![
+            format!("(holds + releases)/s ≥ 0.8 × write floor, {c} clients"),
+            runs.ratio(&name),
+            verdict(runs, &name, |v| v >= 0.8),
+        ]);
+    }
+    let name = "hold.c50.hold.p99_ms";
+    rows.push(vec![
+        "hold p99 ≤ 300 ms at 50 clients".into(),
+        format!("{} ms", runs.cell(name)),
+        verdict(runs, name, |v| v <= 300.0),
+    ]);
+    for c in [50, 200] {
+        let name = format!("ratio.c{c}.p99_per_write");
+        rows.push(vec![
+            format!("hold p99 ≤ 1.3 × write floor p99, {c} clients"),
+            runs.ratio(&name),
+            verdict(runs, &name, |v| v <= 1.3),
+        ]);
+    }
+    let largest = VENUES[VENUES.len() - 1].seats();
+    let name = format!("ratio.seats{largest}.p99_per_16");
+    rows.push(vec![
+        format!("{} seats: hold p99 ≤ 1.5 × 16 seats", count(largest.into())),
+        runs.ratio(&name),
+        verdict(runs, &name, |v| v <= 1.5),
+    ]);
+    rows.push(vec![
+        format!(
+            "{} viewers add ≤ 10 % to hold p99",
+            count(settings.viewers as u64)
+        ),
+        runs.ratio("ratio.viewers.p99_ms"),
+        verdict(runs, "ratio.viewers.p99_ms", |v| v <= 1.1),
+    ]);
+    table(out, &["target", "measured", "verdict (median)"], &rows);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        assert_eq!(count(16), "16");
+        assert_eq!(count(20_000), "20,000");
+        assert_eq!(number(0.1234), "0.12");
+        assert_eq!(number(56.78), "56.8");
+        assert_eq!(number(1234.5), "1,235");
+        assert_eq!(number(f64::NAN), "–");
+    }
+}

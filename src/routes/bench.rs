@@ -1,0 +1,31 @@
+//! The benchmark's floors (`npm run bench`): `POST
+//! /api/bench/showings/{id}/noop` and `…/write` reach the showing's object
+//! the way a hold does, so the hold path can be compared with them in the
+//! same run. Off unless the `SHOWTIME_BENCH` var is "1"; otherwise they are
+//! unknown routes.
+
+use worker::{Method, RouteContext};
+
+use super::{showing_id, Handled};
+use crate::api_error::ApiError;
+use crate::showtime::client;
+
+pub async fn noop(ctx: RouteContext<()>) -> Handled {
+    floor(ctx, "/bench/noop").await
+}
+
+pub async fn write(ctx: RouteContext<()>) -> Handled {
+    floor(ctx, "/bench/write").await
+}
+
+async fn floor(ctx: RouteContext<()>, path: &str) -> Handled {
+    let enabled = ctx
+        .env
+        .var("SHOWTIME_BENCH")
+        .is_ok_and(|v| v.to_string() == "1");
+    if !enabled {
+        return Err(ApiError::not_found("route"));
+    }
+    let sid = showing_id(&ctx)?;
+    Ok(client::call::<()>(&ctx.env, sid, Method::Post, path, None).await?)
+}

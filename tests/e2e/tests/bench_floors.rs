@@ -1,0 +1,51 @@
+//! The benchmark's floor endpoints: unknown routes unless `SHOWTIME_BENCH`
+//! is "1", and then a round trip to an object that leaves showings alone.
+
+use e2e::{sixteen_seat_room, Api, Method, Stack, StackOptions};
+use serde_json::json;
+
+const FLOOR_OBJECT: &str = "00000000000000b1";
+
+#[tokio::test]
+async fn the_floors_are_off_unless_the_bench_setting_is_on() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    for floor in ["noop", "write"] {
+        let path = format!("/api/bench/showings/{FLOOR_OBJECT}/{floor}");
+        let reply = api.send(Method::POST, &path, None, &[]).await;
+        assert_eq!(
+            (reply.status, &reply.body["error"]),
+            (404, &json!("not_found"))
+        );
+    }
+}
+
+#[tokio::test]
+async fn with_the_setting_on_each_floor_reaches_an_object() {
+    let stack = Stack::start_with(StackOptions::default().var("SHOWTIME_BENCH", "1"));
+    let api = Api::new(&stack);
+    for floor in ["noop", "write", "write"] {
+        let path = format!("/api/bench/showings/{FLOOR_OBJECT}/{floor}");
+        let reply = api.send(Method::POST, &path, None, &[]).await;
+        assert_eq!(
+            (reply.status, &reply.body),
+            (200, &json!({"ok": true})),
+            "{floor}"
+        );
+    }
+    let bad = api
+        .send(
+            Method::POST,
+            "/api/bench/showings/not-a-showing/noop",
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(bad.status, 404);
+    // A showing's object answers the floors too, and its seats are untouched.
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let path = format!("/api/bench/showings/{sid}/write");
+    assert_eq!(api.send(Method::POST, &path, None, &[]).await.status, 200);
+    let map = api.seat_map(&sid).await;
+    assert!(map.as_object().unwrap().values().all(|s| s == "available"));
+}
