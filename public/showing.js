@@ -73,14 +73,28 @@ function decode(codes) {
   return out;
 }
 
-// `minVersion`: the version a push announced, so no older copy is served.
-async function refresh(minVersion) {
-  const { status, body } = await api(`/api/showings/${sid}/seats?format=codes&min_version=${minVersion || 0}`);
+async function refresh() {
+  const { status, body } = await api(`/api/showings/${sid}/seats?format=codes`);
   if (status !== 200 || body.version <= version) return;
   version = body.version;
   states = decode(body.codes);
   for (const name of [...chosen]) if (!hold && states[name] !== 'available') chosen.delete(name);
   render();
+}
+
+// Pushes are followed at most once a second, however fast seats change;
+// the map served may be up to a second old, so a page still behind what was
+// announced asks again a second later.
+let wanted = 0, pending = null, lastRefresh = 0;
+function want(announced) {
+  wanted = Math.max(wanted, announced);
+  if (pending) return;
+  pending = setTimeout(async () => {
+    pending = null;
+    lastRefresh = Date.now();
+    await refresh();
+    if (version < wanted) want(wanted);
+  }, Math.max(0, lastRefresh + 1000 - Date.now()));
 }
 
 function live() {
@@ -89,7 +103,7 @@ function live() {
   socket.onmessage = (event) => {
     window.liveMessages = (window.liveMessages || 0) + 1;
     const announced = JSON.parse(event.data).version;
-    if (announced > version) refresh(announced);
+    if (announced > version) want(announced);
   };
   socket.onclose = () => setTimeout(live, 5000);
   window.liveMap = socket;

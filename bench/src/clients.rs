@@ -79,10 +79,11 @@ pub async fn buyer(http: Http, sid: Arc<str>, room: Room, mut rec: Recorder) -> 
 /// How often a viewer's page polls the seat map.
 pub const VIEWER_POLL: Duration = Duration::from_secs(10);
 
-/// A viewer: GETs the seat map every [`VIEWER_POLL`], starting at a random
-/// moment within the first period so that viewers spread evenly.
+/// A viewer: GETs the seat map every [`VIEWER_POLL`], as the seat map page
+/// does (the compact form), starting at a random moment within the first
+/// period so that viewers spread evenly.
 pub async fn viewer(http: Http, sid: Arc<str>, mut rec: Recorder) -> Recorder {
-    let seats = format!("/api/showings/{sid}/seats");
+    let seats = format!("/api/showings/{sid}/seats?format=codes");
     let offset = Duration::from_millis(fastrand::u64(0..VIEWER_POLL.as_millis() as u64));
     let mut next = Instant::now() + offset;
     loop {

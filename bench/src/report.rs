@@ -292,7 +292,8 @@ fn venues(out: &mut String, runs: &Runs, settings: &Settings) {
         out,
         "### Venue size\n\n{} buyers holding and releasing random pairs as above, on a fresh \
          showing of each size. In the small rooms most pairs are taken, so most answers are \
-         409 (which carries the whole seat map: its size is in the last columns).\n",
+         409 (which carries the compact seat map, one letter a seat: its size is in the last \
+         columns).\n",
         settings.buyers
     );
     let rows: Vec<Vec<String>> = VENUES
@@ -340,8 +341,10 @@ fn viewers(out: &mut String, runs: &Runs, settings: &Settings) {
     let _ = writeln!(
         out,
         "### Viewers\n\n{} buyers as above on a fresh {}-seat showing, alone and then (on \
-         another fresh showing) with {} viewers each polling `GET /api/showings/{{id}}/seats` \
-         every 10 s from a random start (about {} requests/s).\n",
+         another fresh showing) with {} viewers each polling the seat map every 10 s from a \
+         random start (about {} requests/s), as the seat map page does: `GET \
+         /api/showings/{{id}}/seats?format=codes`, the compact map the Worker keeps for up \
+         to a second.\n",
         settings.buyers,
         count(MAIN_ROOM.seats().into()),
         count(settings.viewers as u64),

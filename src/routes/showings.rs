@@ -9,9 +9,7 @@ use worker::{Env, Method, Request, Response, RouteContext};
 use super::{now_ms, param, parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
 use crate::showtime::client;
-use crate::showtime::protocol::{
-    Caller, HoldRef, Idempotency, NewHold, BUYER_HEADER, VERSION_HEADER,
-};
+use crate::showtime::protocol::{Caller, HoldRef, Idempotency, NewHold, BUYER_HEADER};
 use crate::{db, ids, session};
 
 /// Longest `Idempotency-Key` accepted (a UUID is 36).
@@ -61,18 +59,17 @@ pub async fn get(ctx: RouteContext<()>) -> Handled {
     )?)
 }
 
-/// The compact seat maps the pages poll are kept this long in the Worker's
-/// memory: a thousand phones polling a showing then cost its object about
-/// one read a second instead of a hundred. A page that was told of a newer
-/// version (over its WebSocket) asks with `min_version` and is never
-/// answered from an older copy.
+/// The compact seat maps the pages read are kept this long in the Worker's
+/// memory: however many phones watch a showing, and however fast its seats
+/// change, its object then serves each Worker instance about one map a
+/// second. A page told of a newer version than it got asks again a second
+/// later, so it is never more than about two seconds behind.
 const MAP_CACHE_MS: u64 = 1_000;
 /// Most showings whose map one Worker instance keeps.
 const MAP_CACHE_SHOWINGS: usize = 256;
 
 struct CachedMap {
     fetched_ms: u64,
-    version: u64,
     body: String,
 }
 
@@ -83,8 +80,7 @@ thread_local! {
 
 /// `GET /api/showings/{id}/seats`: seat name → state, always fresh from the
 /// object. With `?format=codes`: `{"version", "codes"}`, one letter per
-/// seat in layout order, at most [`MAP_CACHE_MS`] old and never older than
-/// `min_version`.
+/// seat in layout order, at most [`MAP_CACHE_MS`] old.
 pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
     let url = req.url()?;
@@ -96,14 +92,11 @@ pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
     if query("format").as_deref() != Some("codes") {
         return Ok(client::call::<()>(&ctx.env, sid, Method::Get, "/seats", None).await?);
     }
-    let min_version: u64 = query("min_version")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
     let now = now_ms() as u64;
     let cached = MAPS.with(|maps| {
         maps.borrow()
             .get(sid)
-            .filter(|m| now.saturating_sub(m.fetched_ms) < MAP_CACHE_MS && m.version >= min_version)
+            .filter(|m| now.saturating_sub(m.fetched_ms) < MAP_CACHE_MS)
             .map(|m| m.body.clone())
     });
     let body = match cached {
@@ -114,11 +107,6 @@ pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
             if resp.status_code() != 200 {
                 return Ok(resp);
             }
-            let version = resp
-                .headers()
-                .get(VERSION_HEADER)?
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
             let body = resp.text().await?;
             MAPS.with(|maps| {
                 let mut maps = maps.borrow_mut();
@@ -131,7 +119,6 @@ pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
                         sid.to_string(),
                         CachedMap {
                             fetched_ms: now,
-                            version,
                             body: copy,
                         },
                     );

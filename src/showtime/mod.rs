@@ -514,10 +514,7 @@ impl Showtime {
             } else {
                 s.availability()
             };
-            let resp = Response::from_json(&map)?;
-            resp.headers()
-                .set(protocol::VERSION_HEADER, &s.ledger.version().to_string())?;
-            Ok(resp)
+            Ok(Response::from_json(&map)?)
         })
     }
 

@@ -5,10 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::showing::{Money, Units};
 
-/// The seat map's version, on the object's seat map answers, so the Worker
-/// can cache a map without parsing it.
-pub const VERSION_HEADER: &str = "x-seat-map-version";
-
 /// Sets up a new showing's object.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InitShowing {
