@@ -13,7 +13,6 @@ use subtle::ConstantTimeEq;
 use worker::Response;
 
 use super::protocol::{HoldRef, NewHold, BUYER_HEADER};
-use super::rate::RateLimit;
 use super::store::{self, HoldEnd};
 use super::{Handled, Scope};
 use crate::api_error::ApiError;
@@ -29,21 +28,6 @@ fn hold_id_of(token: &str) -> HoldId {
 
 fn same_buyer(a: &str, b: &str) -> bool {
     bool::from(a.as_bytes().ct_eq(b.as_bytes()))
-}
-
-fn rate_limit(scope: &Scope) -> RateLimit {
-    let var = |name: &str, default: u32| {
-        scope
-            .env
-            .var(name)
-            .ok()
-            .and_then(|v| v.to_string().parse().ok())
-            .unwrap_or(default)
-    };
-    RateLimit {
-        burst: var("HOLD_RATE_BURST", 10),
-        per_minute: var("HOLD_RATE_PER_MINUTE", 20),
-    }
 }
 
 fn hold_not_found() -> ApiError {
@@ -73,7 +57,7 @@ pub fn create(scope: &mut Scope, new: &NewHold, now_ms: u64) -> Handled {
     }
     if let Err(wait_ms) = scope
         .rate
-        .take(rate_limit(scope), &new.caller.client, now_ms)
+        .take(scope.hold_limit, &new.caller.client, now_ms)
     {
         return Err(ApiError::new(
             429,
@@ -145,7 +129,7 @@ fn decide_hold(scope: &mut Scope, new: &NewHold, now_ms: u64) -> Result<(u16, Va
     scope.persist(&outcome.changes, None, now_ms)?;
     let granted = outcome.result.map_err(|e| hold_refusal(scope, e))?;
     let seats: Vec<String> = new.seats.clone();
-    store::record_owner(&scope.sql, &hold_id, &new.caller.buyer, &seats, now_ms)?;
+    store::record_owner(&scope.sql, &hold_id, &new.caller.buyer, &seats)?;
     let price = &scope.meta.price;
     Ok((
         201,

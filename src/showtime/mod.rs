@@ -69,6 +69,11 @@ pub struct Showtime {
     queued: RefCell<HashMap<String, Vec<checkout::Action>>>,
     /// The seat map version last announced to watching browsers.
     announced_version: Cell<u64>,
+    /// When the next stored checkout is due, as last read (`None`: read it
+    /// again). Only requests about payments change it, so holds skip the read.
+    next_checkout_ms: Cell<Option<Option<u64>>>,
+    /// The per-client hold limit, read from the settings once.
+    hold_limit: rate::RateLimit,
 }
 
 /// Most browsers watching one showing's map live; more fall back to polling.
@@ -84,7 +89,6 @@ impl DurableObject for Showtime {
     fn new(state: State, env: Env) -> Self {
         Showtime {
             state,
-            env,
             loaded: RefCell::new(None),
             alarm_at_ms: Cell::new(None),
             rate: RefCell::new(rate::HoldRate::default()),
@@ -92,12 +96,23 @@ impl DurableObject for Showtime {
             driving: RefCell::new(HashSet::new()),
             queued: RefCell::new(HashMap::new()),
             announced_version: Cell::new(0),
+            next_checkout_ms: Cell::new(None),
+            hold_limit: rate::RateLimit::from_env(&env),
+            env,
         }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         store::take_rows_written();
-        let handled = match (req.method(), req.path().as_str()) {
+        let path = req.path();
+        let about_seats_only = matches!(
+            path.as_str(),
+            "/hold" | "/hold/get" | "/hold/release" | "/seats" | "/seats/codes" | "/summary"
+        );
+        if !about_seats_only {
+            self.next_checkout_ms.set(None);
+        }
+        let handled = match (req.method(), path.as_str()) {
             (Method::Post, "/init") => match body(&mut req).await {
                 Ok(init) => self.init(init),
                 Err(e) => Err(e),
@@ -155,8 +170,10 @@ impl DurableObject for Showtime {
     async fn alarm(&self) -> Result<Response> {
         // The alarm that woke us is spent.
         self.alarm_at_ms.set(Some(None));
+        self.next_checkout_ms.set(None);
         let swept = self.decide(|s, now| {
             s.sweep(now)?;
+            store::purge_owners(&s.sql, now)?;
             store::set_meta(&s.sql, "last_alarm_ms", &now.to_string())?;
             Ok(Response::empty()?)
         });
@@ -228,6 +245,7 @@ pub(crate) struct Scope<'a> {
     pub meta: &'a ShowingMeta,
     pub sql: worker::SqlStorage,
     pub rate: &'a mut rate::HoldRate,
+    pub hold_limit: rate::RateLimit,
     pub env: &'a Env,
 }
 
@@ -319,6 +337,7 @@ impl Showtime {
             meta: &loaded.meta,
             sql: self.sql(),
             rate: &mut rate,
+            hold_limit: self.hold_limit,
             env: &self.env,
         };
         f(&mut scope, now_ms())
@@ -332,7 +351,14 @@ impl Showtime {
             Some(l) => l.ledger.next_expiry(),
             None => return Ok(()),
         };
-        let next_checkout = store::next_checkout_due(&self.sql()).unwrap_or(None);
+        let next_checkout = match self.next_checkout_ms.get() {
+            Some(known) => known,
+            None => {
+                let read = store::next_checkout_due(&self.sql()).unwrap_or(None);
+                self.next_checkout_ms.set(Some(read));
+                read
+            }
+        };
         let wanted = [next_expiry, next_checkout]
             .into_iter()
             .flatten()
@@ -500,6 +526,7 @@ impl Showtime {
     async fn recover(&self) -> Handled {
         self.decide(|s, now| {
             s.sweep(now)?;
+            store::purge_owners(&s.sql, now)?;
             Ok(Response::empty()?)
         })?;
         self.resume_due().await?;

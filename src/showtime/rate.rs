@@ -16,6 +16,23 @@ pub struct RateLimit {
     pub per_minute: u32,
 }
 
+impl RateLimit {
+    /// From the `HOLD_RATE_BURST` and `HOLD_RATE_PER_MINUTE` settings
+    /// (10 and 20 when unset or unreadable).
+    pub fn from_env(env: &worker::Env) -> RateLimit {
+        let var = |name: &str, default: u32| {
+            env.var(name)
+                .ok()
+                .and_then(|v| v.to_string().parse().ok())
+                .unwrap_or(default)
+        };
+        RateLimit {
+            burst: var("HOLD_RATE_BURST", 10),
+            per_minute: var("HOLD_RATE_PER_MINUTE", 20),
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct HoldRate {
     buckets: HashMap<String, Bucket>,

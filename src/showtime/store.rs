@@ -38,6 +38,9 @@ pub const IDEMPOTENCY_TTL_MS: u64 = 24 * 3600 * 1000;
 const ENDED_HOLD_TTL_MS: u64 = 3600 * 1000;
 /// Most stale rows one request deletes, so cleaning never makes a request slow.
 const PURGE_BATCH: i64 = 20;
+/// Most ended hold owners one alarm or sweep forgets: far more holds than
+/// can end between two alarms of a busy showing.
+const OWNER_PURGE_BATCH: i64 = 2_000;
 
 /// The showing's facts the object needs besides its seats.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -293,8 +296,16 @@ pub fn persist(
     for order in &changes.orders {
         persist_order(sql, order, ledger.order_record(order))?;
     }
-    set_meta(sql, "version", &changes.version.to_string())?;
-    set_meta(sql, "latest_now_ms", &changes.latest_now_ms.to_string())?;
+    // Both scalars in one statement: every change writes them.
+    exec(
+        sql,
+        "INSERT INTO meta (key, value) VALUES ('version', ?), ('latest_now_ms', ?) \
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        vec![
+            changes.version.to_string().into(),
+            changes.latest_now_ms.to_string().into(),
+        ],
+    )?;
     Ok(())
 }
 
@@ -363,20 +374,25 @@ pub fn record_owner(
     hold: &ledger::HoldId,
     buyer: &str,
     seats: &[String],
-    now_ms: u64,
 ) -> Result<(), ApiError> {
     exec(
         sql,
         "INSERT INTO hold_owners (hold_id, buyer, seats) VALUES (?, ?, ?)",
         vec![hold.as_str().into(), buyer.into(), to_json(&seats)?.into()],
     )?;
+    Ok(())
+}
+
+/// Forgets owners of holds that ended long ago. Run by the alarm and the
+/// cron sweep rather than by every hold, which it would slow.
+pub fn purge_owners(sql: &SqlStorage, now_ms: u64) -> Result<(), ApiError> {
     exec(
         sql,
         "DELETE FROM hold_owners WHERE hold_id IN (SELECT hold_id FROM hold_owners \
          WHERE ended_at_ms < ? LIMIT ?)",
         vec![
             int(now_ms.saturating_sub(ENDED_HOLD_TTL_MS)),
-            SqlStorageValue::Integer(PURGE_BATCH),
+            SqlStorageValue::Integer(OWNER_PURGE_BATCH),
         ],
     )?;
     Ok(())
