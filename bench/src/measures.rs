@@ -191,6 +191,15 @@ async fn viewers(bench: &mut Bench<'_>) {
         })
         .await;
         bench.keep(&format!("viewers{viewers}"), phase);
+        // How many seat maps the object itself built over the whole phase
+        // (warm-up too): the rest came from the Worker's copy.
+        let built = bench.api.stats(&sid).await["seat_maps_built"]
+            .as_f64()
+            .unwrap_or(f64::NAN);
+        let secs = (timing.warm_up + timing.measure).as_secs_f64();
+        bench
+            .figures
+            .insert(format!("viewers{viewers}.object_maps_per_s"), built / secs);
     }
 }
 

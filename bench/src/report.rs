@@ -363,6 +363,7 @@ fn viewers(out: &mut String, runs: &Runs, settings: &Settings) {
                 runs.cell(&format!("{p}.seat_map.p50_ms")),
                 runs.cell(&format!("{p}.seat_map.p99_ms")),
                 runs.cell(&format!("{p}.seat_map.bytes.200")),
+                runs.cell(&format!("{p}.object_maps_per_s")),
                 runs.cell(&format!("{p}.cpu.server.cores")),
             ]
         })
@@ -378,6 +379,7 @@ fn viewers(out: &mut String, runs: &Runs, settings: &Settings) {
             "seat map p50 ms",
             "seat map p99 ms",
             "seat map bytes",
+            "maps/s the object built",
             "server CPU cores",
         ],
         &rows,

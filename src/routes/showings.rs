@@ -65,12 +65,17 @@ pub async fn get(ctx: RouteContext<()>) -> Handled {
 /// second. A page told of a newer version than it got asks again a second
 /// later, so it is never more than about two seconds behind.
 const MAP_CACHE_MS: u64 = 1_000;
+/// While one request fetches a newer map, the others are answered from the
+/// copy for up to this long, so a burst of polls costs the object one read.
+const MAP_STALE_MS: u64 = 3_000;
 /// Most showings whose map one Worker instance keeps.
 const MAP_CACHE_SHOWINGS: usize = 256;
 
 struct CachedMap {
     fetched_ms: u64,
     body: String,
+    /// A request is fetching a newer copy.
+    refreshing: bool,
 }
 
 thread_local! {
@@ -80,7 +85,8 @@ thread_local! {
 
 /// `GET /api/showings/{id}/seats`: seat name → state, always fresh from the
 /// object. With `?format=codes`: `{"version", "codes"}`, one letter per
-/// seat in layout order, at most [`MAP_CACHE_MS`] old.
+/// seat in layout order, usually at most [`MAP_CACHE_MS`] old (and never
+/// more than [`MAP_STALE_MS`]).
 pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
     let url = req.url()?;
@@ -94,10 +100,15 @@ pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
     }
     let now = now_ms() as u64;
     let cached = MAPS.with(|maps| {
-        maps.borrow()
-            .get(sid)
-            .filter(|m| now.saturating_sub(m.fetched_ms) < MAP_CACHE_MS)
-            .map(|m| m.body.clone())
+        let mut maps = maps.borrow_mut();
+        let map = maps.get_mut(sid)?;
+        let age = now.saturating_sub(map.fetched_ms);
+        if age < MAP_CACHE_MS || (map.refreshing && age < MAP_STALE_MS) {
+            return Some(map.body.clone());
+        }
+        // This request fetches; the others keep the copy meanwhile.
+        map.refreshing = true;
+        None
     });
     let body = match cached {
         Some(body) => body,
@@ -105,6 +116,7 @@ pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
             let mut resp =
                 client::call::<()>(&ctx.env, sid, Method::Get, "/seats/codes", None).await?;
             if resp.status_code() != 200 {
+                MAPS.with(|maps| maps.borrow_mut().remove(sid));
                 return Ok(resp);
             }
             let body = resp.text().await?;
@@ -120,6 +132,7 @@ pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
                         CachedMap {
                             fetched_ms: now,
                             body: copy,
+                            refreshing: false,
                         },
                     );
                 }

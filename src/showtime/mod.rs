@@ -74,6 +74,9 @@ pub struct Showtime {
     next_checkout_ms: Cell<Option<Option<u64>>>,
     /// The per-client hold limit, read from the settings once.
     hold_limit: rate::RateLimit,
+    /// Seat maps this instance built, for staff stats: it shows how much
+    /// of the pages' polling the Worker's copy keeps from the object.
+    seat_maps_built: Cell<u64>,
 }
 
 /// Most browsers watching one showing's map live; more fall back to polling.
@@ -98,6 +101,7 @@ impl DurableObject for Showtime {
             announced_version: Cell::new(0),
             next_checkout_ms: Cell::new(None),
             hold_limit: rate::RateLimit::from_env(&env),
+            seat_maps_built: Cell::new(0),
             env,
         }
     }
@@ -534,6 +538,7 @@ impl Showtime {
     }
 
     fn seats(&self, compact: bool) -> Handled {
+        self.seat_maps_built.set(self.seat_maps_built.get() + 1);
         self.decide(|s, now| {
             s.sweep(now)?;
             let map = if compact {
@@ -580,6 +585,7 @@ impl Showtime {
                 "payment_cap_ms": loaded.meta.config.payment_cap_ms,
                 "last_alarm_ms": last_alarm_ms,
                 "rows_written_by_last_change": self.last_rows_written.get(),
+                "seat_maps_built": self.seat_maps_built.get(),
             })
         };
         let alarm_at_ms = self.state.storage().get_alarm().await?;
