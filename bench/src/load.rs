@@ -19,6 +19,8 @@ pub struct Timing {
 /// What a request was, so one phase can mix kinds and report each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
+    /// A request the Worker answers without any object.
+    Worker,
     Noop,
     Write,
     Hold,
@@ -30,6 +32,7 @@ pub enum Kind {
 impl Kind {
     pub fn name(self) -> &'static str {
         match self {
+            Kind::Worker => "worker",
             Kind::Noop => "noop",
             Kind::Write => "write",
             Kind::Hold => "hold",

@@ -177,6 +177,14 @@ async fn venue_sizes(bench: &mut Bench<'_>) {
 async fn viewers(bench: &mut Bench<'_>) {
     let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
     let buyers = bench.settings.buyers;
+    // What any request costs when only the Worker answers it: a cached
+    // seat map can cost no less.
+    let worker: Arc<str> = "/api/bench/worker".into();
+    let phase = load::run(server, timing, buyers, |_, rec| {
+        clients::floor(http.clone(), worker.clone(), Kind::Worker, rec)
+    })
+    .await;
+    bench.keep(&format!("worker.c{buyers}"), phase);
     for viewers in [0, bench.settings.viewers] {
         let sid = bench.showing(MAIN_ROOM, "Viewers").await;
         let phase = load::run(server, timing, buyers + viewers, |i, rec| {

@@ -393,6 +393,19 @@ fn viewers(out: &mut String, runs: &Runs, settings: &Settings) {
         runs.ratio("ratio.viewers.p99_ms"),
         runs.cell("viewers.est_cpu_us_per_seat_map")
     );
+    let w = format!("worker.c{}", settings.buyers);
+    let _ = writeln!(
+        out,
+        "For comparison, a request the Worker answers alone (`POST /api/bench/worker`, no \
+         object), {} clients: {} requests/s, p50 {} ms; server CPU {} µs a request (workerd {}, \
+         proxy {}).\n",
+        settings.buyers,
+        runs.cell(&format!("{w}.worker.rps")),
+        runs.cell(&format!("{w}.worker.p50_ms")),
+        runs.cell(&format!("{w}.cpu.server.us_per_req")),
+        runs.cell(&format!("{w}.cpu.workerd.us_per_req")),
+        runs.cell(&format!("{w}.cpu.proxy.us_per_req")),
+    );
 }
 
 fn checkouts(out: &mut String, runs: &Runs, settings: &Settings) {

@@ -18,14 +18,29 @@ pub async fn write(ctx: RouteContext<()>) -> Handled {
     floor(ctx, "/bench/write").await
 }
 
-async fn floor(ctx: RouteContext<()>, path: &str) -> Handled {
-    let enabled = ctx
+/// A request the Worker answers alone, without any object: what a request
+/// costs the runtime before the product does anything.
+pub async fn worker(ctx: RouteContext<()>) -> Handled {
+    enabled(&ctx)?;
+    Ok(worker::Response::from_json(
+        &serde_json::json!({ "ok": true }),
+    )?)
+}
+
+fn enabled(ctx: &RouteContext<()>) -> Result<(), ApiError> {
+    let on = ctx
         .env
         .var("SHOWTIME_BENCH")
         .is_ok_and(|v| v.to_string() == "1");
-    if !enabled {
-        return Err(ApiError::not_found("route"));
+    if on {
+        Ok(())
+    } else {
+        Err(ApiError::not_found("route"))
     }
+}
+
+async fn floor(ctx: RouteContext<()>, path: &str) -> Handled {
+    enabled(&ctx)?;
     let sid = showing_id(&ctx)?;
     Ok(client::call::<()>(&ctx.env, sid, Method::Post, path, None).await?)
 }

@@ -134,6 +134,7 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .post_async("/api/bench/showings/:sid/write", |_, ctx| {
             respond(bench::write(ctx))
         })
+        .post_async("/api/bench/worker", |_, ctx| respond(bench::worker(ctx)))
         .or_else_any_method_async("/*path", |req, ctx| async move {
             if req.method() == worker::Method::Get && !req.path().starts_with("/api/") {
                 // Stylesheets and scripts: the static assets in `public/`.

@@ -18,6 +18,8 @@ async fn the_floors_are_off_unless_the_bench_setting_is_on() {
             (404, &json!("not_found"))
         );
     }
+    let worker = api.send(Method::POST, "/api/bench/worker", None, &[]).await;
+    assert_eq!(worker.status, 404);
 }
 
 #[tokio::test]
@@ -42,6 +44,8 @@ async fn with_the_setting_on_each_floor_reaches_an_object() {
         )
         .await;
     assert_eq!(bad.status, 404);
+    let worker = api.send(Method::POST, "/api/bench/worker", None, &[]).await;
+    assert_eq!((worker.status, &worker.body), (200, &json!({"ok": true})));
     // A showing's object answers the floors too, and its seats are untouched.
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let path = format!("/api/bench/showings/{sid}/write");
