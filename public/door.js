@@ -42,7 +42,12 @@ async function checkNow(code) {
       headers: headers(),
     });
     if (status === 401) {
-      resultBox.replaceChildren(el('div', { class: 'result refused', text: 'Wrong PIN or token' }));
+      resultBox.replaceChildren(el('div', { class: 'result refused', role: 'status', text: 'Wrong PIN or token' }));
+      return;
+    }
+    if (status === 429) {
+      resultBox.replaceChildren(el('div', { class: 'result refused', role: 'status' }, ['PIN locked',
+        el('small', { text: 'Too many wrong PINs for this showing. Wait ten minutes, or sign in with the staff door token.' })]));
       return;
     }
     const [kind, title, detail] = (outcomes[body.result] || outcomes.invalid)(body);

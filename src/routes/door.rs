@@ -5,11 +5,13 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-use worker::{Env, Request, Response, RouteContext};
+use worker::{Env, Method, Request, Response, RouteContext};
 
 use super::{parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
 use crate::db::orders::{self as d1, CheckIn};
+use crate::showtime::client;
+use crate::showtime::protocol::DoorAttempt;
 use crate::{auth, db, ticket_code};
 
 const MIN_PIN_DIGITS: usize = 4;
@@ -53,19 +55,48 @@ async fn require_door(req: &Request, env: &Env, showing_id: &str) -> Result<(), 
         }
     }
     let pin = req.headers().get("x-door-pin")?.unwrap_or_default();
-    if !pin.is_empty() {
-        let db = db::database(env)?;
-        if let Some(stored) = db::door_pin_hash(&db, showing_id).await? {
-            if bool::from(
-                pin_hash(showing_id, &pin)
-                    .as_bytes()
-                    .ct_eq(stored.as_bytes()),
-            ) {
-                return Ok(());
-            }
-        }
+    let valid_id = showing_id.len() == 16 && showing_id.bytes().all(|b| b.is_ascii_hexdigit());
+    if pin.is_empty() || !valid_id {
+        return Err(ApiError::unauthorized());
     }
-    Err(ApiError::unauthorized())
+    let db = db::database(env)?;
+    let Some(stored) = db::door_pin_hash(&db, showing_id).await? else {
+        return Err(ApiError::unauthorized());
+    };
+    let matched = bool::from(
+        pin_hash(showing_id, &pin)
+            .as_bytes()
+            .ct_eq(stored.as_bytes()),
+    );
+    // The showing's object counts wrong PINs and locks the PIN after too
+    // many, so a 4-digit PIN cannot be guessed by trying them all.
+    let attempt = DoorAttempt { matched };
+    let mut answer = client::call(
+        env,
+        showing_id,
+        Method::Post,
+        "/door/attempt",
+        Some(&attempt),
+    )
+    .await?;
+    match answer.status_code() {
+        204 => Ok(()),
+        429 => {
+            let body: Value = answer.json().await.unwrap_or(Value::Null);
+            let retry = answer
+                .headers()
+                .get("retry-after")?
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(60);
+            Err(ApiError::new(
+                429,
+                "door_pin_locked",
+                body["detail"].as_str().unwrap_or("too many wrong PINs"),
+            )
+            .retry_after(retry))
+        }
+        _ => Err(ApiError::unauthorized()),
+    }
 }
 
 #[derive(Deserialize)]

@@ -77,7 +77,15 @@ pub struct Showtime {
     /// Seat maps this instance built, for staff stats: it shows how much
     /// of the pages' polling the Worker's copy keeps from the object.
     seat_maps_built: Cell<u64>,
+    /// When wrong door PINs were tried lately (see [`Showtime::door_attempt`]).
+    door_failures: RefCell<std::collections::VecDeque<u64>>,
 }
+
+/// Wrong door PINs allowed per showing within [`DOOR_WINDOW_MS`]; then every
+/// PIN, right or wrong, is refused until the oldest failure ages out, so
+/// guessing a 4-digit PIN takes weeks instead of minutes.
+const DOOR_FAILURES_ALLOWED: usize = 10;
+const DOOR_WINDOW_MS: u64 = 10 * 60 * 1000;
 
 /// Most browsers watching one showing's map live; more fall back to polling.
 const MAX_WATCHERS: usize = 2_000;
@@ -102,6 +110,7 @@ impl DurableObject for Showtime {
             next_checkout_ms: Cell::new(None),
             hold_limit: rate::RateLimit::from_env(&env),
             seat_maps_built: Cell::new(0),
+            door_failures: RefCell::new(std::collections::VecDeque::new()),
             env,
         }
     }
@@ -151,6 +160,12 @@ impl DurableObject for Showtime {
                 Err(e) => Err(e),
             },
             (Method::Post, "/recover") => self.recover().await,
+            (Method::Post, "/door/attempt") => {
+                match body::<protocol::DoorAttempt>(&mut req).await {
+                    Ok(attempt) => self.door_attempt(attempt.matched),
+                    Err(e) => Err(e),
+                }
+            }
             (Method::Post, "/void") => match body::<protocol::VoidSeats>(&mut req).await {
                 Ok(void) => self.decide(|s, now| void_seats(s, &void, now)),
                 Err(e) => Err(e),
@@ -489,6 +504,35 @@ impl Showtime {
         store::reconfigure(&self.sql(), &ledger, &meta, relayout)?;
         *loaded = Loaded { ledger, meta };
         Ok(Response::from_json(&json!({ "relayout": relayout }))?)
+    }
+
+    /// A door PIN was tried for this showing. The object serialises the
+    /// count, so parallel guesses cannot slip past the limit. Kept in
+    /// memory: an object evicted while idle forgets old failures, which an
+    /// attacker cannot arrange by guessing.
+    fn door_attempt(&self, matched: bool) -> Handled {
+        let now = now_ms();
+        let mut failures = self.door_failures.borrow_mut();
+        while failures
+            .front()
+            .is_some_and(|&at| at + DOOR_WINDOW_MS <= now)
+        {
+            failures.pop_front();
+        }
+        if failures.len() >= DOOR_FAILURES_ALLOWED {
+            let wait_ms = failures.front().map_or(0, |&at| at + DOOR_WINDOW_MS - now);
+            return Err(ApiError::new(
+                429,
+                "door_pin_locked",
+                "too many wrong PINs for this showing; wait, or sign in with the staff door token",
+            )
+            .retry_after(wait_ms.div_ceil(1000)));
+        }
+        if matched {
+            return Ok(Response::empty()?.with_status(204));
+        }
+        failures.push_back(now);
+        Err(ApiError::unauthorized())
     }
 
     /// `GET /live`: a browser watching the seat map. The socket uses the

@@ -73,3 +73,9 @@ pub struct VoidSeats {
     pub order_id: String,
     pub seats: Vec<String>,
 }
+
+/// A door PIN tried for the showing, and whether it was right.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DoorAttempt {
+    pub matched: bool,
+}

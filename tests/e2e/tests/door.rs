@@ -125,3 +125,61 @@ async fn fifty_doors_scanning_one_ticket_admit_it_once() {
         .as_f64()
         .is_some());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_wrong_pins_lock_a_showings_pin_but_not_the_door_token_or_other_showings() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let other = api.create_showing(sixteen_seat_room(None)).await;
+    for showing in [&sid, &other] {
+        let set = api
+            .admin_post(
+                &format!("/api/admin/showings/{showing}/door-pin"),
+                Some(json!({"pin": "2468"})),
+            )
+            .await;
+        assert_eq!(set.status, 204);
+    }
+    let paid = buy(&api, &sid, "A3").await;
+    let code = paid.body["tickets"][0]["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // Ten wrong guesses at once: each refused, none lets the next through.
+    let mut set = tokio::task::JoinSet::new();
+    for guess in 0..10 {
+        let (api, code, sid) = (api.clone(), code.clone(), sid.clone());
+        set.spawn(async move {
+            let pin = format!("{:04}", 1000 + guess);
+            scan(&api, ("x-door-pin", &pin), &code, &sid).await.status
+        });
+    }
+    let statuses = set.join_all().await;
+    assert_eq!(statuses, vec![401; 10]);
+
+    // Now even the right PIN is refused for a while, with the wait.
+    let locked = scan(&api, ("x-door-pin", "2468"), &code, &sid).await;
+    assert_eq!(
+        (locked.status, &locked.body["error"]),
+        (429, &json!("door_pin_locked"))
+    );
+    let wait: u64 = locked.retry_after.as_deref().unwrap().parse().unwrap();
+    assert!((1..=600).contains(&wait), "{wait}");
+    let tickets = stack.d1_query(&format!(
+        "SELECT checked_in_at_ms FROM tickets WHERE showing_id = '{sid}'"
+    ));
+    assert_eq!(
+        tickets[0]["checked_in_at_ms"],
+        Value::Null,
+        "nothing admitted"
+    );
+
+    // The staff door token still works, and other showings' PINs too.
+    let token = format!("Bearer {}", stack.door_token());
+    let admitted = scan(&api, ("authorization", &token), &code, &sid).await;
+    assert_eq!(admitted.body["result"], "admitted", "{:?}", admitted.body);
+    let elsewhere = scan(&api, ("x-door-pin", "2468"), &code, &other).await;
+    assert_eq!(elsewhere.body["result"], "wrong_showing");
+}
