@@ -15,6 +15,30 @@ function orderLink(row) {
   return el('a', { href: `/admin/showings/${row.showing_id}?order=${encodeURIComponent(row.order_id || row.id)}`, text: (row.order_id || row.id).slice(0, 12) });
 }
 
+// What staff can settle by hand; an unknown payment is settled by the
+// recovery sweep, and a partial refund by choosing its tickets.
+const HANDLED_BY_HAND = ['needs_attention', 'paid_without_tickets', 'seat_lost'];
+
+// "Mark handled…" opens a note field: what was done, kept in the history.
+function handledButton(item) {
+  const box = el('div', {});
+  const open = el('button', { type: 'button', class: 'link', text: 'Mark handled…', 'aria-label': `Mark handled… order ${item.order_id.slice(0, 12)}` });
+  open.addEventListener('click', () => {
+    const input = el('input', { type: 'text', maxlength: '500', 'aria-label': `What was done for order ${item.order_id.slice(0, 12)}` });
+    const save = el('button', { type: 'button', class: 'secondary', text: 'Save' });
+    save.addEventListener('click', async () => {
+      const { status, body } = await adminApi(`/api/admin/orders/${encodeURIComponent(item.order_id)}/handled`, { json: { note: input.value } });
+      if (status !== 204) return say(messages, 'error', body.detail || 'That could not be saved.');
+      say(messages, 'ok', `Order ${item.order_id.slice(0, 12)} marked handled.`);
+      showDashboard();
+    });
+    box.replaceChildren(input, save);
+    input.focus();
+  });
+  box.append(open);
+  return box;
+}
+
 async function showDashboard() {
   document.getElementById('signin').hidden = true;
   document.getElementById('dashboard').hidden = false;
@@ -27,8 +51,9 @@ async function showDashboard() {
   const now = attention.body.now_ms;
   const items = attention.body.items;
   document.getElementById('attention').replaceChildren(items.length
-    ? table(['What', 'Waiting', 'Order', 'E-mail', 'Amount', 'Detail'], items.map((i) => [
-      KINDS[i.kind] || i.kind, age(i.since_ms, now), orderLink(i), i.email, minor(i.amount, i.currency), i.detail || '']))
+    ? table(['What', 'Waiting', 'Order', 'E-mail', 'Amount', 'Detail', ''], items.map((i) => [
+      KINDS[i.kind] || i.kind, age(i.since_ms, now), orderLink(i), i.email, minor(i.amount, i.currency), i.detail || '',
+      HANDLED_BY_HAND.includes(i.kind) ? handledButton(i) : '']))
     : el('p', { class: 'muted', text: 'Nothing needs attention.' }));
   const rows = showings.body.showings;
   document.getElementById('showings').replaceChildren(rows.length

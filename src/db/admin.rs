@@ -142,11 +142,11 @@ pub async fn attention(db: &D1Database, now_ms: u64, stale_ms: u64) -> Result<Ve
              UNION ALL \
              SELECT 'needs_attention', o.id, o.showing_id, o.email, o.amount, o.currency, \
                o.status_detail, o.updated_at_ms, NULL \
-             FROM orders o WHERE o.status = 'needs_attention' \
+             FROM orders o WHERE o.status = 'needs_attention' AND o.handled_at_ms IS NULL \
              UNION ALL \
              SELECT 'paid_without_tickets', o.id, o.showing_id, o.email, o.amount, o.currency, \
                'paid, but no ticket was issued', o.updated_at_ms, NULL \
-             FROM orders o WHERE o.status = 'paid' AND NOT EXISTS \
+             FROM orders o WHERE o.status = 'paid' AND o.handled_at_ms IS NULL AND NOT EXISTS \
                (SELECT 1 FROM tickets t WHERE t.order_id = o.id AND t.status IN ('valid', 'void')) \
              UNION ALL \
              SELECT 'partial_refund', o.id, o.showing_id, o.email, r.amount, o.currency, \
@@ -157,6 +157,7 @@ pub async fn attention(db: &D1Database, now_ms: u64, stale_ms: u64) -> Result<Ve
              SELECT 'seat_lost', o.id, o.showing_id, o.email, o.amount, o.currency, \
                o.status_detail, o.updated_at_ms, NULL \
              FROM orders o WHERE o.status = 'seat_lost' AND o.updated_at_ms >= ?2 \
+               AND o.handled_at_ms IS NULL \
              ORDER BY since_ms LIMIT {LIST_LIMIT}"
         ),
         &[
@@ -254,4 +255,22 @@ pub async fn settle_attention(db: &D1Database, order_id: &str, now_ms: u64) -> R
     .run()
     .await?;
     Ok(())
+}
+
+/// Marks an order handled by staff, once; answers whether it was marked now.
+pub async fn mark_handled(
+    db: &D1Database,
+    order_id: &str,
+    note: &str,
+    now_ms: u64,
+) -> Result<bool> {
+    let result = db
+        .prepare(
+            "UPDATE orders SET handled_at_ms = ?1, handled_note = ?2 \
+             WHERE id = ?3 AND handled_at_ms IS NULL",
+        )
+        .bind(&[num(now_ms), note.into(), order_id.into()])?
+        .run()
+        .await?;
+    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
 }

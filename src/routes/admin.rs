@@ -250,6 +250,55 @@ pub async fn order(req: Request, ctx: RouteContext<()>) -> Handled {
     }))?)
 }
 
+/// Longest note staff may leave when marking an order handled.
+const MAX_NOTE_CHARS: usize = 500;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HandledNote {
+    note: String,
+}
+
+/// `POST /api/admin/orders/{oid}/handled` `{"note": …}`: staff dealt with
+/// an order on the attention list by hand; it leaves the list, and the
+/// note goes into its history. A payment still unknown is not staff's to
+/// close (the sweep settles it), nor a refund whose tickets are undecided.
+pub async fn mark_handled(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let order_id = param(&ctx, "oid").to_string();
+    let body: HandledNote = parse_json(&read_body(&mut req).await?)?;
+    let note = body.note.trim().to_string();
+    if note.is_empty() || note.chars().count() > MAX_NOTE_CHARS {
+        return Err(ApiError::new(
+            400,
+            "bad_note",
+            format!("say in 1 to {MAX_NOTE_CHARS} characters what was done"),
+        ));
+    }
+    let db = db::database(&ctx.env)?;
+    let order = db::orders::get_order(&db, &order_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("order"))?;
+    if order.status == "pending" {
+        return Err(ApiError::new(
+            409,
+            "payment_unsettled",
+            "this payment's outcome is not known yet; the recovery sweep settles it",
+        ));
+    }
+    let now = now_ms() as u64;
+    if !d1::mark_handled(&db, &order_id, &note, now).await? {
+        return Err(ApiError::new(
+            409,
+            "already_handled",
+            "this order was already marked handled",
+        ));
+    }
+    let detail = format!("handled by staff: {note}");
+    db::orders::audit(&db, &order_id, now, &order.status, &order.status, &detail).await?;
+    Ok(Response::empty()?.with_status(204))
+}
+
 /// `GET /api/admin/attention`: what needs a person, oldest first.
 pub async fn attention(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env)?;

@@ -112,6 +112,9 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/api/admin/orders/:oid", |req, ctx| {
             respond(admin::order(req, ctx))
         })
+        .post_async("/api/admin/orders/:oid/handled", |req, ctx| {
+            respond(admin::mark_handled(req, ctx))
+        })
         .get_async("/api/admin/attention", |req, ctx| {
             respond(admin::attention(req, ctx))
         })
