@@ -70,7 +70,8 @@ pub struct Showtime {
     /// The seat map version last announced to watching browsers.
     announced_version: Cell<u64>,
     /// When the next stored checkout is due, as last read (`None`: read it
-    /// again). Only requests about payments change it, so holds skip the read.
+    /// again). Only storing a checkout ([`Scope::put_checkout`]) changes
+    /// it, so holds skip the read.
     next_checkout_ms: Cell<Option<Option<u64>>>,
     /// The per-client hold limit, read from the settings once.
     hold_limit: rate::RateLimit,
@@ -117,15 +118,7 @@ impl DurableObject for Showtime {
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         store::take_rows_written();
-        let path = req.path();
-        let about_seats_only = matches!(
-            path.as_str(),
-            "/hold" | "/hold/get" | "/hold/release" | "/seats" | "/seats/codes" | "/summary"
-        );
-        if !about_seats_only {
-            self.next_checkout_ms.set(None);
-        }
-        let handled = match (req.method(), path.as_str()) {
+        let handled = match (req.method(), req.path().as_str()) {
             (Method::Post, "/init") => match body(&mut req).await {
                 Ok(init) => self.init(init),
                 Err(e) => Err(e),
@@ -189,7 +182,6 @@ impl DurableObject for Showtime {
     async fn alarm(&self) -> Result<Response> {
         // The alarm that woke us is spent.
         self.alarm_at_ms.set(Some(None));
-        self.next_checkout_ms.set(None);
         let swept = self.decide(|s, now| {
             s.sweep(now)?;
             store::purge_owners(&s.sql, now)?;
@@ -266,9 +258,18 @@ pub(crate) struct Scope<'a> {
     pub rate: &'a mut rate::HoldRate,
     pub hold_limit: rate::RateLimit,
     pub env: &'a Env,
+    next_checkout_ms: &'a Cell<Option<Option<u64>>>,
 }
 
 impl Scope<'_> {
+    /// Stores a checkout; its due time may have moved, so the object reads
+    /// the next one again before setting the alarm.
+    pub fn put_checkout(&self, machine: &checkout::Checkout) -> std::result::Result<(), ApiError> {
+        store::put_checkout(&self.sql, machine)?;
+        self.next_checkout_ms.set(None);
+        Ok(())
+    }
+
     /// Persists what a ledger call changed. Holds that disappeared ended as
     /// `end` says when they are the one the call was about, else they expired.
     pub fn persist(
@@ -358,6 +359,7 @@ impl Showtime {
             rate: &mut rate,
             hold_limit: self.hold_limit,
             env: &self.env,
+            next_checkout_ms: &self.next_checkout_ms,
         };
         f(&mut scope, now_ms())
     }

@@ -88,7 +88,7 @@ fn begin(scope: &mut Scope, req: &CheckoutRequest, now_ms: u64) -> Result<Begun,
     };
     let (machine, actions) = Checkout::start(new, now_ms, &config(scope))
         .map_err(|e| ApiError::new(400, "invalid_checkout", format!("{e:?}")))?;
-    store::put_checkout(&scope.sql, &machine)?;
+    scope.put_checkout(&machine)?;
     Ok(Begun::Started { order_id, actions })
 }
 
@@ -157,7 +157,7 @@ fn feed(
     let mut machine =
         store::get_checkout(&scope.sql, order_id)?.ok_or_else(|| ApiError::not_found("order"))?;
     let actions = machine.handle_event(event, now_ms);
-    store::put_checkout(&scope.sql, &machine)?;
+    scope.put_checkout(&machine)?;
     Ok(actions)
 }
 
@@ -636,7 +636,7 @@ impl Showtime {
                     return Ok(Vec::new());
                 };
                 let actions = machine.handle_timeout(now);
-                store::put_checkout(&s.sql, &machine)?;
+                s.put_checkout(&machine)?;
                 Ok(actions)
             })?;
             self.drive(&order_id, actions).await?;
