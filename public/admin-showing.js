@@ -201,13 +201,6 @@ document.getElementById('pin-form').addEventListener('submit', async (event) => 
 
 document.getElementById('signout').addEventListener('click', signOut);
 
-function live() {
-  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  const socket = new WebSocket(`${scheme}://${location.host}/api/showings/${sid}/live`);
-  socket.onmessage = () => load();
-  socket.onclose = () => setTimeout(live, 5000);
-}
-
 (async () => {
   if (!await requireSession()) return;
   document.getElementById('edit-link').href = `/admin/showings/${sid}/edit`;
@@ -215,6 +208,6 @@ function live() {
   document.getElementById('public-link').href = `/showings/${sid}`;
   await Promise.all([load(), loadOrders('')]);
   if (openOrder) showOrder(openOrder);
-  live();
+  followMap(sid, () => (data ? data.availability.version : -1), load);
   setInterval(load, REFRESH_MS);
 })();

@@ -40,3 +40,35 @@ function when(ms) {
 function say(container, kind, text) {
   container.replaceChildren(el('div', { class: 'message ' + kind, role: kind === 'error' ? 'alert' : 'status', text }));
 }
+
+// Follows a showing's seat map live. The showing's object pushes
+// {"version": n} over a WebSocket on every change; `refresh` runs at most
+// once a second however fast seats change, and since the map it reads may
+// be up to a second old, a page still behind what was announced (`current`
+// is the version it shows) asks again a second later. A dropped socket
+// reconnects after 5 s; the pages also poll, for networks without sockets.
+function followMap(sid, current, refresh) {
+  let wanted = 0, pending = null, last = 0;
+  function want(announced) {
+    wanted = Math.max(wanted, announced);
+    if (pending) return;
+    pending = setTimeout(async () => {
+      pending = null;
+      last = Date.now();
+      await refresh();
+      if (current() < wanted) want(wanted);
+    }, Math.max(0, last + 1000 - Date.now()));
+  }
+  function connect() {
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const socket = new WebSocket(`${scheme}://${location.host}/api/showings/${sid}/live`);
+    socket.onmessage = (event) => {
+      window.liveMessages = (window.liveMessages || 0) + 1;
+      const announced = JSON.parse(event.data).version;
+      if (announced > current()) want(announced);
+    };
+    socket.onclose = () => setTimeout(connect, 5000);
+    window.liveMap = socket;
+  }
+  connect();
+}

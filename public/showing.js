@@ -82,33 +82,6 @@ async function refresh() {
   render();
 }
 
-// Pushes are followed at most once a second, however fast seats change;
-// the map served may be up to a second old, so a page still behind what was
-// announced asks again a second later.
-let wanted = 0, pending = null, lastRefresh = 0;
-function want(announced) {
-  wanted = Math.max(wanted, announced);
-  if (pending) return;
-  pending = setTimeout(async () => {
-    pending = null;
-    lastRefresh = Date.now();
-    await refresh();
-    if (version < wanted) want(wanted);
-  }, Math.max(0, lastRefresh + 1000 - Date.now()));
-}
-
-function live() {
-  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-  const socket = new WebSocket(`${scheme}://${location.host}/api/showings/${sid}/live`);
-  socket.onmessage = (event) => {
-    window.liveMessages = (window.liveMessages || 0) + 1;
-    const announced = JSON.parse(event.data).version;
-    if (announced > version) want(announced);
-  };
-  socket.onclose = () => setTimeout(live, 5000);
-  window.liveMap = socket;
-}
-
 async function holdSeats() {
   const { status, body } = await api(`/api/showings/${sid}/holds`, { json: { seats: [...chosen] } });
   if (status === 201) {
@@ -211,6 +184,6 @@ async function release() {
   document.getElementById('buy').addEventListener('click', buy);
   document.getElementById('release').addEventListener('click', release);
   setInterval(refresh, REFRESH_MS);
-  live();
+  followMap(sid, () => version, refresh);
   setInterval(tick, 1000);
 })();
