@@ -3,7 +3,7 @@
 // tickets with their QR codes. Run by tests/e2e/tests/browser.rs, which
 // starts the stack and passes BASE_URL, SHOWING_ID and SCREENSHOT_DIR.
 import assert from 'node:assert/strict';
-import { checkAccessibility, launch } from './lib.mjs';
+import { checkAccessibility, fillTestCard, launch } from './lib.mjs';
 
 const base = process.env.BASE_URL;
 const sid = process.env.SHOWING_ID;
@@ -31,12 +31,7 @@ try {
     await page.getByRole('button', { name: 'Hold these seats' }).click();
 
     await page.getByRole('timer').waitFor();
-    await page.getByLabel('Name').fill('Ana Lima');
-    await page.getByLabel('E-mail').fill('ana@example.com');
-    await page.getByLabel('Card number').fill('4111 1111 1111 1111');
-    await page.getByLabel('Expiry (MM/YY)').fill('12/30');
-    await page.getByLabel('CVV').fill('123');
-    await page.getByLabel('Postal code').fill('94103');
+    await fillTestCard(page);
     await page.screenshot({ path: `${shots}/checkout-${name}.png`, fullPage: true });
     await checkAccessibility(page, 'the payment form');
     await page.getByRole('button', { name: 'Pay now' }).click();

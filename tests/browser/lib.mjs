@@ -22,3 +22,13 @@ export async function checkAccessibility(page, what) {
   const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`), [], `${what}: accessibility`);
 }
+
+/// Fills the payment form with the Square stand-in's approved test card.
+export async function fillTestCard(page) {
+  await page.getByLabel('Name').fill('Ana Lima');
+  await page.getByLabel('E-mail').fill('ana@example.com');
+  await page.getByLabel('Card number').fill('4111 1111 1111 1111');
+  await page.getByLabel('Expiry (MM/YY)').fill('12/30');
+  await page.getByLabel('CVV').fill('123');
+  await page.getByLabel('Postal code').fill('94103');
+}

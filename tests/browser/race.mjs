@@ -3,7 +3,7 @@
 // sees the map refreshed; the watcher sees the seat turn held, then sold,
 // without reloading. Run by tests/e2e/tests/browser.rs.
 import assert from 'node:assert/strict';
-import { launch } from './lib.mjs';
+import { fillTestCard, launch } from './lib.mjs';
 
 const base = process.env.BASE_URL;
 const sid = process.env.SHOWING_ID;
@@ -22,12 +22,7 @@ async function open() {
 }
 
 async function pay(page) {
-  await page.getByLabel('Name').fill('Ana Lima');
-  await page.getByLabel('E-mail').fill('ana@example.com');
-  await page.getByLabel('Card number').fill('4111 1111 1111 1111');
-  await page.getByLabel('Expiry (MM/YY)').fill('12/30');
-  await page.getByLabel('CVV').fill('123');
-  await page.getByLabel('Postal code').fill('94103');
+  await fillTestCard(page);
   await page.getByRole('button', { name: 'Pay now' }).click();
   await page.waitForURL(/\/orders\//);
 }

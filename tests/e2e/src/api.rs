@@ -126,6 +126,13 @@ impl Api {
         self.admin(Method::POST, path, body).await
     }
 
+    /// Sets a showing's door PIN, as staff do in admin.
+    pub async fn set_door_pin(&self, sid: &str, pin: &str) {
+        let path = format!("/api/admin/showings/{sid}/door-pin");
+        let reply = self.admin_post(&path, Some(json!({ "pin": pin }))).await;
+        assert_eq!(reply.status, 204, "set the door PIN: {:?}", reply.body);
+    }
+
     /// Any request to an admin endpoint with the admin token.
     pub async fn admin(&self, method: Method, path: &str, body: Option<Value>) -> Reply {
         let auth = format!("Bearer {}", self.admin_token);

@@ -63,13 +63,7 @@ async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
         .as_str()
         .unwrap()
         .to_string();
-    let pin = api
-        .admin_post(
-            &format!("/api/admin/showings/{sid}/door-pin"),
-            Some(serde_json::json!({"pin": "2468"})),
-        )
-        .await;
-    assert_eq!(pin.status, 204);
+    api.set_door_pin(&sid, "2468").await;
     run_browser_script_with(
         "door.mjs",
         &stack,

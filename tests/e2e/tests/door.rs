@@ -34,13 +34,7 @@ async fn fifty_doors_scanning_one_ticket_admit_it_once() {
         .unwrap()
         .to_string();
 
-    let pin = api
-        .admin_post(
-            &format!("/api/admin/showings/{sid}/door-pin"),
-            Some(serde_json::json!({"pin": "4321"})),
-        )
-        .await;
-    assert_eq!(pin.status, 204, "{:?}", pin.body);
+    api.set_door_pin(&sid, "4321").await;
 
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..50 {
@@ -133,13 +127,7 @@ async fn ten_wrong_pins_lock_a_showings_pin_but_not_the_door_token_or_other_show
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let other = api.create_showing(sixteen_seat_room(None)).await;
     for showing in [&sid, &other] {
-        let set = api
-            .admin_post(
-                &format!("/api/admin/showings/{showing}/door-pin"),
-                Some(json!({"pin": "2468"})),
-            )
-            .await;
-        assert_eq!(set.status, 204);
+        api.set_door_pin(showing, "2468").await;
     }
     let paid = buy(&api, &sid, "A3").await;
     let code = paid.body["tickets"][0]["code"]
