@@ -25,6 +25,37 @@ pub async fn floor(http: Http, path: Arc<str>, kind: Kind, mut rec: Recorder) ->
     rec
 }
 
+/// One hold request, recorded as [`Kind::Hold`]; keeps the session cookie
+/// it is given, and answers the hold's id when granted. A request that
+/// got no answer backs off first.
+async fn hold(
+    http: &Http,
+    holds: &str,
+    seats: &[String],
+    cookie: &mut Option<String>,
+    rec: &mut Recorder,
+) -> Option<String> {
+    let started = Instant::now();
+    let sent = http
+        .send(
+            Method::POST,
+            holds,
+            Some(hold_body(seats)),
+            cookie.as_deref(),
+        )
+        .await;
+    let Ok(answer) = sent else {
+        rec.record(Kind::Hold, 0, started, 0);
+        back_off().await;
+        return None;
+    };
+    rec.record(Kind::Hold, answer.status, started, answer.body.len());
+    if answer.cookie.is_some() {
+        *cookie = answer.cookie;
+    }
+    (answer.status == 201).then(|| hold_id(&answer.body))?
+}
+
 fn hold_id(body: &[u8]) -> Option<String> {
     let granted: serde_json::Value = serde_json::from_slice(body).ok()?;
     granted["hold_id"].as_str().map(str::to_string)
@@ -38,27 +69,8 @@ pub async fn buyer(http: Http, sid: Arc<str>, room: Room, mut rec: Recorder) -> 
     let holds = format!("/api/showings/{sid}/holds");
     let mut cookie: Option<String> = None;
     while rec.running() {
-        let started = Instant::now();
-        let body = hold_body(&room.random_pair());
-        let answer = match http
-            .send(Method::POST, &holds, Some(body), cookie.as_deref())
-            .await
-        {
-            Ok(answer) => answer,
-            Err(_) => {
-                rec.record(Kind::Hold, 0, started, 0);
-                back_off().await;
-                continue;
-            }
-        };
-        rec.record(Kind::Hold, answer.status, started, answer.body.len());
-        if answer.cookie.is_some() {
-            cookie = answer.cookie;
-        }
-        if answer.status != 201 {
-            continue;
-        }
-        let Some(hold) = hold_id(&answer.body) else {
+        let Some(hold) = hold(&http, &holds, &room.random_pair(), &mut cookie, &mut rec).await
+        else {
             continue;
         };
         let started = Instant::now();
@@ -119,28 +131,7 @@ pub async fn payer(
     while rec.running() && first < room.per_row {
         let seats = room.pair(lane % room.rows, first);
         first += 2;
-        let started = Instant::now();
-        let Ok(answer) = http
-            .send(
-                Method::POST,
-                &holds,
-                Some(hold_body(&seats)),
-                cookie.as_deref(),
-            )
-            .await
-        else {
-            rec.record(Kind::Hold, 0, started, 0);
-            back_off().await;
-            continue;
-        };
-        rec.record(Kind::Hold, answer.status, started, answer.body.len());
-        if answer.cookie.is_some() {
-            cookie = answer.cookie;
-        }
-        let Some(hold) = (answer.status == 201)
-            .then(|| hold_id(&answer.body))
-            .flatten()
-        else {
+        let Some(hold) = hold(&http, &holds, &seats, &mut cookie, &mut rec).await else {
             continue;
         };
         let pay = serde_json::json!({
