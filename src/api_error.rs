@@ -2,6 +2,7 @@
 //! `{"error": "<code>", "detail": "<sentence for a person>", ...}` so that a
 //! client can branch on `error` and show `detail`.
 
+use desk::Code;
 use serde_json::{json, Map, Value};
 use worker::{Response, Result};
 
@@ -18,10 +19,10 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: u16, code: &'static str, detail: impl Into<String>) -> Self {
+    pub fn new(code: Code, detail: impl Into<String>) -> Self {
         ApiError {
-            status,
-            code,
+            status: code.status(),
+            code: code.as_str(),
             detail: detail.into(),
             extra: Box::default(),
             retry_after_s: None,
@@ -33,37 +34,30 @@ impl ApiError {
         self
     }
 
-    pub fn retry_after(mut self, seconds: u64) -> Self {
-        self.retry_after_s = Some(seconds.max(1));
-        self
-    }
-
     pub fn bad_json(detail: impl Into<String>) -> Self {
-        Self::new(400, "bad_json", detail)
+        Self::new(Code::BadJson, detail)
     }
 
     pub fn not_found(what: &str) -> Self {
-        Self::new(404, "not_found", format!("no such {what}"))
+        Self::new(Code::NotFound, format!("no such {what}"))
     }
 
     pub fn unauthorized() -> Self {
         Self::new(
-            401,
-            "unauthorized",
+            Code::Unauthorized,
             "missing or wrong credentials for this endpoint",
         )
     }
 
     pub fn body_too_large(limit_bytes: usize) -> Self {
         Self::new(
-            413,
-            "body_too_large",
+            Code::BodyTooLarge,
             format!("request body is larger than {limit_bytes} bytes"),
         )
     }
 
     pub fn internal(detail: impl Into<String>) -> Self {
-        Self::new(500, "internal", detail)
+        Self::new(Code::Internal, detail)
     }
 
     pub fn into_response(self) -> Result<Response> {
@@ -82,6 +76,20 @@ impl ApiError {
 impl From<worker::Error> for ApiError {
     fn from(err: worker::Error) -> Self {
         worker::console_error!("internal error: {err}");
-        ApiError::internal("the server could not finish this request; nothing was changed")
+        // Said without "nothing was changed": a decision may have been
+        // saved before the failure, and retrying is always safe.
+        ApiError::internal("the server could not finish this request; please try again")
+    }
+}
+
+impl From<desk::Refusal> for ApiError {
+    fn from(refusal: desk::Refusal) -> Self {
+        ApiError {
+            status: refusal.code.status(),
+            code: refusal.code.as_str(),
+            detail: refusal.detail,
+            extra: refusal.extra,
+            retry_after_s: refusal.retry_after_s,
+        }
     }
 }

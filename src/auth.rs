@@ -9,6 +9,7 @@ use worker::{Env, Method, Request};
 
 use crate::admin_session;
 use crate::api_error::ApiError;
+use desk::Code;
 
 /// Succeeds when the request carries `Authorization: Bearer <ADMIN_TOKEN>`,
 /// or a valid staff session cookie and, for anything but a read, that
@@ -35,8 +36,7 @@ pub fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {
     let token = header(req, admin_session::CSRF_HEADER).unwrap_or_default();
     if !admin_session::csrf_matches(&secret, session, &token) {
         return Err(ApiError::new(
-            403,
-            "csrf_failed",
+            Code::CsrfFailed,
             "this change needs the session's X-CSRF-Token header; reload the page and try again",
         ));
     }

@@ -23,6 +23,7 @@ mod db;
 mod ids;
 mod routes;
 mod session;
+mod settings;
 mod showing;
 mod showtime;
 mod square;

@@ -18,11 +18,7 @@ pub const MAX_PAYMENT_CAP_MS: u64 = 60 * 60 * 1000;
 /// Largest price in minor units (one million in major units).
 pub const MAX_PRICE_MINOR: u64 = 100_000_000;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Money {
-    pub amount: u64,
-    pub currency: String,
-}
+pub use desk::protocol::{Money, Units};
 
 /// A seat layout: rows of numbered seats for a cinema, or named slots for
 /// anything else sold by the unit (class places, campsites).
@@ -68,13 +64,6 @@ pub struct NewShowing {
     pub max_seats_per_hold: u32,
     pub hold_ttl_ms: u64,
     pub payment_cap_ms: u64,
-}
-
-/// Seat names in layout order, and which of them are blocked.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Units {
-    pub names: Vec<String>,
-    pub blocked: Vec<String>,
 }
 
 /// Why a showing was refused; the text is shown to staff as it is.

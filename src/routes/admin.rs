@@ -4,14 +4,16 @@
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use worker::{Method, Request, Response, RouteContext};
+use worker::{Request, Response, RouteContext};
 
 use super::{now_ms, param, parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
-use crate::db::admin as d1;
+use crate::db::admin as admin_rows;
 use crate::showing::{NewShowing, NewShowingRequest, Units};
-use crate::showtime::{client, InitShowing};
+use crate::showtime::client::ShowtimeClient;
 use crate::{admin_session, auth, db, ids};
+use desk::protocol::ShowingSetup;
+use desk::Code;
 
 /// Longest e-mail search text.
 const MAX_SEARCH_CHARS: usize = 200;
@@ -34,8 +36,7 @@ pub async fn sign_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
     if let (Some(origin), Ok(url)) = (req.headers().get("origin")?, req.url()) {
         if origin != url.origin().ascii_serialization() {
             return Err(ApiError::new(
-                403,
-                "cross_site",
+                Code::CrossSite,
                 "sign in from this site's own admin page",
             ));
         }
@@ -43,8 +44,7 @@ pub async fn sign_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let body: SignIn = parse_json(&read_body(&mut req).await?)?;
     if !auth::is_admin_token(&ctx.env, body.token.trim())? {
         return Err(ApiError::new(
-            401,
-            "wrong_admin_token",
+            Code::WrongAdminToken,
             "that is not the admin token",
         ));
     }
@@ -84,14 +84,14 @@ pub async fn sign_out(req: Request, ctx: RouteContext<()>) -> Handled {
 
 /// A showing's layout and limits, checked, with the object's view of it.
 fn parse_showing(body: NewShowingRequest) -> Result<(NewShowing, Units), ApiError> {
-    let invalid = |e: crate::showing::InvalidShowing| ApiError::new(400, "invalid_showing", e.0);
+    let invalid = |e: crate::showing::InvalidShowing| ApiError::new(Code::InvalidShowing, e.0);
     let showing = NewShowing::parse(body).map_err(invalid)?;
     let units = showing.units().map_err(invalid)?;
     Ok((showing, units))
 }
 
-fn object_settings(id: &str, showing: &NewShowing, units: Units) -> InitShowing {
-    InitShowing {
+fn object_settings(id: &str, showing: &NewShowing, units: Units) -> ShowingSetup {
+    ShowingSetup {
         showing_id: id.to_string(),
         units,
         price: showing.price.clone(),
@@ -99,20 +99,6 @@ fn object_settings(id: &str, showing: &NewShowing, units: Units) -> InitShowing 
         hold_ttl_ms: showing.hold_ttl_ms,
         payment_cap_ms: showing.payment_cap_ms,
     }
-}
-
-/// Passes on the object's refusal (its status and body) as it is.
-async fn object_refusal(mut resp: Response) -> ApiError {
-    let status = resp.status_code();
-    let body: Value = resp.json().await.unwrap_or(Value::Null);
-    let detail = body["detail"].as_str().unwrap_or("the showing refused");
-    let code = match body["error"].as_str() {
-        Some("layout_locked") => "layout_locked",
-        Some("limits_conflict") => "limits_conflict",
-        Some("invalid_showing") => "invalid_showing",
-        _ => "showing_refused",
-    };
-    ApiError::new(status, code, detail)
 }
 
 pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
@@ -124,10 +110,7 @@ pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
     // The object is set up first: a showing becomes visible (its D1 row)
     // only once its seats exist.
     let init = object_settings(&id, &showing, units);
-    let created = client::call(&ctx.env, &id, Method::Post, "/init", Some(&init)).await?;
-    if created.status_code() >= 300 {
-        return Err(object_refusal(created).await);
-    }
+    ShowtimeClient::new(&ctx.env, &id)?.init(init).await?;
     let db = db::database(&ctx.env)?;
     db::insert_showing(&db, &id, &showing, seat_count, now_ms()).await?;
     Ok(Response::from_json(&json!({ "id": id }))?.with_status(201))
@@ -146,20 +129,17 @@ pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
     // The object forgets orders once closed; D1 never does.
-    if existing.layout != showing.layout && d1::has_orders(&db, &sid).await? {
-        return Err(ApiError::new(
-            409,
-            "layout_locked",
+    if existing.layout != showing.layout && admin_rows::has_orders(&db, &sid).await? {
+        return Err(ApiError::new(Code::LayoutLocked,
             "the seats cannot change once any order was made; title, time, price and limits still can",
         ));
     }
     let seat_count = units.names.len();
     let settings = object_settings(&sid, &showing, units);
-    let answer = client::call(&ctx.env, &sid, Method::Post, "/configure", Some(&settings)).await?;
-    if answer.status_code() >= 300 {
-        return Err(object_refusal(answer).await);
-    }
-    d1::update_showing(&db, &sid, &showing, seat_count).await?;
+    ShowtimeClient::new(&ctx.env, &sid)?
+        .configure(settings)
+        .await?;
+    admin_rows::update_showing(&db, &sid, &showing, seat_count).await?;
     Ok(Response::from_json(&json!({ "id": sid }))?)
 }
 
@@ -167,16 +147,8 @@ pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
 pub async fn list_showings(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env)?;
     let db = db::database(&ctx.env)?;
-    let showings = d1::showings(&db).await?;
+    let showings = admin_rows::showings(&db).await?;
     Ok(Response::from_json(&json!({ "showings": showings }))?)
-}
-
-async fn object_json(ctx: &RouteContext<()>, sid: &str, path: &str) -> Result<Value, ApiError> {
-    let mut resp = client::call::<()>(&ctx.env, sid, Method::Get, path, None).await?;
-    if resp.status_code() == 404 {
-        return Err(ApiError::not_found("showing"));
-    }
-    Ok(resp.json().await?)
 }
 
 /// `GET /api/admin/showings/{sid}`: the showing, its seat map with the
@@ -188,14 +160,16 @@ pub async fn showing(req: Request, ctx: RouteContext<()>) -> Handled {
     let showing = db::get_showing(&db, sid)
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
-    let availability = object_json(&ctx, sid, "/seats").await?;
-    let stats = object_json(&ctx, sid, "/stats").await?;
-    let owners: Map<String, Value> = d1::seat_owners(&db, sid)
+    let object = ShowtimeClient::new(&ctx.env, sid)?;
+    let availability = serde_json::to_value(object.seats().await?)
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let stats = object.stats().await?;
+    let owners: Map<String, Value> = admin_rows::seat_owners(&db, sid)
         .await?
         .into_iter()
         .filter_map(|row| Some((row["seat"].as_str()?.to_string(), row)))
         .collect();
-    let totals = d1::totals(&db, sid).await?;
+    let totals = admin_rows::totals(&db, sid).await?;
     let has_door_pin = db::door_pin_hash(&db, sid).await?.is_some();
     Ok(Response::from_json(&json!({
         "showing": showing,
@@ -224,14 +198,13 @@ pub async fn orders(req: Request, ctx: RouteContext<()>) -> Handled {
         .is_some_and(|e| e.chars().count() > MAX_SEARCH_CHARS)
     {
         return Err(ApiError::new(
-            400,
-            "bad_search",
+            Code::BadSearch,
             format!("search for at most {MAX_SEARCH_CHARS} characters"),
         ));
     }
     let showing = query("showing");
     let db = db::database(&ctx.env)?;
-    let orders = d1::orders(&db, showing.as_deref(), email.as_deref()).await?;
+    let orders = admin_rows::orders(&db, showing.as_deref(), email.as_deref()).await?;
     Ok(Response::from_json(&json!({ "orders": orders }))?)
 }
 
@@ -244,7 +217,7 @@ pub async fn order(req: Request, ctx: RouteContext<()>) -> Handled {
     let order = db::orders::get_order(&db, order_id)
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
-    let (tickets, events, refunds) = d1::order_detail(&db, order_id).await?;
+    let (tickets, events, refunds) = admin_rows::order_detail(&db, order_id).await?;
     Ok(Response::from_json(&json!({
         "order": order, "tickets": tickets, "events": events, "refunds": refunds,
     }))?)
@@ -270,8 +243,7 @@ pub async fn mark_handled(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let note = body.note.trim().to_string();
     if note.is_empty() || note.chars().count() > MAX_NOTE_CHARS {
         return Err(ApiError::new(
-            400,
-            "bad_note",
+            Code::BadNote,
             format!("say in 1 to {MAX_NOTE_CHARS} characters what was done"),
         ));
     }
@@ -281,16 +253,14 @@ pub async fn mark_handled(mut req: Request, ctx: RouteContext<()>) -> Handled {
         .ok_or_else(|| ApiError::not_found("order"))?;
     if order.status == "pending" {
         return Err(ApiError::new(
-            409,
-            "payment_unsettled",
+            Code::PaymentUnsettled,
             "this payment's outcome is not known yet; the recovery sweep settles it",
         ));
     }
     let now = now_ms() as u64;
-    if !d1::mark_handled(&db, &order_id, &note, now).await? {
+    if !admin_rows::mark_handled(&db, &order_id, &note, now).await? {
         return Err(ApiError::new(
-            409,
-            "already_handled",
+            Code::AlreadyHandled,
             "this order was already marked handled",
         ));
     }
@@ -306,8 +276,8 @@ pub async fn attention(req: Request, ctx: RouteContext<()>) -> Handled {
     let now = now_ms() as u64;
     // A payment still pending once the recovery sweep would look at it
     // has an outcome nobody knows yet: staff should see it too.
-    let stale_ms = super::orders::sweep_min_age_ms(&ctx.env);
-    let items = d1::attention(&db, now, stale_ms).await?;
+    let stale_ms = crate::settings::Settings::from_env(&ctx.env).sweep_min_age_ms;
+    let items = admin_rows::attention(&db, now, stale_ms).await?;
     Ok(Response::from_json(
         &json!({ "now_ms": now, "items": items }),
     )?)
@@ -344,7 +314,7 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
     db::get_showing(&db, sid)
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
-    let rows = d1::ticket_export(&db, sid).await?;
+    let rows = admin_rows::ticket_export(&db, sid).await?;
     let mut out = csv::Writer::from_writer(Vec::new());
     let csv_error = |e: csv::Error| ApiError::internal(e.to_string());
     out.write_record([
@@ -393,7 +363,8 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
 pub async fn stats(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env)?;
     let sid = showing_id(&ctx)?;
-    Ok(client::call::<()>(&ctx.env, sid, Method::Get, "/stats", None).await?)
+    let stats = ShowtimeClient::new(&ctx.env, sid)?.stats().await?;
+    Ok(Response::from_json(&stats)?)
 }
 
 #[cfg(test)]

@@ -4,18 +4,18 @@
 //! same run. Off unless the `SHOWTIME_BENCH` var is "1"; otherwise they are
 //! unknown routes.
 
-use worker::{Method, RouteContext};
+use worker::RouteContext;
 
 use super::{showing_id, Handled};
 use crate::api_error::ApiError;
-use crate::showtime::client;
+use crate::showtime::client::ShowtimeClient;
 
 pub async fn noop(ctx: RouteContext<()>) -> Handled {
-    floor(ctx, "/bench/noop").await
+    floor(ctx, false).await
 }
 
 pub async fn write(ctx: RouteContext<()>) -> Handled {
-    floor(ctx, "/bench/write").await
+    floor(ctx, true).await
 }
 
 /// A request the Worker answers alone, without any object: what a request
@@ -39,8 +39,11 @@ fn enabled(ctx: &RouteContext<()>) -> Result<(), ApiError> {
     }
 }
 
-async fn floor(ctx: RouteContext<()>, path: &str) -> Handled {
+async fn floor(ctx: RouteContext<()>, write: bool) -> Handled {
     enabled(&ctx)?;
     let sid = showing_id(&ctx)?;
-    Ok(client::call::<()>(&ctx.env, sid, Method::Post, path, None).await?)
+    ShowtimeClient::new(&ctx.env, sid)?.bench(write).await?;
+    Ok(worker::Response::from_json(
+        &serde_json::json!({ "ok": true }),
+    )?)
 }

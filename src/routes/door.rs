@@ -5,14 +5,14 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-use worker::{Env, Method, Request, Response, RouteContext};
+use worker::{Env, Request, Response, RouteContext};
 
 use super::{parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
-use crate::db::orders::{self as d1, CheckIn};
-use crate::showtime::client;
-use crate::showtime::protocol::DoorAttempt;
+use crate::db::orders::{self as order_rows, CheckIn};
+use crate::showtime::client::ShowtimeClient;
 use crate::{auth, db, ticket_code};
+use desk::Code;
 
 const MIN_PIN_DIGITS: usize = 4;
 const MAX_PIN_DIGITS: usize = 12;
@@ -70,33 +70,9 @@ async fn require_door(req: &Request, env: &Env, showing_id: &str) -> Result<(), 
     );
     // The showing's object counts wrong PINs and locks the PIN after too
     // many, so a 4-digit PIN cannot be guessed by trying them all.
-    let attempt = DoorAttempt { matched };
-    let mut answer = client::call(
-        env,
-        showing_id,
-        Method::Post,
-        "/door/attempt",
-        Some(&attempt),
-    )
-    .await?;
-    match answer.status_code() {
-        204 => Ok(()),
-        429 => {
-            let body: Value = answer.json().await.unwrap_or(Value::Null);
-            let retry = answer
-                .headers()
-                .get("retry-after")?
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(60);
-            Err(ApiError::new(
-                429,
-                "door_pin_locked",
-                body["detail"].as_str().unwrap_or("too many wrong PINs"),
-            )
-            .retry_after(retry))
-        }
-        _ => Err(ApiError::unauthorized()),
-    }
+    ShowtimeClient::new(env, showing_id)?
+        .door_attempt(matched)
+        .await
 }
 
 #[derive(Deserialize)]
@@ -129,7 +105,8 @@ pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
         return answer(&db, &scan.showing_id, body).await;
     }
     let now_ms = worker::Date::now().as_millis();
-    let found = d1::check_in(&db, &ticket.ticket_id, &scan.showing_id, &device, now_ms).await?;
+    let found =
+        order_rows::check_in(&db, &ticket.ticket_id, &scan.showing_id, &device, now_ms).await?;
     let result = match found {
         CheckIn::Admitted { at_ms } => json!({ "result": "admitted", "checked_in_at_ms": at_ms }),
         CheckIn::AlreadyCheckedIn { at_ms } => {
@@ -143,7 +120,7 @@ pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
 
 /// Every scan answers 200 with its result and the running count.
 async fn answer(db: &worker::D1Database, showing_id: &str, body: Value) -> Handled {
-    let (admitted, sold) = d1::door_counts(db, showing_id).await?;
+    let (admitted, sold) = order_rows::door_counts(db, showing_id).await?;
     let body = merge(body, json!({ "admitted": admitted, "sold": sold }));
     Ok(Response::from_json(&body)?)
 }
@@ -170,8 +147,7 @@ pub async fn set_pin(mut req: Request, ctx: RouteContext<()>) -> Handled {
         && body.pin.bytes().all(|b| b.is_ascii_digit());
     if !digits_ok {
         return Err(ApiError::new(
-            400,
-            "invalid_pin",
+            Code::InvalidPin,
             format!("a door PIN is {MIN_PIN_DIGITS} to {MAX_PIN_DIGITS} digits"),
         ));
     }

@@ -15,9 +15,11 @@ mod door;
 mod orders;
 mod refunds;
 mod showings;
+mod sweep;
 mod tickets;
+mod webhooks;
 
-pub use orders::recovery_sweep;
+pub use sweep::recovery_sweep;
 
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -25,6 +27,7 @@ use worker::{Date, Env, Request, Response, Result, RouteContext, Router};
 
 use crate::api_error::ApiError;
 use crate::db;
+use desk::Code;
 
 /// Request bodies larger than this are refused before parsing: nothing the
 /// API accepts comes close (the largest is a 20,000-seat layout).
@@ -68,7 +71,7 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/orders/:oid", |_, ctx| respond(page(ctx, "/order")))
         .get_async("/door", |_, ctx| respond(page(ctx, "/door")))
         .post_async("/webhooks/square", |req, ctx| {
-            respond(orders::square_webhook(req, ctx))
+            respond(webhooks::square_webhook(req, ctx))
         })
         .post_async("/api/door/checkin", |req, ctx| {
             respond(door::check_in(req, ctx))
@@ -151,8 +154,7 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
     // keep every error in the API's JSON shape.
     if resp.status_code() == 405 {
         return ApiError::new(
-            405,
-            "method_not_allowed",
+            Code::MethodNotAllowed,
             "this path does not take that method",
         )
         .into_response();

@@ -2,15 +2,17 @@
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{Env, Method, Request, Response, RouteContext};
+use worker::{Env, Request, Response, RouteContext};
 
 use super::showings::hold_ref;
 use super::{param, parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
-use crate::db::orders as d1;
-use crate::showtime::client;
-use crate::showtime::protocol::{CheckoutRequest, PaymentObserved};
-use crate::{db, session, webhook};
+use crate::db::orders as order_rows;
+use crate::showtime::client::ShowtimeClient;
+use crate::{db, ids, session};
+use checkout::PublicStatus;
+use desk::protocol::{CheckoutRequest, OrderAnswer};
+use desk::Code;
 
 const MAX_EMAIL_BYTES: usize = checkout::MAX_BUYER_EMAIL_BYTES;
 const MAX_NAME_BYTES: usize = checkout::MAX_BUYER_NAME_BYTES;
@@ -25,7 +27,7 @@ struct CheckoutBody {
 }
 
 fn invalid(field: &str, detail: &str) -> ApiError {
-    ApiError::new(400, "invalid_buyer", format!("{field}: {detail}")).with("field", field)
+    ApiError::new(Code::InvalidBuyer, format!("{field}: {detail}")).with("field", field)
 }
 
 impl CheckoutBody {
@@ -80,10 +82,12 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
         source_id: body.source_id,
         email: body.email,
         name: body.name,
+        order_nonce: ids::random_hex(12).map_err(|e| ApiError::internal(e.to_string()))?,
     };
-    let mut answer = client::call(&ctx.env, sid, Method::Post, "/checkout", Some(&request)).await?;
-    let status = answer.status_code();
-    let mut body: Value = answer.json().await?;
+    let order = ShowtimeClient::new(&ctx.env, sid)?
+        .checkout(request)
+        .await?;
+    let (status, mut body) = order_body(&order);
     // Every answer that names an order carries its link, so the buyer can
     // always come back to it.
     if body.get("tickets").is_some() {
@@ -114,10 +118,10 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
         return Err(ApiError::not_found("order"));
     }
     let db = db::database(&ctx.env)?;
-    let order = d1::get_order(&db, order_id)
+    let order = order_rows::get_order(&db, order_id)
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
-    let mut tickets = serde_json::to_value(d1::tickets_of(&db, order_id).await?)
+    let mut tickets = serde_json::to_value(order_rows::tickets_of(&db, order_id).await?)
         .map_err(|e| ApiError::internal(e.to_string()))?;
     super::door::add_codes(&ctx.env, &order.showing_id, &mut tickets)?;
     for ticket in tickets.as_array_mut().into_iter().flatten() {
@@ -143,102 +147,57 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
     }))?)
 }
 
-/// `POST /webhooks/square`. The signature is checked against the configured
-/// notification URL and the raw bytes; anything unsigned changes nothing.
-pub async fn square_webhook(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    let setting = |name: &str| {
-        ctx.env
-            .secret(name)
-            .map(|v| v.to_string())
-            .or_else(|_| ctx.env.var(name).map(|v| v.to_string()))
-            .map_err(|_| ApiError::internal(format!("{name} is not configured")))
+/// The checkout's answer to its buyer: its HTTP status and body.
+fn order_body(order: &OrderAnswer) -> (u16, Value) {
+    let tickets: Vec<Value> = order
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(i, seat)| json!({"id": order_rows::ticket_id(&order.order_id, i), "seat": seat}))
+        .collect();
+    let mut body = json!({
+        "order_id": order.order_id,
+        "status": desk::status_name(&order.status),
+        "seats": order.seats,
+        "amount": order.amount,
+    });
+    let (status, extra) = match &order.status {
+        PublicStatus::Paid => (201, json!({ "tickets": tickets })),
+        PublicStatus::Pending => (
+            202,
+            json!({"detail": "your payment is being confirmed; this page will show the outcome"}),
+        ),
+        PublicStatus::Declined { code } => (
+            402,
+            json!({
+                "error": Code::CardDeclined.as_str(), "code": code,
+                "detail": "the card was declined and nothing was charged; your seats are still held, so you can try another card",
+            }),
+        ),
+        PublicStatus::SeatLost { seats } => (
+            409,
+            json!({
+                "error": Code::SeatLost.as_str(), "seats_lost": seats,
+                "detail": "your hold ran out and another buyer took these seats; the payment was cancelled and nothing was charged",
+            }),
+        ),
+        PublicStatus::Failed { code } => (
+            402,
+            json!({
+                "error": Code::PaymentFailed.as_str(), "code": code,
+                "detail": "the payment could not be made and nothing was charged",
+            }),
+        ),
+        PublicStatus::NeedsAttention => (
+            409,
+            json!({
+                "error": Code::OrderNotCompleted.as_str(),
+                "detail": "we could not issue tickets for this order; nothing was charged, and the cinema's staff have been alerted",
+            }),
+        ),
     };
-    let key = setting("SQUARE_WEBHOOK_SIGNATURE_KEY")?;
-    let url = setting("SQUARE_WEBHOOK_URL")?;
-    let body = read_body(&mut req).await?;
-    let signature = req
-        .headers()
-        .get("x-square-hmacsha256-signature")?
-        .unwrap_or_default();
-    if !webhook::signature_is_valid(&key, &url, &body, &signature) {
-        return Err(ApiError::new(
-            401,
-            "bad_signature",
-            "the webhook signature does not match",
-        ));
+    if let (Some(body), Value::Object(extra)) = (body.as_object_mut(), extra) {
+        body.extend(extra);
     }
-    let event: Value = parse_json(&body)?;
-    let kind = event["type"].as_str().unwrap_or_default();
-    let event_id = event["event_id"].as_str().unwrap_or_default();
-    if event_id.is_empty() || event_id.len() > 100 {
-        return Err(ApiError::bad_json("the event has no event_id"));
-    }
-    let db = db::database(&ctx.env)?;
-    if d1::webhook_seen(&db, event_id).await? {
-        return Ok(Response::from_json(
-            &json!({ "ok": true, "duplicate": true }),
-        )?);
-    }
-    if kind.starts_with("refund.") {
-        super::refunds::on_refund_event(&ctx.env, &event["data"]["object"]["refund"]).await?;
-    }
-    if kind.starts_with("payment.") {
-        let payment = &event["data"]["object"]["payment"];
-        if let Some(seen) = payment_seen(payment) {
-            let sid = seen.order_id[..16].to_string();
-            let answer =
-                client::call(&ctx.env, &sid, Method::Post, "/payment", Some(&seen)).await?;
-            if answer.status_code() >= 500 {
-                // Not recorded: Square retries, and the retry is handled.
-                return Err(ApiError::internal(
-                    "the order could not take this event yet",
-                ));
-            }
-        }
-    }
-    let now_ms = worker::Date::now().as_millis();
-    d1::webhook_handled(&db, event_id, kind, now_ms).await?;
-    Ok(Response::from_json(&json!({ "ok": true }))?)
-}
-
-/// The order a payment belongs to (its `reference_id`, which starts with
-/// the showing id), if it is one of ours.
-fn payment_seen(payment: &Value) -> Option<PaymentObserved> {
-    let order_id = payment["reference_id"].as_str()?;
-    let ours = order_id.len() == 40 && order_id.bytes().all(|b| b.is_ascii_hexdigit());
-    if !ours {
-        return None;
-    }
-    Some(PaymentObserved {
-        order_id: order_id.to_string(),
-        payment_id: payment["id"].as_str()?.to_string(),
-        status: payment["status"].as_str()?.to_string(),
-    })
-}
-
-/// The cron sweep: every showing with an order pending for over a minute
-/// is told to resume its due checkouts (its own alarm normally does).
-/// How long an order or refund must have waited before the sweep steps in
-/// (`SWEEP_MIN_AGE_MS`, a minute unless set): younger ones are still in
-/// their own object's or webhook's hands.
-pub fn sweep_min_age_ms(env: &Env) -> u64 {
-    env.var("SWEEP_MIN_AGE_MS")
-        .ok()
-        .and_then(|v| v.to_string().parse().ok())
-        .unwrap_or(60_000)
-}
-
-pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
-    if let Err(e) = super::refunds::refund_sweep(env, now_ms).await {
-        worker::console_error!("recovery sweep: refunds: {}", e.detail);
-    }
-    let db = db::database(env)?;
-    let showings =
-        d1::showings_with_stale_orders(&db, now_ms.saturating_sub(sweep_min_age_ms(env))).await?;
-    for sid in &showings {
-        if let Err(e) = client::call::<()>(env, sid, Method::Post, "/recover", None).await {
-            worker::console_error!("recovery sweep: showing {sid}: {e}");
-        }
-    }
-    Ok(showings.len())
+    (status, body)
 }

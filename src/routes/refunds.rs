@@ -6,22 +6,23 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use worker::{D1Database, Env, Method, Request, Response, RouteContext};
+use worker::{D1Database, Env, Request, Response, RouteContext};
 
 use super::{param, parse_json, read_body, Handled};
 use crate::api_error::ApiError;
-use crate::db::refunds::{self as d1, RefundRow};
-use crate::showtime::client;
-use crate::showtime::protocol::VoidSeats;
+use crate::db::refunds::{self as refund_rows, RefundRow};
+use crate::showtime::client::ShowtimeClient;
 use crate::square::{Reply, Square};
 use crate::{auth, db};
+use desk::protocol::VoidSeats;
+use desk::Code;
 
 fn now_ms() -> u64 {
     worker::Date::now().as_millis()
 }
 
 /// The price of one ticket of an order: orders are seats × price.
-fn unit_price(order: &d1::PaidOrder, tickets: &[d1::TicketSeat]) -> u64 {
+fn unit_price(order: &refund_rows::PaidOrder, tickets: &[refund_rows::TicketSeat]) -> u64 {
     (order.amount as u64) / (tickets.len().max(1) as u64)
 }
 
@@ -54,15 +55,16 @@ pub async fn refund_order(mut req: Request, ctx: RouteContext<()>) -> Handled {
         parse_json(&bytes)?
     };
     let db = db::database(&ctx.env)?;
-    let order = d1::order(&db, &order_id)
+    let order = refund_rows::order(&db, &order_id)
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
     let payment_id = order
         .payment_id
         .clone()
-        .ok_or_else(|| ApiError::new(409, "not_paid", "this order was never paid"))?;
-    let tickets = d1::tickets(&db, &order_id).await?;
-    let live: Vec<&d1::TicketSeat> = tickets.iter().filter(|t| t.status != "void").collect();
+        .ok_or_else(|| ApiError::new(Code::NotPaid, "this order was never paid"))?;
+    let tickets = refund_rows::tickets(&db, &order_id).await?;
+    let live: Vec<&refund_rows::TicketSeat> =
+        tickets.iter().filter(|t| t.status != "void").collect();
     let chosen: Vec<String> = match body.ticket_ids {
         None => live.iter().map(|t| t.id.clone()).collect(),
         Some(ids) => {
@@ -72,8 +74,7 @@ pub async fn refund_order(mut req: Request, ctx: RouteContext<()>) -> Handled {
                 .collect();
             if !unknown.is_empty() {
                 return Err(ApiError::new(
-                    400,
-                    "unknown_tickets",
+                    Code::UnknownTickets,
                     "these are not live tickets of this order",
                 )
                 .with("ticket_ids", json!(unknown)));
@@ -86,15 +87,14 @@ pub async fn refund_order(mut req: Request, ctx: RouteContext<()>) -> Handled {
     };
     if chosen.is_empty() {
         return Err(ApiError::new(
-            409,
-            "nothing_to_refund",
+            Code::NothingToRefund,
             "every ticket of this order is already void",
         ));
     }
     let amount = unit_price(&order, &tickets) * chosen.len() as u64;
     let key = refund_key(&order_id, &chosen);
     // The refund and its tickets are stored before Square is asked.
-    d1::upsert(
+    refund_rows::upsert(
         &db,
         &key,
         None,
@@ -108,7 +108,7 @@ pub async fn refund_order(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let square = Square::from_env(&ctx.env).map_err(ApiError::internal)?;
     let status = request_refund(&square, &db, &key, &order, &payment_id, amount).await?;
     if status == "COMPLETED" {
-        if let Some(row) = d1::by_id(&db, &key).await? {
+        if let Some(row) = refund_rows::by_id(&db, &key).await? {
             apply(&ctx.env, &db, &row).await?;
         }
     }
@@ -123,7 +123,7 @@ async fn request_refund(
     square: &Square,
     db: &D1Database,
     key: &str,
-    order: &d1::PaidOrder,
+    order: &refund_rows::PaidOrder,
     payment_id: &str,
     amount: u64,
 ) -> Result<String, ApiError> {
@@ -139,16 +139,16 @@ async fn request_refund(
             let refund = &answer["refund"];
             let status = refund["status"].as_str().unwrap_or("PENDING").to_string();
             let id = refund["id"].as_str();
-            d1::upsert(db, key, id, order_id, None, amount, &status, now_ms()).await?;
+            refund_rows::upsert(db, key, id, order_id, None, amount, &status, now_ms()).await?;
             Ok(status)
         }
         // Recorded as requested; the sweep asks again with the same key.
         Reply::Unknown(_) => Ok("requested".into()),
         Reply::Refused { code, detail, .. } => {
-            d1::upsert(db, key, None, order_id, None, amount, "REJECTED", now_ms()).await?;
+            refund_rows::upsert(db, key, None, order_id, None, amount, "REJECTED", now_ms())
+                .await?;
             Err(ApiError::new(
-                409,
-                "refund_refused",
+                Code::RefundRefused,
                 format!("Square refused the refund: {code}: {detail}"),
             ))
         }
@@ -166,18 +166,18 @@ pub async fn on_refund_event(env: &Env, refund: &Value) -> Result<(), ApiError> 
     };
     let amount = refund["amount_money"]["amount"].as_u64().unwrap_or(0);
     let db = db::database(env)?;
-    let Some(order) = d1::order_by_payment(&db, payment_id).await? else {
+    let Some(order) = refund_rows::order_by_payment(&db, payment_id).await? else {
         return Ok(()); // Not a payment of ours.
     };
     let now = now_ms();
-    let row = match d1::by_square_id(&db, square_id).await? {
+    let row = match refund_rows::by_square_id(&db, square_id).await? {
         Some(row) => row,
-        None => match d1::unnamed_request(&db, &order.id, amount).await? {
+        None => match refund_rows::unnamed_request(&db, &order.id, amount).await? {
             Some(asked) => asked,
             None => {
                 // Started in the Dashboard: a full refund covers every live
                 // ticket; anything else waits for staff.
-                let tickets = d1::tickets(&db, &order.id).await?;
+                let tickets = refund_rows::tickets(&db, &order.id).await?;
                 let live: Vec<String> = tickets
                     .iter()
                     .filter(|t| t.status != "void")
@@ -187,7 +187,7 @@ pub async fn on_refund_event(env: &Env, refund: &Value) -> Result<(), ApiError> 
                     && !live.is_empty())
                 .then_some(live);
                 let id = format!("square:{square_id}");
-                d1::upsert(
+                refund_rows::upsert(
                     &db,
                     &id,
                     Some(square_id),
@@ -200,15 +200,15 @@ pub async fn on_refund_event(env: &Env, refund: &Value) -> Result<(), ApiError> 
                 .await?;
                 if covers.is_none() {
                     let detail = format!("partial refund {square_id} of {amount} from the Square Dashboard: choose its tickets");
-                    d1::mark_order_for_staff(&db, &order.id, &detail, now).await?;
+                    refund_rows::mark_order_for_staff(&db, &order.id, &detail, now).await?;
                 }
-                d1::by_id(&db, &id)
+                refund_rows::by_id(&db, &id)
                     .await?
                     .ok_or_else(|| ApiError::internal("refund row vanished"))?
             }
         },
     };
-    d1::upsert(
+    refund_rows::upsert(
         &db,
         &row.id,
         Some(square_id),
@@ -219,7 +219,7 @@ pub async fn on_refund_event(env: &Env, refund: &Value) -> Result<(), ApiError> 
         now,
     )
     .await?;
-    let row = d1::by_id(&db, &row.id).await?.unwrap_or(row);
+    let row = refund_rows::by_id(&db, &row.id).await?.unwrap_or(row);
     if row.status == "COMPLETED" {
         apply(env, &db, &row).await?;
     }
@@ -241,20 +241,19 @@ pub async fn choose_tickets(mut req: Request, ctx: RouteContext<()>) -> Handled 
     let refund_id = param(&ctx, "rid").to_string();
     let body: ChosenTickets = parse_json(&read_body(&mut req).await?)?;
     let db = db::database(&ctx.env)?;
-    let refund = d1::by_id(&db, &refund_id)
+    let refund = refund_rows::by_id(&db, &refund_id)
         .await?
         .ok_or_else(|| ApiError::not_found("refund"))?;
     if refund.ticket_ids.is_some() {
         return Err(ApiError::new(
-            409,
-            "refund_decided",
+            Code::RefundDecided,
             "this refund already names its tickets",
         ));
     }
-    let order = d1::order(&db, &refund.order_id)
+    let order = refund_rows::order(&db, &refund.order_id)
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
-    let tickets = d1::tickets(&db, &refund.order_id).await?;
+    let tickets = refund_rows::tickets(&db, &refund.order_id).await?;
     let mut chosen = body.ticket_ids;
     chosen.sort();
     chosen.dedup();
@@ -264,8 +263,7 @@ pub async fn choose_tickets(mut req: Request, ctx: RouteContext<()>) -> Handled 
         .collect();
     if !unknown.is_empty() {
         return Err(ApiError::new(
-            400,
-            "unknown_tickets",
+            Code::UnknownTickets,
             "these are not live tickets of this refund's order",
         )
         .with("ticket_ids", json!(unknown)));
@@ -273,8 +271,7 @@ pub async fn choose_tickets(mut req: Request, ctx: RouteContext<()>) -> Handled 
     let worth = unit_price(&order, &tickets) * chosen.len() as u64;
     if worth > refund.amount as u64 {
         return Err(ApiError::new(
-            400,
-            "more_than_refunded",
+            Code::MoreThanRefunded,
             format!(
                 "those tickets cost {worth}, more than the {} refunded",
                 refund.amount
@@ -284,13 +281,12 @@ pub async fn choose_tickets(mut req: Request, ctx: RouteContext<()>) -> Handled 
     let now = now_ms();
     if !crate::db::admin::set_refund_tickets(&db, &refund_id, &chosen, now).await? {
         return Err(ApiError::new(
-            409,
-            "refund_decided",
+            Code::RefundDecided,
             "this refund already names its tickets",
         ));
     }
     crate::db::admin::settle_attention(&db, &refund.order_id, now).await?;
-    let row = d1::by_id(&db, &refund_id)
+    let row = refund_rows::by_id(&db, &refund_id)
         .await?
         .ok_or_else(|| ApiError::internal("refund row vanished"))?;
     if row.status == "COMPLETED" {
@@ -313,14 +309,14 @@ async fn apply(env: &Env, db: &D1Database, refund: &RefundRow) -> Result<(), Api
     let now = now_ms();
     if ticket_ids.is_empty() {
         // Money back, every ticket kept.
-        d1::mark_applied(db, refund, now).await?;
+        refund_rows::mark_applied(db, refund, now).await?;
         return Ok(());
     }
-    d1::void_tickets(db, &ticket_ids, now).await?;
-    let order = d1::order(db, &refund.order_id)
+    refund_rows::void_tickets(db, &ticket_ids, now).await?;
+    let order = refund_rows::order(db, &refund.order_id)
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
-    let tickets = d1::tickets(db, &refund.order_id).await?;
+    let tickets = refund_rows::tickets(db, &refund.order_id).await?;
     let seats: Vec<String> = tickets
         .iter()
         .filter(|t| ticket_ids.contains(&t.id))
@@ -330,13 +326,16 @@ async fn apply(env: &Env, db: &D1Database, refund: &RefundRow) -> Result<(), Api
         order_id: refund.order_id.clone(),
         seats,
     };
-    let answer = client::call(env, &order.showing_id, Method::Post, "/void", Some(&void)).await?;
-    if answer.status_code() >= 300 {
+    let reopened = ShowtimeClient::new(env, &order.showing_id)?
+        .void_seats(void)
+        .await;
+    if let Err(e) = reopened {
+        worker::console_error!("refund {}: seats not reopened: {}", refund.id, e.detail);
         return Err(ApiError::internal(
             "the showing could not reopen the refunded seats",
         ));
     }
-    d1::mark_applied(db, refund, now).await?;
+    refund_rows::mark_applied(db, refund, now).await?;
     Ok(())
 }
 
@@ -345,15 +344,15 @@ async fn apply(env: &Env, db: &D1Database, refund: &RefundRow) -> Result<(), Api
 pub async fn refund_sweep(env: &Env, now_ms: u64) -> Result<usize, ApiError> {
     let db = db::database(env)?;
     let square = Square::from_env(env).map_err(ApiError::internal)?;
-    let min_age_ms = super::orders::sweep_min_age_ms(env);
-    let unsettled = d1::unsettled(&db, now_ms.saturating_sub(min_age_ms)).await?;
+    let min_age_ms = crate::settings::Settings::from_env(env).sweep_min_age_ms;
+    let unsettled = refund_rows::unsettled(&db, now_ms.saturating_sub(min_age_ms)).await?;
     for refund in &unsettled {
         let status = match &refund.square_refund_id {
             Some(id) => match square.get_refund(id).await {
                 Reply::Ok(answer) => answer["refund"]["status"].as_str().map(str::to_string),
                 _ => None,
             },
-            None => match d1::order(&db, &refund.order_id).await? {
+            None => match refund_rows::order(&db, &refund.order_id).await? {
                 Some(order) => match order.payment_id.clone() {
                     Some(payment_id) => {
                         let amount = refund.amount as u64;
@@ -367,7 +366,7 @@ pub async fn refund_sweep(env: &Env, now_ms: u64) -> Result<usize, ApiError> {
             },
         };
         if let Some(status) = status {
-            d1::upsert(
+            refund_rows::upsert(
                 &db,
                 &refund.id,
                 None,
@@ -378,7 +377,7 @@ pub async fn refund_sweep(env: &Env, now_ms: u64) -> Result<usize, ApiError> {
                 now_ms,
             )
             .await?;
-            if let Some(row) = d1::by_id(&db, &refund.id).await? {
+            if let Some(row) = refund_rows::by_id(&db, &refund.id).await? {
                 if row.status == "COMPLETED" {
                     apply(env, &db, &row).await?;
                 }

@@ -4,13 +4,14 @@ use futures_util::future::join_all;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use worker::{Env, Method, Request, Response, RouteContext};
+use worker::{Env, Request, Response, RouteContext};
 
 use super::{now_ms, param, parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
-use crate::showtime::client;
-use crate::showtime::protocol::{Caller, HoldRef, Idempotency, NewHold, BUYER_HEADER};
+use crate::showtime::client::{HoldAnswer, ShowtimeClient};
 use crate::{db, ids, session};
+use desk::protocol::{Caller, HoldRef, Idempotency, NewHold, Summary};
+use desk::Code;
 
 /// Longest `Idempotency-Key` accepted (a UUID is 36).
 const MAX_IDEMPOTENCY_KEY_BYTES: usize = 255;
@@ -32,18 +33,15 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
                 "starts_at_ms": showing.starts_at_ms,
                 "price": showing.price,
                 "seat_count": showing.seat_count,
-                "seats_available": summary.as_ref().map(|s| s["available"].clone()).unwrap_or(Value::Null),
+                "seats_available": summary.as_ref().map(|s| Value::from(s.available)).unwrap_or(Value::Null),
             })
         })
         .collect();
     Ok(Response::from_json(&json!({ "showings": listed }))?)
 }
 
-async fn summary(env: &Env, sid: &str) -> Option<Value> {
-    let mut resp = client::call::<()>(env, sid, Method::Get, "/summary", None)
-        .await
-        .ok()?;
-    resp.json().await.ok()
+async fn summary(env: &Env, sid: &str) -> Option<Summary> {
+    ShowtimeClient::new(env, sid).ok()?.summary().await.ok()
 }
 
 pub async fn get(ctx: RouteContext<()>) -> Handled {
@@ -52,8 +50,7 @@ pub async fn get(ctx: RouteContext<()>) -> Handled {
     let showing = db::get_showing(&db, sid)
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
-    let mut seats = client::call::<()>(&ctx.env, sid, Method::Get, "/seats", None).await?;
-    let availability: Value = seats.json().await?;
+    let availability = ShowtimeClient::new(&ctx.env, sid)?.seats().await?;
     Ok(Response::from_json(
         &json!({ "showing": showing, "availability": availability }),
     )?)
@@ -96,7 +93,8 @@ pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
             .map(|(_, v)| v.to_string())
     };
     if query("format").as_deref() != Some("codes") {
-        return Ok(client::call::<()>(&ctx.env, sid, Method::Get, "/seats", None).await?);
+        let map = ShowtimeClient::new(&ctx.env, sid)?.seats().await?;
+        return Ok(Response::from_json(&map)?);
     }
     let now = now_ms() as u64;
     let cached = MAPS.with(|maps| {
@@ -113,13 +111,15 @@ pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
     let body = match cached {
         Some(body) => body,
         None => {
-            let mut resp =
-                client::call::<()>(&ctx.env, sid, Method::Get, "/seats/codes", None).await?;
-            if resp.status_code() != 200 {
-                MAPS.with(|maps| maps.borrow_mut().remove(sid));
-                return Ok(resp);
-            }
-            let body = resp.text().await?;
+            let fetched = match ShowtimeClient::new(&ctx.env, sid)?.seat_codes().await {
+                Ok(codes) => codes,
+                Err(e) => {
+                    MAPS.with(|maps| maps.borrow_mut().remove(sid));
+                    return Err(e);
+                }
+            };
+            let body =
+                serde_json::to_string(&fetched).map_err(|e| ApiError::internal(e.to_string()))?;
             MAPS.with(|maps| {
                 let mut maps = maps.borrow_mut();
                 if maps.len() >= MAP_CACHE_SHOWINGS {
@@ -175,20 +175,26 @@ impl Session {
         })
     }
 
-    /// Copies the object's answer, handing the buyer their session cookie
-    /// when it is new, or when the answer belongs to the session that first
-    /// made this idempotent request.
-    async fn relay(&self, mut from: Response) -> Handled {
-        let owner = from.headers().get(BUYER_HEADER)?;
-        let status = from.status_code();
-        let body = from.bytes().await?;
-        let resp = Response::from_bytes(body)?.with_status(status);
-        let headers = resp.headers();
-        for name in ["content-type", "retry-after"] {
-            if let Some(value) = from.headers().get(name)? {
-                headers.set(name, &value)?;
+    /// The hold's answer, handing the buyer their session cookie when it is
+    /// new, or when the answer belongs to the session that first made this
+    /// idempotent request.
+    fn relay(&self, answer: Result<HoldAnswer, ApiError>) -> Handled {
+        let (resp, owner) = match answer {
+            Ok(HoldAnswer::Granted(granted)) => {
+                (Response::from_json(&granted)?.with_status(201), None)
             }
-        }
+            Ok(HoldAnswer::Replayed {
+                status,
+                body,
+                buyer,
+            }) => {
+                let resp = Response::from_bytes(body.into_bytes())?.with_status(status);
+                resp.headers().set("content-type", "application/json")?;
+                (resp, Some(buyer))
+            }
+            Err(refusal) => (refusal.into_response()?, None),
+        };
+        let headers = resp.headers();
         let buyer = owner.as_deref().unwrap_or(&self.buyer);
         if self.is_new || buyer != self.buyer {
             headers.append(
@@ -217,8 +223,7 @@ fn idempotency(req: &Request, body: &[u8]) -> Result<Option<Idempotency>, ApiErr
         && key.bytes().all(|b| b.is_ascii_graphic());
     if !valid {
         return Err(ApiError::new(
-            400,
-            "bad_idempotency_key",
+            Code::BadIdempotencyKey,
             format!(
                 "Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY_BYTES} printable characters"
             ),
@@ -247,9 +252,11 @@ pub async fn create_hold(mut req: Request, ctx: RouteContext<()>) -> Handled {
         },
         seats: body.seats,
         idempotency,
+        token: ids::random_hex(HOLD_TOKEN_LEN / 2)
+            .map_err(|e| ApiError::internal(e.to_string()))?,
     };
-    let answer = client::call(&ctx.env, sid, Method::Post, "/hold", Some(&new)).await?;
-    session.relay(answer).await
+    let answer = ShowtimeClient::new(&ctx.env, sid)?.hold(new).await;
+    session.relay(answer)
 }
 
 /// The hold named in the path, if the caller could own it. A malformed
@@ -257,8 +264,7 @@ pub async fn create_hold(mut req: Request, ctx: RouteContext<()>) -> Handled {
 pub(super) fn hold_ref(req: &Request, ctx: &RouteContext<()>) -> Result<HoldRef, ApiError> {
     let not_found = || {
         ApiError::new(
-            404,
-            "hold_not_found",
+            Code::HoldNotFound,
             "no hold with this id belongs to you for this showing",
         )
     };
@@ -279,13 +285,17 @@ pub(super) fn hold_ref(req: &Request, ctx: &RouteContext<()>) -> Result<HoldRef,
 pub async fn get_hold(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
     let hold = hold_ref(&req, &ctx)?;
-    Ok(client::call(&ctx.env, sid, Method::Post, "/hold/get", Some(&hold)).await?)
+    let view = ShowtimeClient::new(&ctx.env, sid)?.get_hold(hold).await?;
+    Ok(Response::from_json(&view)?)
 }
 
 pub async fn release_hold(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
     let hold = hold_ref(&req, &ctx)?;
-    Ok(client::call(&ctx.env, sid, Method::Post, "/hold/release", Some(&hold)).await?)
+    ShowtimeClient::new(&ctx.env, sid)?
+        .release_hold(hold)
+        .await?;
+    Ok(Response::empty()?.with_status(204))
 }
 
 /// `GET /api/showings/{sid}/live`: a WebSocket that announces every change
@@ -295,10 +305,9 @@ pub async fn live(req: Request, ctx: RouteContext<()>) -> Handled {
     let upgrade = req.headers().get("upgrade")?.unwrap_or_default();
     if !upgrade.eq_ignore_ascii_case("websocket") {
         return Err(ApiError::new(
-            426,
-            "upgrade_required",
+            Code::UpgradeRequired,
             "this address takes WebSocket connections",
         ));
     }
-    Ok(client::upgrade(&ctx.env, sid, "/live", &req).await?)
+    Ok(ShowtimeClient::new(&ctx.env, sid)?.upgrade(&req).await?)
 }

@@ -7,7 +7,7 @@ use worker::{Request, Response, RouteContext};
 
 use super::{param, Handled};
 use crate::api_error::ApiError;
-use crate::db::orders as d1;
+use crate::db::orders as order_rows;
 use crate::{db, session, ticket_code};
 
 #[derive(serde::Deserialize)]
@@ -27,7 +27,7 @@ fn status_words(status: &str, checked_in: bool) -> &'static str {
 /// A ticket, its showing and its signed code, for the holder of its
 /// order's key (the ticket id is "<order id>-<n>").
 struct Shown {
-    ticket: d1::TicketRow,
+    ticket: order_rows::TicketRow,
     showing: db::Showing,
     code: String,
 }
@@ -48,12 +48,12 @@ async fn shown(req: &Request, ctx: &RouteContext<()>) -> Result<Shown, ApiError>
         return Err(ApiError::not_found("ticket"));
     }
     let db = db::database(&ctx.env)?;
-    let ticket = d1::tickets_of(&db, order_id)
+    let ticket = order_rows::tickets_of(&db, order_id)
         .await?
         .into_iter()
         .find(|t| t.id == ticket_id)
         .ok_or_else(|| ApiError::not_found("ticket"))?;
-    let order = d1::get_order(&db, order_id)
+    let order = order_rows::get_order(&db, order_id)
         .await?
         .ok_or_else(|| ApiError::not_found("ticket"))?;
     let showing = db::get_showing(&db, &order.showing_id)

@@ -1,44 +1,190 @@
-//! How the Worker reaches a showing's object: an internal HTTP request to
-//! the stub named by the showing id.
+//! How the Worker reaches a showing's object: one typed method per
+//! [`desk::Request`], each answering the reply that request gets. The
+//! object's path and the JSON on the wire are known here and in the
+//! object's decoder only.
 
-use serde::Serialize;
-use worker::{Env, Headers, Method, Request, RequestInit, Response, Result, Stub};
+use desk::protocol::{
+    CheckoutRequest, HoldRef, HoldView, NewHold, OrderAnswer, PaymentObserved, SeatCodes, SeatMap,
+    ShowingSetup, Summary, VoidSeats,
+};
+use desk::{Refusal, Reply, Request};
+use serde_json::Value;
+use worker::{Env, Headers, Method, Request as HttpRequest, RequestInit, Response, Stub};
 
-/// The stub for a showing's object. The same id always reaches the same
-/// object, which is what makes it the single place seats are decided.
-pub fn stub(env: &Env, showing_id: &str) -> Result<Stub> {
-    env.durable_object("SHOWTIME")?
-        .id_from_name(showing_id)?
-        .get_stub()
+use super::{DESK_PATH, LIVE_PATH};
+use crate::api_error::ApiError;
+
+/// A granted hold, or the first answer to the same idempotent request.
+pub enum HoldAnswer {
+    Granted(desk::protocol::HoldGranted),
+    Replayed {
+        status: u16,
+        body: String,
+        buyer: String,
+    },
 }
 
-/// Sends `method path` with an optional JSON body to the showing's object.
-/// Stub requests need an absolute URL; the host is never resolved.
-pub async fn call<B: Serialize>(
-    env: &Env,
-    showing_id: &str,
-    method: Method,
-    path: &str,
-    body: Option<&B>,
-) -> Result<Response> {
-    let mut init = RequestInit::new();
-    init.with_method(method);
-    if let Some(body) = body {
+/// One showing's object. The same id always reaches the same object, which
+/// is what makes it the single place seats are decided.
+pub struct ShowtimeClient {
+    stub: Stub,
+}
+
+fn unexpected(reply: Reply) -> ApiError {
+    ApiError::internal(format!("the showing answered out of turn: {reply:?}"))
+}
+
+impl ShowtimeClient {
+    pub fn new(env: &Env, showing_id: &str) -> worker::Result<ShowtimeClient> {
+        let stub = env
+            .durable_object("SHOWTIME")?
+            .id_from_name(showing_id)?
+            .get_stub()?;
+        Ok(ShowtimeClient { stub })
+    }
+
+    /// Stub requests need an absolute URL; the host is never resolved.
+    async fn ask(&self, request: &Request) -> Result<Reply, ApiError> {
         let headers = Headers::new();
         headers.set("content-type", "application/json")?;
-        init.with_headers(headers)
-            .with_body(Some(serde_json::to_string(body)?.into()));
+        let mut init = RequestInit::new();
+        init.with_method(Method::Post)
+            .with_headers(headers)
+            .with_body(Some(
+                serde_json::to_string(request)
+                    .map_err(|e| ApiError::internal(e.to_string()))?
+                    .into(),
+            ));
+        let req =
+            HttpRequest::new_with_init(&format!("https://showtime.internal{DESK_PATH}"), &init)?;
+        let mut resp = self.stub.fetch_with_request(req).await?;
+        let answer: Result<Reply, Refusal> = resp.json().await?;
+        Ok(answer?)
     }
-    let req = Request::new_with_init(&format!("https://showtime.internal{path}"), &init)?;
-    stub(env, showing_id)?.fetch_with_request(req).await
-}
 
-/// Hands a browser's WebSocket upgrade for `path` to the showing's object,
-/// which keeps the socket.
-pub async fn upgrade(env: &Env, showing_id: &str, path: &str, req: &Request) -> Result<Response> {
-    let mut init = RequestInit::new();
-    init.with_method(Method::Get)
-        .with_headers(req.headers().clone());
-    let forwarded = Request::new_with_init(&format!("https://showtime.internal{path}"), &init)?;
-    stub(env, showing_id)?.fetch_with_request(forwarded).await
+    async fn done(&self, request: &Request) -> Result<(), ApiError> {
+        match self.ask(request).await? {
+            Reply::Done => Ok(()),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Sets up a new showing: `true` if it was made now, `false` if the
+    /// same one existed.
+    pub async fn init(&self, setup: ShowingSetup) -> Result<bool, ApiError> {
+        match self.ask(&Request::Init(setup)).await? {
+            Reply::Created { new } => Ok(new),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    /// Staff edited the showing: `true` if its seats changed.
+    pub async fn configure(&self, setup: ShowingSetup) -> Result<bool, ApiError> {
+        match self.ask(&Request::Configure(setup)).await? {
+            Reply::Configured { relayout } => Ok(relayout),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn seats(&self) -> Result<SeatMap, ApiError> {
+        match self.ask(&Request::Seats).await? {
+            Reply::Seats(map) => Ok(map),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn seat_codes(&self) -> Result<SeatCodes, ApiError> {
+        match self.ask(&Request::SeatCodes).await? {
+            Reply::Codes(codes) => Ok(codes),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn summary(&self) -> Result<Summary, ApiError> {
+        match self.ask(&Request::Summary).await? {
+            Reply::Summary(summary) => Ok(summary),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn stats(&self) -> Result<Value, ApiError> {
+        match self.ask(&Request::Stats).await? {
+            Reply::Stats(stats) => Ok(stats),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn hold(&self, new: NewHold) -> Result<HoldAnswer, ApiError> {
+        match self.ask(&Request::Hold(new)).await? {
+            Reply::Held(granted) => Ok(HoldAnswer::Granted(granted)),
+            Reply::Replayed {
+                status,
+                body,
+                buyer,
+            } => Ok(HoldAnswer::Replayed {
+                status,
+                body,
+                buyer,
+            }),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn get_hold(&self, hold: HoldRef) -> Result<HoldView, ApiError> {
+        match self.ask(&Request::GetHold(hold)).await? {
+            Reply::Hold(view) => Ok(view),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn release_hold(&self, hold: HoldRef) -> Result<(), ApiError> {
+        self.done(&Request::ReleaseHold(hold)).await
+    }
+
+    /// Pays for a hold; answers once the order has gone as far as it can
+    /// for now.
+    pub async fn checkout(&self, checkout: CheckoutRequest) -> Result<OrderAnswer, ApiError> {
+        match self.ask(&Request::Checkout(checkout)).await? {
+            Reply::Order(order) => Ok(order),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn payment_observed(&self, seen: PaymentObserved) -> Result<(), ApiError> {
+        self.done(&Request::PaymentObserved(seen)).await
+    }
+
+    pub async fn recover(&self) -> Result<(), ApiError> {
+        self.done(&Request::Recover).await
+    }
+
+    /// A door PIN was tried; `Ok` lets the door in.
+    pub async fn door_attempt(&self, matched: bool) -> Result<(), ApiError> {
+        self.done(&Request::DoorAttempt { matched }).await
+    }
+
+    pub async fn void_seats(&self, void: VoidSeats) -> Result<(), ApiError> {
+        self.done(&Request::VoidSeats(void)).await
+    }
+
+    /// The benchmark's floors: a request that does nothing, or one write.
+    pub async fn bench(&self, write: bool) -> Result<(), ApiError> {
+        self.done(&if write {
+            Request::BenchWrite
+        } else {
+            Request::BenchNoop
+        })
+        .await
+    }
+
+    /// Hands a browser's WebSocket upgrade to the object, which keeps the
+    /// socket.
+    pub async fn upgrade(&self, req: &HttpRequest) -> worker::Result<Response> {
+        let mut init = RequestInit::new();
+        init.with_method(Method::Get)
+            .with_headers(req.headers().clone());
+        let forwarded =
+            HttpRequest::new_with_init(&format!("https://showtime.internal{LIVE_PATH}"), &init)?;
+        self.stub.fetch_with_request(forwarded).await
+    }
 }

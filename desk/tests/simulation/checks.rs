@@ -2,7 +2,7 @@
 //! has settled.
 
 use crate::store::{OrderRow, TicketState};
-use crate::world::{order, World, SEATS};
+use crate::world::{World, SEATS};
 use checkout::{AttentionReason, Outcome, PaymentStatus, PublicStatus};
 use ledger::UnitState;
 
@@ -10,10 +10,10 @@ use ledger::UnitState;
 /// two live tickets for a seat, and a sold seat's live ticket is its order's.
 pub fn after_step(world: &World) -> Result<(), String> {
     world
-        .ledger
+        .ledger()
         .check_invariants()
         .map_err(|e| format!("ledger: {e:?}"))?;
-    for seat in &SEATS[..world.ledger.unit_count()] {
+    for seat in &SEATS[..world.ledger().unit_count()] {
         let live: Vec<&str> = world
             .store
             .live_tickets(seat)
@@ -22,7 +22,7 @@ pub fn after_step(world: &World) -> Result<(), String> {
         if live.len() > 1 {
             return Err(format!("seat {seat} has live tickets for {live:?}"));
         }
-        if let Some(UnitState::Sold(owner)) = world.ledger.unit_state_by_name(seat) {
+        if let Some(UnitState::Sold(owner)) = world.ledger().unit_state_by_name(seat) {
             if live != [owner.as_str()] {
                 return Err(format!(
                     "seat {seat} sold to {owner} but live tickets {live:?}"
@@ -39,7 +39,10 @@ pub fn at_rest(world: &World) -> Result<(), String> {
     after_step(world)?;
     for run in &world.runs {
         let id = &run.order_id;
-        let checkout = &run.live;
+        let checkout = world
+            .desk
+            .checkout(id)
+            .ok_or(format!("{id}: no checkout"))?;
         if !checkout.is_finished() || checkout.poll_timeout().is_some() {
             return Err(format!("{id} not finished: {:?}", checkout.stage()));
         }
@@ -96,12 +99,12 @@ fn check_money(world: &World, id: &str, outcome: &Outcome) -> Result<(), String>
 }
 
 fn check_seats_and_tickets(world: &World, id: &str, outcome: &Outcome) -> Result<(), String> {
-    let run = world.runs.iter().find(|r| r.order_id == id).expect("a run");
-    let seats = &run.live.order().seats;
-    let owned: Vec<&str> = SEATS[..world.ledger.unit_count()]
+    let checkout = world.desk.checkout(id).expect("a checkout");
+    let seats = &checkout.order().seats;
+    let owned: Vec<&str> = SEATS[..world.ledger().unit_count()]
         .iter()
         .copied()
-        .filter(|seat| match world.ledger.unit_state_by_name(seat) {
+        .filter(|seat| match world.ledger().unit_state_by_name(seat) {
             Some(UnitState::Pending(o) | UnitState::Sold(o)) => o.as_str() == id,
             _ => false,
         })
@@ -116,7 +119,7 @@ fn check_seats_and_tickets(world: &World, id: &str, outcome: &Outcome) -> Result
     });
     if *outcome == Outcome::Paid {
         let sold = seats.iter().all(|seat| {
-            matches!(world.ledger.unit_state_by_name(seat), Some(UnitState::Sold(o)) if o.as_str() == id)
+            matches!(world.ledger().unit_state_by_name(seat), Some(UnitState::Sold(o)) if o.as_str() == id)
         });
         let row = world.store.orders.get(id);
         if !sold
@@ -135,8 +138,9 @@ fn check_seats_and_tickets(world: &World, id: &str, outcome: &Outcome) -> Result
             "{id} ended {outcome:?} owning {owned:?} with {live_count} live tickets"
         ));
     }
-    if matches!(run.live.status(), PublicStatus::Declined { .. })
-        && world.ledger.order_record(&order(id)).is_some()
+    let order = ledger::OrderId::new(id).expect("a valid order id");
+    if matches!(checkout.status(), PublicStatus::Declined { .. })
+        && world.ledger().order_record(&order).is_some()
     {
         return Err(format!("{id} declined but took seats"));
     }

@@ -3,9 +3,9 @@
 
 use crate::rng::Rng;
 use crate::world::{Run, World, SEATS};
-use checkout::{Checkout, NewCheckout, PublicStatus};
-use ledger::HoldId;
-use std::collections::VecDeque;
+use checkout::PublicStatus;
+use desk::protocol::{Caller, CheckoutRequest, HoldRef, NewHold};
+use desk::{Reply, Request};
 
 const DECLINES: [&str; 3] = ["GENERIC_DECLINE", "CVV_FAILURE", "INSUFFICIENT_FUNDS"];
 
@@ -62,68 +62,78 @@ impl World {
     }
 
     fn declined(&self, buyer: usize) -> bool {
-        self.runs
-            .iter()
-            .any(|r| r.buyer == buyer && matches!(r.live.status(), PublicStatus::Declined { .. }))
+        self.runs.iter().any(|r| {
+            r.buyer == buyer
+                && self
+                    .desk
+                    .checkout(&r.order_id)
+                    .is_some_and(|c| matches!(c.status(), PublicStatus::Declined { .. }))
+        })
     }
 
     fn try_hold(&mut self, buyer: usize) -> Result<(), String> {
         let b = &mut self.buyers[buyer];
         b.hold_tries_left -= 1;
-        let hold_id = format!("hold-{buyer}-{}", b.hold_tries_left);
-        let hold = HoldId::new(hold_id.clone()).expect("sim hold ids are valid");
-        let granted = self.ledger.hold(self.now_ms, &hold, &b.seats).result;
+        let token = format!("{:016x}{:016x}", buyer + 1, b.hold_tries_left + 1);
+        let new = NewHold {
+            caller: Caller {
+                buyer: format!("buyer{buyer}"),
+                client: format!("10.0.0.{buyer}"),
+            },
+            seats: b.seats.clone(),
+            idempotency: None,
+            token: token.clone(),
+        };
+        let decision = self.request(Request::Hold(new))?;
+        let granted = decision.reply.expect("a reply");
         self.note(|| format!("buyer {buyer} holds: {granted:?}"));
-        if granted.is_err() {
-            let wait = self.rng.between(5_000, 90_000);
-            self.buyers[buyer].start_at_ms = self.now_ms + wait;
-            return Ok(());
+        match granted {
+            Ok(Reply::Held(_)) => {}
+            Ok(other) => return Err(format!("a hold answered {other:?}")),
+            Err(_) => {
+                let wait = self.rng.between(5_000, 90_000);
+                self.buyers[buyer].start_at_ms = self.now_ms + wait;
+                return Ok(());
+            }
         }
-        self.buyers[buyer].hold_id = Some(hold_id);
+        self.buyers[buyer].hold_id = Some(token);
         self.start_checkout(buyer)
     }
 
-    /// As the object does: mark the hold as paying, then start a checkout.
+    /// As the Worker does: a checkout request with a fresh card token.
     fn start_checkout(&mut self, buyer: usize) -> Result<(), String> {
         let b = &mut self.buyers[buyer];
-        let hold_id = b.hold_id.clone().expect("a held buyer");
-        let hold = HoldId::new(hold_id.clone()).expect("sim hold ids are valid");
-        if self
-            .ledger
-            .start_payment(self.now_ms, &hold)
-            .result
-            .is_err()
-        {
-            return Ok(());
-        }
+        let token = b.hold_id.clone().expect("a held buyer");
         b.cards_used += 1;
-        let token = match (b.cards_used, b.first_card_declines) {
+        let card = match (b.cards_used, b.first_card_declines) {
             (1, Some(code)) => format!("cnon:decline-{code}-{buyer}"),
             (n, _) => format!("cnon:ok-{buyer}-{n}"),
         };
-        let order_id = format!("order-{buyer}-{}", b.cards_used);
-        let new = NewCheckout {
-            order_id: order_id.clone(),
-            hold_id,
-            seats: b.seats.clone(),
-            amount_minor: 1_200 * b.seats.len() as u64,
-            currency: "USD".to_owned(),
-            source_id: token.clone(),
-            buyer_email: format!("buyer{buyer}@example.com"),
-            buyer_name: format!("Buyer {buyer}"),
+        let request = CheckoutRequest {
+            hold: HoldRef {
+                buyer: format!("buyer{buyer}"),
+                token,
+            },
+            source_id: card.clone(),
+            email: format!("buyer{buyer}@example.com"),
+            name: format!("Buyer {buyer}"),
+            order_nonce: format!("{:012x}{:012x}", buyer + 1, b.cards_used),
         };
-        let (checkout, actions) =
-            Checkout::start(new, self.now_ms, &self.config).map_err(|e| e.to_string())?;
-        self.stats.orders += 1;
-        self.runs.push(Run {
-            buyer,
-            order_id,
-            token,
-            persisted: checkout.clone(),
-            live: checkout,
-            outbox: VecDeque::new(),
-            seen_final: None,
-        });
-        self.feed(self.runs.len() - 1, actions)
+        let decision = self.request(Request::Checkout(request))?;
+        match decision.reply.expect("a reply") {
+            Ok(Reply::Order(order)) => {
+                self.stats.orders += 1;
+                self.note(|| format!("buyer {buyer} starts {}", order.order_id));
+                self.runs.push(Run {
+                    buyer,
+                    order_id: order.order_id,
+                    token: card,
+                });
+                Ok(())
+            }
+            // The hold lapsed before paying started: nothing to pay for.
+            Err(refusal) if refusal.code == desk::Code::HoldExpired => Ok(()),
+            other => Err(format!("a checkout answered {other:?}")),
+        }
     }
 }

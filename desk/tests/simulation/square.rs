@@ -2,9 +2,13 @@
 //! by idempotency key (the first answer replayed), APPROVED → COMPLETED or
 //! CANCELED only from APPROVED, void by key, refunds, authorizations that
 //! lapse, captures made by hand in the dashboard, and a webhook for every
-//! change of status.
+//! change of status. The desk's requests reach it as Square's HTTP API
+//! (method, path, JSON body) and it answers as Square's HTTP answers, so
+//! the desk's own reading of Square is part of what is simulated.
 
 use checkout::{Answer, PaymentStatus};
+use desk::square::{Method, SquareCall, SquareReply};
+use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 
 pub struct Payment {
@@ -56,6 +60,36 @@ pub fn decline_code(source_id: &str) -> Option<String> {
 }
 
 impl Square {
+    /// Carries out one request of the desk's, as Square's API would.
+    pub fn http(&mut self, now_ms: u64, call: &SquareCall) -> SquareReply {
+        let body = call.body.clone().unwrap_or(Value::Null);
+        let text = |field: &str| body[field].as_str().unwrap_or_default().to_owned();
+        let path: Vec<&str> = call.path.trim_start_matches('/').split('/').collect();
+        let answer = match (call.method, path.as_slice()) {
+            (Method::Post, ["v2", "payments"]) => self.create(
+                now_ms,
+                &text("idempotency_key"),
+                &text("source_id"),
+                body["amount_money"]["amount"].as_u64().unwrap_or(0),
+                &text("reference_id"),
+                body["autocomplete"].as_bool().unwrap_or(true),
+            ),
+            (Method::Post, ["v2", "payments", "cancel"]) => {
+                self.cancel_by_key(&text("idempotency_key"))
+            }
+            (Method::Get, ["v2", "payments", id]) => self.get(id),
+            (Method::Post, ["v2", "payments", id, "complete"]) => self.complete(id),
+            (Method::Post, ["v2", "payments", id, "cancel"]) => self.cancel(id),
+            (Method::Post, ["v2", "refunds"]) => self.refund(
+                &text("idempotency_key"),
+                &text("payment_id"),
+                body["amount_money"]["amount"].as_u64().unwrap_or(0),
+            ),
+            _ => panic!("the desk sent a request Square does not have: {call:?}"),
+        };
+        http_reply(answer)
+    }
+
     pub fn create(
         &mut self,
         now_ms: u64,
@@ -244,5 +278,35 @@ impl Square {
 fn rejected(code: &str) -> Answer {
     Answer::Rejected {
         code: code.to_owned(),
+    }
+}
+
+/// An answer as Square's HTTP API gives it.
+fn http_reply(answer: Answer) -> SquareReply {
+    let refused =
+        |status: u16, category: &str, code: String, payment: Option<Value>| SquareReply::Refused {
+            status,
+            category: category.to_owned(),
+            code,
+            detail: String::new(),
+            payment,
+        };
+    match answer {
+        Answer::Payment { payment_id, status } => {
+            SquareReply::Ok(json!({"payment": {"id": payment_id, "status": status.as_str()}}))
+        }
+        Answer::Declined { code, payment_id } => refused(
+            402,
+            "PAYMENT_METHOD_ERROR",
+            code,
+            payment_id.map(|id| json!({"id": id, "status": "FAILED"})),
+        ),
+        Answer::Rejected { code } => refused(400, "INVALID_REQUEST_ERROR", code, None),
+        Answer::PaymentNotFound => refused(404, "INVALID_REQUEST_ERROR", "NOT_FOUND".into(), None),
+        Answer::CanceledByKey => SquareReply::Ok(json!({})),
+        Answer::RefundAccepted { refund_id } => {
+            SquareReply::Ok(json!({"refund": {"id": refund_id, "status": "PENDING"}}))
+        }
+        other => panic!("not a Square answer: {other:?}"),
     }
 }

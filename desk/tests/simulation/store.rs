@@ -1,7 +1,8 @@
 //! A simulated D1: orders and tickets, with the unique index that allows
 //! one live ticket per seat, and tickets that staff insert by other means.
 
-use checkout::{Answer, Outcome};
+use checkout::Outcome;
+use desk::StoreOutcome;
 use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,9 +42,9 @@ impl Store {
     }
 
     /// One batch: the order and a pending ticket per seat, or nothing.
-    pub fn write_order(&mut self, order_id: &str, seats: &[String]) -> Answer {
+    pub fn write_order(&mut self, order_id: &str, seats: &[String]) -> StoreOutcome {
         match self.orders.get(order_id) {
-            Some(OrderRow::Pending | OrderRow::Paid) => return Answer::OrderWritten,
+            Some(OrderRow::Pending | OrderRow::Paid) => return StoreOutcome::Stored,
             Some(OrderRow::Voided) => panic!("WriteOrder for {order_id} after VoidTickets"),
             None => {}
         }
@@ -53,7 +54,7 @@ impl Store {
             .cloned()
             .collect();
         if !taken.is_empty() {
-            return Answer::OrderConflict { seats: taken };
+            return StoreOutcome::Conflict { seats: taken };
         }
         self.orders.insert(order_id.to_owned(), OrderRow::Pending);
         for seat in seats {
@@ -63,10 +64,10 @@ impl Store {
                 state: TicketState::Pending,
             });
         }
-        Answer::OrderWritten
+        StoreOutcome::Stored
     }
 
-    pub fn mark_paid(&mut self, order_id: &str) -> Answer {
+    pub fn mark_paid(&mut self, order_id: &str) -> StoreOutcome {
         let row = self.orders.get_mut(order_id);
         let row = row.unwrap_or_else(|| panic!("MarkPaid for {order_id}, never written"));
         assert_ne!(*row, OrderRow::Voided, "MarkPaid for voided {order_id}");
@@ -74,10 +75,10 @@ impl Store {
         for ticket in self.tickets.iter_mut().filter(|t| t.order_id == order_id) {
             ticket.state = TicketState::Valid;
         }
-        Answer::Stored
+        StoreOutcome::Stored
     }
 
-    pub fn void_tickets(&mut self, order_id: &str) -> Answer {
+    pub fn void_tickets(&mut self, order_id: &str) -> StoreOutcome {
         let row = self
             .orders
             .entry(order_id.to_owned())
@@ -87,12 +88,12 @@ impl Store {
         for ticket in self.tickets.iter_mut().filter(|t| t.order_id == order_id) {
             ticket.state = TicketState::Void;
         }
-        Answer::Stored
+        StoreOutcome::Stored
     }
 
-    pub fn record_final(&mut self, order_id: &str, outcome: &Outcome) -> Answer {
+    pub fn record_final(&mut self, order_id: &str, outcome: &Outcome) -> StoreOutcome {
         self.finals.insert(order_id.to_owned(), outcome.clone());
-        Answer::Stored
+        StoreOutcome::Stored
     }
 
     /// A ticket written by other means (staff, another tool), if the unique

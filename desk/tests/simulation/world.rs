@@ -1,36 +1,39 @@
-//! One simulated showing: a real ledger, a simulated Square and D1, the
-//! Durable Object that drives a checkout per order, and the buyers. A case
-//! runs a random phase (faults, crashes, webhooks out of order, time jumps)
-//! and then a quiet phase without faults until nothing is left to do.
+//! One simulated showing: the shipped desk over a real SQLite store, a
+//! simulated Square and D1, the shell that performs the desk's effects, and
+//! the buyers. A case runs a random phase (faults, crashes, webhooks out of
+//! order, time jumps) and then a quiet phase without faults until nothing
+//! is left to do.
 
 use crate::buyers::Buyer;
 use crate::rng::Rng;
 use crate::square::{Square, Webhook};
 use crate::store::Store;
-use checkout::{Action, Answer, Checkout, Event, PublicStatus, StepTag};
-use ledger::{Ledger, OrderId};
-use std::collections::VecDeque;
+use crate::support::Sqlite;
+use desk::protocol::{Money, PaymentObserved, ShowingSetup, Units};
+use desk::{Answer, Decision, Desk, Effect, Record, Request, Settings};
 
 pub const SEATS: [&str; 5] = ["A1", "A2", "A3", "A4", "A5"];
+pub const SHOWING_ID: &str = "5eed5eed5eed5eed";
 
-/// One order's checkout inside the Durable Object.
+/// One order a buyer started.
 pub struct Run {
     pub buyer: usize,
     pub order_id: String,
+    /// The card token, which must never be stored past the authorization.
     pub token: String,
-    /// In memory; lost in a crash.
-    pub live: Checkout,
-    /// What storage holds: written before any action is performed.
-    pub persisted: Checkout,
-    /// Actions returned and persisted but not performed yet.
-    pub outbox: VecDeque<Action>,
-    pub seen_final: Option<PublicStatus>,
 }
 
-pub struct DelayedAnswer {
-    pub run: usize,
+/// An effect the desk handed out, not yet performed.
+pub struct InFlight {
     pub incarnation: u32,
-    pub step: StepTag,
+    pub effect: Effect,
+}
+
+/// A performed effect whose answer comes later.
+pub struct DelayedAnswer {
+    pub incarnation: u32,
+    pub order_id: String,
+    pub step: checkout::StepTag,
     pub answer: Answer,
 }
 
@@ -47,19 +50,21 @@ pub struct Stats {
     pub captures_by_hand: u64,
     pub out_of_band_tickets: u64,
     pub refunds: u64,
-    pub stale_actions_skipped: u64,
+    pub answers_after_crash: u64,
     pub steps: u64,
 }
 
 pub struct World {
     pub rng: Rng,
     pub now_ms: u64,
-    pub ledger: Ledger,
+    pub desk: Desk,
+    pub db: Sqlite,
+    pub settings: Settings,
     pub square: Square,
     pub store: Store,
-    pub config: checkout::Config,
     pub buyers: Vec<Buyer>,
     pub runs: Vec<Run>,
+    pub in_flight: Vec<InFlight>,
     pub answers: Vec<DelayedAnswer>,
     pub webhooks: Vec<Webhook>,
     pub webhooks_seen: usize,
@@ -75,34 +80,50 @@ pub struct World {
 impl World {
     pub fn new(seed: u64, trace: bool) -> World {
         let mut rng = Rng::new(seed);
-        let ledger_config = ledger::Config {
-            max_seats_per_hold: 3,
-            hold_ttl_ms: 60_000,
-            payment_cap_ms: 120_000,
-            ..ledger::Config::default()
-        };
         let seat_count = rng.between(4, 5) as usize;
-        let ledger = Ledger::new(ledger_config, &SEATS[..seat_count], &[] as &[&str])
-            .expect("a valid showing");
         let mut square = Square::default();
         square.lapse_after_ms = rng.chance(30).then(|| rng.between(30_000, 600_000));
-        let config = checkout::Config {
-            max_authorization_attempts: rng.between(1, 5) as u32,
-            retry_base_ms: 1_000,
-            retry_max_ms: rng.between(2_000, 60_000),
-            answer_timeout_ms: rng.between(5_000, 30_000),
+        let settings = Settings {
+            checkout: checkout::Config {
+                max_authorization_attempts: rng.between(1, 5) as u32,
+                retry_base_ms: 1_000,
+                retry_max_ms: rng.between(2_000, 60_000),
+                answer_timeout_ms: rng.between(5_000, 30_000),
+            },
+            location_id: "LSIM".into(),
+            ..Settings::default()
         };
         let buyers = (0..rng.between(2, 4))
             .map(|_| Buyer::random(&mut rng, seat_count))
             .collect();
+        let db = Sqlite::new();
+        let mut desk = Desk::new(settings.clone());
+        let setup = ShowingSetup {
+            showing_id: SHOWING_ID.into(),
+            units: Units {
+                names: SEATS[..seat_count].iter().map(|s| s.to_string()).collect(),
+                blocked: vec![],
+            },
+            price: Money {
+                amount: 1_200,
+                currency: "USD".into(),
+            },
+            max_seats_per_hold: 3,
+            hold_ttl_ms: 60_000,
+            payment_cap_ms: 120_000,
+        };
+        let made = desk.handle_request(0, Request::Init(setup));
+        db.apply(&made.writes);
         World {
             now_ms: 1_000_000,
-            ledger,
+            desk,
+            db,
+            settings,
             square,
             store: Store::default(),
-            config,
             buyers,
             runs: Vec::new(),
+            in_flight: Vec::new(),
             answers: Vec::new(),
             webhooks: Vec::new(),
             webhooks_seen: 0,
@@ -123,6 +144,40 @@ impl World {
         }
     }
 
+    pub fn ledger(&self) -> &ledger::Ledger {
+        self.desk.ledger().expect("the showing is set up")
+    }
+
+    /// What the shell does with a decision: write its rows, then queue its
+    /// effects. Audit rows are checked for card tokens on the way.
+    pub fn decided(&mut self, decision: Decision) -> Result<Decision, String> {
+        self.db.apply(&decision.writes);
+        for effect in &decision.effects {
+            match effect {
+                Effect::Square { .. } | Effect::Store { .. } => self.in_flight.push(InFlight {
+                    incarnation: self.incarnation,
+                    effect: effect.clone(),
+                }),
+                Effect::Record(Record::Audit {
+                    order_id, detail, ..
+                }) => {
+                    let leaked = self.runs.iter().any(|r| detail.contains(&r.token));
+                    if leaked {
+                        return Err(format!("{order_id}: card token in an audit row"));
+                    }
+                }
+                Effect::Crash { reason } => return Err(format!("an unasked-for crash: {reason}")),
+                Effect::Record(_) | Effect::Announce { .. } => {}
+            }
+        }
+        Ok(decision)
+    }
+
+    pub fn request(&mut self, request: Request) -> Result<Decision, String> {
+        let decision = self.desk.handle_request(self.now_ms, request);
+        self.decided(decision)
+    }
+
     /// One random event of the random phase.
     pub fn random_step(&mut self) -> Result<(), String> {
         self.stats.steps += 1;
@@ -131,40 +186,38 @@ impl World {
             35..=44 => self.deliver_some_answer(),
             45..=54 => self.deliver_some_webhook(),
             55..=69 => self.advance_time(),
-            70..=79 => self.fire_timeouts(),
+            70..=79 => self.alarm(),
             80..=91 => self.buyers_act(),
             92..=94 => self.crash_if_allowed(),
             95 => self.insert_out_of_band_ticket(),
             96 => self.capture_by_hand(),
             _ => {
-                let changes = self.ledger.sweep(self.now_ms);
-                self.note(|| format!("ledger sweep: {} units", changes.units.len()));
+                self.request(Request::Summary)?;
                 Ok(())
             }
         }
     }
 
     /// The quiet phase: no faults, every queue drained, time moved to the
-    /// next deadline. Ends when nothing is left to do.
+    /// desk's next deadline. Ends when nothing is left to do.
     pub fn settle(&mut self) -> Result<(), String> {
         self.quiet = true;
         for _ in 0..50_000 {
             self.stats.steps += 1;
-            if let Some(run) = self.runs.iter().position(|r| !r.outbox.is_empty()) {
-                self.perform(run)?;
+            if !self.in_flight.is_empty() {
+                self.perform(0)?;
             } else if !self.answers.is_empty() {
                 let delayed = self.answers.remove(0);
-                self.feed_answer(delayed.run, delayed.step, delayed.answer)?;
+                self.feed_answer(delayed)?;
             } else if self.webhooks_seen < self.square.webhooks.len() || !self.webhooks.is_empty() {
                 self.collect_webhooks();
                 let webhook = self.webhooks.remove(0);
                 self.deliver_webhook(webhook)?;
-            } else if let Some(due) = self.runs.iter().filter_map(|r| r.live.poll_timeout()).min() {
+            } else if let Some(due) = self.desk.poll_timeout() {
                 self.now_ms = self.now_ms.max(due);
                 self.stats.lapses += self.square.lapse_due(self.now_ms) as u64;
-                self.fire_timeouts()?;
+                self.alarm()?;
             } else {
-                self.ledger.sweep(self.now_ms.saturating_add(1_000_000));
                 return Ok(());
             }
             crate::checks::after_step(self)?;
@@ -173,14 +226,11 @@ impl World {
     }
 
     fn perform_some(&mut self) -> Result<(), String> {
-        let busy: Vec<usize> = (0..self.runs.len())
-            .filter(|&i| !self.runs[i].outbox.is_empty())
-            .collect();
-        if busy.is_empty() {
+        if self.in_flight.is_empty() {
             return Ok(());
         }
-        let run = busy[self.rng.index(busy.len())];
-        self.perform(run)
+        let i = self.rng.index(self.in_flight.len());
+        self.perform(i)
     }
 
     fn deliver_some_answer(&mut self) -> Result<(), String> {
@@ -188,7 +238,28 @@ impl World {
             return Ok(());
         }
         let delayed = self.answers.swap_remove(self.rng.index(self.answers.len()));
-        self.feed_answer(delayed.run, delayed.step, delayed.answer)
+        self.feed_answer(delayed)
+    }
+
+    /// An answer reaches the desk, unless the instance that awaited it
+    /// died: then nobody is there to read it.
+    pub fn feed_answer(&mut self, delayed: DelayedAnswer) -> Result<(), String> {
+        if delayed.incarnation != self.incarnation {
+            self.stats.answers_after_crash += 1;
+            return Ok(());
+        }
+        let DelayedAnswer {
+            order_id,
+            step,
+            answer,
+            ..
+        } = delayed;
+        self.note(|| format!("{order_id} step {} answered {answer:?}", step.0));
+        let decision = self
+            .desk
+            .handle_answer(self.now_ms, &order_id, step, answer);
+        self.decided(decision)?;
+        Ok(())
     }
 
     fn collect_webhooks(&mut self) {
@@ -201,13 +272,10 @@ impl World {
     /// held back until the quiet phase (an endpoint that was down).
     fn deliver_some_webhook(&mut self) -> Result<(), String> {
         self.collect_webhooks();
-        if self.webhooks.is_empty() {
+        if self.webhooks.is_empty() || self.rng.chance(15) {
             return Ok(());
         }
         let i = self.rng.index(self.webhooks.len());
-        if self.rng.chance(15) {
-            return Ok(());
-        }
         let webhook = if self.rng.chance(25) {
             self.webhooks[i].clone()
         } else {
@@ -218,18 +286,17 @@ impl World {
 
     fn deliver_webhook(&mut self, webhook: Webhook) -> Result<(), String> {
         self.stats.webhooks += 1;
-        let run = self
-            .runs
-            .iter()
-            .position(|r| r.order_id == webhook.reference_id)
-            .ok_or_else(|| format!("a webhook for unknown order {}", webhook.reference_id))?;
         self.note(|| format!("webhook {webhook:?}"));
-        let event = Event::PaymentObserved {
+        let seen = PaymentObserved {
+            order_id: webhook.reference_id,
             payment_id: webhook.payment_id,
-            status: webhook.status,
+            status: webhook.status.as_str().to_owned(),
         };
-        let actions = self.runs[run].live.handle_event(event, self.now_ms);
-        self.feed(run, actions)
+        let decision = self.request(Request::PaymentObserved(seen))?;
+        match decision.reply {
+            Some(Ok(_)) => Ok(()),
+            other => Err(format!("a webhook was refused: {other:?}")),
+        }
     }
 
     fn advance_time(&mut self) -> Result<(), String> {
@@ -245,14 +312,15 @@ impl World {
         Ok(())
     }
 
-    /// The object's alarm: every checkout whose deadline has come.
-    pub fn fire_timeouts(&mut self) -> Result<(), String> {
-        for run in 0..self.runs.len() {
-            let due = self.runs[run].live.poll_timeout();
-            if due.is_some_and(|due| due <= self.now_ms) {
-                let actions = self.runs[run].live.handle_timeout(self.now_ms);
-                self.feed(run, actions)?;
-            }
+    /// The object's alarm, when it is due.
+    pub fn alarm(&mut self) -> Result<(), String> {
+        if self
+            .desk
+            .poll_timeout()
+            .is_some_and(|due| due <= self.now_ms)
+        {
+            let decision = self.desk.handle_timeout(self.now_ms);
+            self.decided(decision)?;
         }
         Ok(())
     }
@@ -261,7 +329,7 @@ impl World {
         if !self.out_of_band_allowed || !self.take_fault() {
             return Ok(());
         }
-        let seat = SEATS[self.rng.index(self.ledger.unit_count())];
+        let seat = SEATS[self.rng.index(self.ledger().unit_count())];
         let inserted = self.store.insert_out_of_band(seat);
         self.stats.out_of_band_tickets += u64::from(inserted);
         self.note(|| format!("ticket for {seat} written by other means: {inserted}"));
@@ -287,8 +355,4 @@ impl World {
         self.stats.faults += 1;
         true
     }
-}
-
-pub fn order(order_id: &str) -> OrderId {
-    OrderId::new(order_id).expect("sim order ids are valid")
 }

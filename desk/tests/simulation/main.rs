@@ -1,26 +1,33 @@
-//! A deterministic simulation of concurrent checkouts on one showing.
+//! A deterministic simulation of concurrent checkouts on one showing,
+//! driving the desk that ships.
 //!
-//! Each case builds a showing of 4 or 5 seats on a real `ledger::Ledger`,
-//! 2 to 4 buyers whose seat choices overlap, a simulated Square (payments
-//! by idempotency key, capture and void only from APPROVED, void by key,
+//! Each case sets up a showing of 4 or 5 seats on a `desk::Desk` whose
+//! every decision is written to a real SQLite store, 2 to 4 buyers whose
+//! seat choices overlap (holds and checkouts are requests to the desk), a
+//! simulated Square that speaks Square's HTTP answers (payments by
+//! idempotency key, capture and void only from APPROVED, void by key,
 //! refunds, lapsing authorizations, captures by hand) and a simulated D1
 //! (one live ticket per seat, tickets written by other means). A random
-//! phase interleaves the buyers' actions with faults: answers dropped after
-//! the work was done, failures before it, answers delayed and reordered,
-//! calls that never answer, webhooks repeated, reordered or held back, time
-//! jumping past holds, and crashes that reload every checkout from its
-//! stored JSON. A quiet phase without faults then runs every deadline until
-//! nothing is left to do. Safety is checked after every step, the outcome
-//! of every order at the end (see `checks.rs`).
+//! phase interleaves the buyers with faults: answers dropped after the work
+//! was done, failures before it, answers delayed and reordered across
+//! orders, webhooks repeated, reordered or held back, time jumping past
+//! holds, and crashes, after which the desk is loaded from its rows and
+//! must equal the one that died. A quiet phase without faults then runs
+//! every deadline until nothing is left to do. Safety is checked after
+//! every step, the outcome of every order at the end (see `checks.rs`).
 //!
-//! `CHECKOUT_SIM_CASES` sets the number of cases (10,000 by default),
-//! `CHECKOUT_SIM_SEED` the first seed; a failing case prints its seed and
-//! the trace of its last steps.
+//! `DESK_SIM_CASES` sets the number of cases (10,000 by default; the
+//! release run is `DESK_SIM_CASES=1000000 cargo test --release -p desk
+//! --test simulation`), `DESK_SIM_SEED` the first seed; a failing case
+//! prints its seed and the trace of its last steps.
+
+#[path = "../support/mod.rs"]
+mod support;
 
 mod buyers;
 mod checks;
-mod object;
 mod rng;
+mod shell;
 mod square;
 mod store;
 mod world;
@@ -75,8 +82,8 @@ fn simulate(seed: u64, trace: bool) -> (Result<(), String>, World) {
 
 #[test]
 fn concurrent_checkouts_never_sell_a_seat_twice_and_never_keep_money_for_nothing() {
-    let cases = env_number("CHECKOUT_SIM_CASES", 10_000);
-    let first_seed = env_number("CHECKOUT_SIM_SEED", 0x5eed_c0de);
+    let cases = env_number("DESK_SIM_CASES", 10_000);
+    let first_seed = env_number("DESK_SIM_SEED", 0x5eed_c0de);
     let started = Instant::now();
     let mut total = Stats::default();
     for case in 0..cases {
@@ -87,7 +94,7 @@ fn concurrent_checkouts_never_sell_a_seat_twice_and_never_keep_money_for_nothing
             let trace = traced.and_then(|w| w.trace).unwrap_or_default();
             let tail = &trace[trace.len().saturating_sub(300)..];
             panic!(
-                "case {case} (CHECKOUT_SIM_SEED={seed} CHECKOUT_SIM_CASES=1): {failure}\n{}",
+                "case {case} (DESK_SIM_SEED={seed} DESK_SIM_CASES=1): {failure}\n{}",
                 tail.join("\n")
             );
         }
@@ -132,10 +139,10 @@ fn add(total: &mut Stats, world: &World) {
     total.captures_by_hand += stats.captures_by_hand;
     total.out_of_band_tickets += stats.out_of_band_tickets;
     total.refunds += stats.refunds;
-    total.stale_actions_skipped += stats.stale_actions_skipped;
+    total.answers_after_crash += stats.answers_after_crash;
     total.steps += stats.steps;
     for run in &world.runs {
-        let name = match run.live.outcome() {
+        let name = match world.desk.checkout(&run.order_id).and_then(|c| c.outcome()) {
             Some(checkout::Outcome::Paid) => "paid".to_owned(),
             Some(checkout::Outcome::Declined { .. }) => "declined".to_owned(),
             Some(checkout::Outcome::SeatLost { .. }) => "seat_lost".to_owned(),

@@ -1,0 +1,117 @@
+//! What a decision hands its shell: the reply to give, the rows to write
+//! before giving it, and the effects to perform afterwards, with the
+//! answers of effects fed back through [`crate::Desk::handle_answer`].
+
+use checkout::StepTag;
+
+use crate::protocol::Reply;
+use crate::refusal::Refusal;
+use crate::square::SquareCall;
+use crate::storage::Write;
+
+/// One decision's output, in the order the shell must act on it: write
+/// every row (they commit together, before anything else is seen), set the
+/// alarm to [`crate::Desk::poll_timeout`], then perform the effects in order.
+#[derive(Debug, Default)]
+pub struct Decision {
+    /// `None` for decisions nobody waits on (an alarm, an effect's answer).
+    pub reply: Option<Result<Reply, Refusal>>,
+    pub writes: Vec<Write>,
+    pub effects: Vec<Effect>,
+}
+
+impl Decision {
+    pub fn reply(reply: Result<Reply, Refusal>) -> Decision {
+        Decision {
+            reply: Some(reply),
+            ..Decision::default()
+        }
+    }
+}
+
+/// Something the shell does outside the object's storage.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Call Square and feed the reply back as [`Answer::Square`] for this
+    /// order and step.
+    Square {
+        order_id: String,
+        step: StepTag,
+        call: SquareCall,
+    },
+    /// Write to D1 and feed the outcome back as [`Answer::Store`].
+    Store {
+        order_id: String,
+        step: StepTag,
+        write: OrderWrite,
+    },
+    /// Write to D1 with nobody waiting on the outcome: a failure is logged
+    /// and changes nothing (audit rows, the early pending-order row).
+    Record(Record),
+    /// Tell watching browsers the seat map is now at `version`.
+    Announce { version: u64 },
+    /// Test-only crash injection: the shell makes sure the writes before
+    /// this are on disk, then dies as a crash would.
+    Crash { reason: String },
+}
+
+/// A D1 write whose outcome the checkout needs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OrderWrite {
+    /// The order as paid-for and one live ticket per seat.
+    Order {
+        seats: Vec<String>,
+        payment_id: String,
+    },
+    MarkPaid {
+        payment_id: String,
+    },
+    VoidTickets,
+    /// The order's final status, with the outcome as JSON for staff.
+    Final {
+        status: &'static str,
+        detail: Option<String>,
+        payment_id: Option<String>,
+    },
+}
+
+/// A D1 row written for the record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    /// The order row, pending, written when a checkout starts, so staff see
+    /// a checkout whose payment outcome is unknown.
+    PendingOrder {
+        order_id: String,
+        showing_id: String,
+        email: String,
+        name: String,
+        amount: u64,
+        currency: String,
+    },
+    /// One step of an order's history.
+    Audit {
+        order_id: String,
+        at_ms: u64,
+        from: String,
+        to: String,
+        detail: String,
+    },
+}
+
+/// An effect's answer, fed back to the desk.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    Square(crate::square::SquareReply),
+    Store(StoreOutcome),
+}
+
+/// How a D1 write went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreOutcome {
+    Stored,
+    /// Some seats already have another live ticket (the unique index).
+    Conflict {
+        seats: Vec<String>,
+    },
+    Unavailable,
+}

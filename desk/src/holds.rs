@@ -1,0 +1,370 @@
+//! Holding seats, reading a hold and releasing it, and replaying the first
+//! answer to a repeated `Idempotency-Key`.
+//!
+//! A hold is named publicly by a secret token (128 random bits, drawn by
+//! the Worker) that only the buyer who made it receives. The ledger and
+//! storage know only the token's SHA-256, so stored data cannot be turned
+//! back into tokens, and a lookup reveals nothing through timing.
+
+use std::collections::{BTreeSet, HashMap};
+
+use ledger::{HoldError, HoldId, HoldRecord};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::protocol::{HoldGranted, HoldRef, HoldView, NewHold, Reply};
+use crate::refusal::{Code, Refusal};
+use crate::showing::Showing;
+use crate::storage::{HoldEnd, Write};
+use crate::{Decision, Desk};
+
+/// Hold tokens are 32 hex characters.
+pub const TOKEN_LEN: usize = 32;
+/// How long an `Idempotency-Key` answer is kept.
+pub const REPLAY_TTL_MS: u64 = 24 * 3600 * 1000;
+/// How long an ended hold's owner is kept, so its buyer can still be told
+/// how it ended.
+pub const ENDED_HOLD_TTL_MS: u64 = 3600 * 1000;
+/// Most stale replays one hold forgets, so cleaning never makes it slow.
+const REPLAY_PURGE_BATCH: usize = 20;
+/// Most ended hold owners one alarm forgets: far more holds than can end
+/// between two alarms of a busy showing.
+const OWNER_PURGE_BATCH: usize = 2_000;
+
+/// Who made a hold and how it ended.
+#[derive(Debug, Clone)]
+pub struct Owner {
+    pub buyer: String,
+    pub seats: Vec<String>,
+    pub ended: Option<(HoldEnd, u64)>,
+}
+
+/// A stored first answer to an idempotent request.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub fingerprint: String,
+    pub status: u16,
+    pub body: String,
+    pub buyer: String,
+    pub created_at_ms: u64,
+}
+
+/// The kept answers by key, and by age for forgetting the oldest.
+#[derive(Debug, Default)]
+pub struct Replays {
+    pub by_key: HashMap<String, Recorded>,
+    pub by_age: BTreeSet<(u64, String)>,
+}
+
+impl Replays {
+    pub fn insert(&mut self, key: String, recorded: Recorded) {
+        if let Some(old) = self.by_key.get(&key) {
+            self.by_age.remove(&(old.created_at_ms, key.clone()));
+        }
+        self.by_age.insert((recorded.created_at_ms, key.clone()));
+        self.by_key.insert(key, recorded);
+    }
+
+    /// Forgets a few answers older than the replay window.
+    fn forget_stale(&mut self, now_ms: u64, d: &mut Decision) {
+        let cutoff = now_ms.saturating_sub(REPLAY_TTL_MS);
+        let stale: Vec<(u64, String)> = self
+            .by_age
+            .iter()
+            .take_while(|(at, _)| *at < cutoff)
+            .take(REPLAY_PURGE_BATCH)
+            .cloned()
+            .collect();
+        for entry in stale {
+            self.by_age.remove(&entry);
+            self.by_key.remove(&entry.1);
+            d.writes.push(Write::ForgetReplay { key: entry.1 });
+        }
+    }
+}
+
+pub fn hold_id_of(token: &str) -> HoldId {
+    let digest = hex::encode(Sha256::digest(token.as_bytes()));
+    // 128 bits of the digest are as unguessable as the token itself.
+    HoldId::new(&digest[..32]).expect("32 hex characters are a valid hold id")
+}
+
+fn same_buyer(a: &str, b: &str) -> bool {
+    bool::from(a.as_bytes().ct_eq(b.as_bytes()))
+}
+
+pub fn hold_not_found() -> Refusal {
+    Refusal::new(
+        Code::HoldNotFound,
+        "no hold with this id belongs to you for this showing",
+    )
+}
+
+/// The hold's record while it is live at `now_ms`.
+fn live<'a>(showing: &'a Showing, id: &HoldId, now_ms: u64) -> Option<&'a HoldRecord> {
+    let now_ms = now_ms.max(showing.ledger.latest_now_ms());
+    showing
+        .ledger
+        .hold_record(id)
+        .filter(|record| record.expires_at_ms > now_ms)
+}
+
+fn hold_refusal(showing: &Showing, error: HoldError) -> Refusal {
+    match error {
+        HoldError::NoSeats => Refusal::new(Code::NoSeats, "choose at least one seat"),
+        HoldError::TooManySeats { requested, max } => Refusal::new(
+            Code::TooManySeats,
+            format!("{requested} seats asked for; one hold may have at most {max}"),
+        )
+        .with("max_seats", max),
+        HoldError::DuplicateSeats { seats } => {
+            Refusal::new(Code::DuplicateSeats, "each seat may be named only once")
+                .with("seats", seats)
+        }
+        HoldError::UnknownSeats { seats } => Refusal::new(
+            Code::UnknownSeats,
+            "this showing has no seats with these names",
+        )
+        .with("seats", seats),
+        HoldError::SeatsUnavailable { seats } => Refusal::new(
+            Code::SeatsUnavailable,
+            "some of these seats were just taken; nothing was held",
+        )
+        .with("seats", seats)
+        .with(
+            "availability",
+            serde_json::to_value(showing.codes()).unwrap_or(Value::Null),
+        ),
+        HoldError::TooManyLiveHolds { max } => {
+            let wait_ms = showing
+                .ledger
+                .next_expiry()
+                .map(|t| t.saturating_sub(showing.ledger.latest_now_ms()))
+                .unwrap_or(60_000);
+            Refusal::new(
+                Code::TooManyHolds,
+                format!("{max} buyers are choosing seats right now; try again shortly"),
+            )
+            .retry_after(wait_ms.div_ceil(1000))
+        }
+        HoldError::HoldIdInUse => Refusal::internal("hold id collision; please try again"),
+    }
+}
+
+impl Desk {
+    pub(crate) fn hold(
+        &mut self,
+        now_ms: u64,
+        new: NewHold,
+        d: &mut Decision,
+    ) -> Result<Reply, Refusal> {
+        self.showing()?;
+        if let Some(idem) = &new.idempotency {
+            if let Some(recorded) = self.replays.by_key.get(&idem.key) {
+                if recorded.created_at_ms.saturating_add(REPLAY_TTL_MS) > now_ms {
+                    if recorded.fingerprint != idem.fingerprint {
+                        return Err(Refusal::new(
+                            Code::IdempotencyKeyReused,
+                            "this Idempotency-Key was used with a different request body",
+                        ));
+                    }
+                    return Ok(Reply::Replayed {
+                        status: recorded.status,
+                        body: recorded.body.clone(),
+                        buyer: recorded.buyer.clone(),
+                    });
+                }
+            }
+        }
+        if let Err(wait_ms) = self.take_hold_token(&new.caller.client, now_ms, d) {
+            return Err(Refusal::new(
+                Code::RateLimited,
+                "too many hold requests from this address; wait a moment and try again",
+            )
+            .retry_after(wait_ms.div_ceil(1000)));
+        }
+        let answer = self.decide_hold(now_ms, &new, d);
+        if let Some(idem) = &new.idempotency {
+            self.record_replay(now_ms, idem, &new.caller.buyer, &answer, d);
+        }
+        answer.map(Reply::Held)
+    }
+
+    /// Keeps the answer for replays of the same `Idempotency-Key`.
+    /// Refusals that depend on the moment (rate limits, a busy showing) are
+    /// not kept, so a retry of those is decided afresh.
+    fn record_replay(
+        &mut self,
+        now_ms: u64,
+        idem: &crate::protocol::Idempotency,
+        buyer: &str,
+        answer: &Result<HoldGranted, Refusal>,
+        d: &mut Decision,
+    ) {
+        let (status, body) = match answer {
+            Ok(granted) => (201, serde_json::to_value(granted).unwrap_or(Value::Null)),
+            Err(e) if matches!(e.status(), 400 | 409) => (e.status(), e.body()),
+            Err(_) => return,
+        };
+        self.replays.forget_stale(now_ms, d);
+        let recorded = Recorded {
+            fingerprint: idem.fingerprint.clone(),
+            status,
+            body: body.to_string(),
+            buyer: buyer.to_string(),
+            created_at_ms: now_ms,
+        };
+        d.writes.push(Write::Replay {
+            key: idem.key.clone(),
+            fingerprint: recorded.fingerprint.clone(),
+            status,
+            body: recorded.body.clone(),
+            buyer: recorded.buyer.clone(),
+            at_ms: now_ms,
+        });
+        self.replays.insert(idem.key.clone(), recorded);
+    }
+
+    fn decide_hold(
+        &mut self,
+        now_ms: u64,
+        new: &NewHold,
+        d: &mut Decision,
+    ) -> Result<HoldGranted, Refusal> {
+        if let Some(seats) = self.live_hold_of(&new.caller.buyer, now_ms) {
+            return Err(Refusal::new(
+                Code::AlreadyHolding,
+                "you already hold seats for this showing: pay for them or release them first",
+            )
+            .with("held_seats", seats));
+        }
+        if new.token.len() != TOKEN_LEN || !new.token.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Refusal::internal("the hold token is not 32 hex characters"));
+        }
+        let hold_id = hold_id_of(&new.token);
+        let showing = self
+            .showing
+            .as_mut()
+            .ok_or_else(|| Refusal::not_found("showing"))?;
+        let outcome = showing.ledger.hold(now_ms, &hold_id, &new.seats);
+        showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
+        let granted = outcome.result.map_err(|e| hold_refusal(showing, e))?;
+        let seats = new.seats.clone();
+        d.writes.push(Write::Owner {
+            hold_id: hold_id.as_str().to_string(),
+            buyer: new.caller.buyer.clone(),
+            seats: seats.clone(),
+        });
+        self.owners.insert(
+            hold_id.as_str().to_string(),
+            Owner {
+                buyer: new.caller.buyer.clone(),
+                seats: seats.clone(),
+                ended: None,
+            },
+        );
+        Ok(HoldGranted {
+            hold_id: new.token.clone(),
+            amount: showing.price_of(seats.len()),
+            seats,
+            expires_at_ms: granted.expires_at_ms,
+        })
+    }
+
+    /// The seats of the buyer's live hold, if they have one.
+    fn live_hold_of(&self, buyer: &str, now_ms: u64) -> Option<Vec<String>> {
+        let showing = self.showing.as_ref()?;
+        self.owners
+            .iter()
+            .filter(|(_, owner)| owner.ended.is_none() && owner.buyer == buyer)
+            .find_map(|(id, _)| {
+                let id = HoldId::new(id.as_str()).ok()?;
+                let record = live(showing, &id, now_ms)?;
+                Some(
+                    record
+                        .seats
+                        .iter()
+                        .map(|&u| showing.ledger.unit_name(u).unwrap_or_default().to_string())
+                        .collect(),
+                )
+            })
+    }
+
+    /// The caller's hold, after checking that the caller made it.
+    pub(crate) fn owned_hold(&self, hold: &HoldRef) -> Result<(HoldId, &Owner), Refusal> {
+        let id = hold_id_of(&hold.token);
+        match self.owners.get(id.as_str()) {
+            Some(owner) if same_buyer(&owner.buyer, &hold.buyer) => Ok((id, owner)),
+            _ => Err(hold_not_found()),
+        }
+    }
+
+    pub(crate) fn get_hold(
+        &mut self,
+        now_ms: u64,
+        hold: &HoldRef,
+        d: &mut Decision,
+    ) -> Result<Reply, Refusal> {
+        self.showing()?;
+        self.sweep(now_ms, d);
+        let showing = self.showing()?;
+        let (id, owner) = self.owned_hold(hold)?;
+        let amount = showing.price_of(owner.seats.len());
+        let (state, expires_at_ms) = match live(showing, &id, now_ms) {
+            Some(record) => (
+                if record.paying { "paying" } else { "held" },
+                Some(record.expires_at_ms),
+            ),
+            None => (owner.ended.map_or("expired", |(how, _)| how.as_str()), None),
+        };
+        Ok(Reply::Hold(HoldView {
+            hold_id: hold.token.clone(),
+            seats: owner.seats.clone(),
+            state: state.to_string(),
+            expires_at_ms,
+            amount,
+        }))
+    }
+
+    pub(crate) fn release(
+        &mut self,
+        now_ms: u64,
+        hold: &HoldRef,
+        d: &mut Decision,
+    ) -> Result<Reply, Refusal> {
+        self.showing()?;
+        let (id, _) = self.owned_hold(hold)?;
+        let showing = self
+            .showing
+            .as_mut()
+            .ok_or_else(|| Refusal::not_found("showing"))?;
+        let outcome = showing.ledger.release(now_ms, &id);
+        showing.persist(
+            &outcome.changes,
+            Some((&id, HoldEnd::Released)),
+            now_ms,
+            &mut self.owners,
+            d,
+        );
+        outcome.result.map_err(|_| hold_not_found())?;
+        Ok(Reply::Done)
+    }
+
+    /// Forgets owners of holds that ended over an hour ago, a batch at a
+    /// time. Run by the alarm and the cron sweep rather than by every hold.
+    pub(crate) fn forget_ended_owners(&mut self, now_ms: u64, d: &mut Decision) {
+        let cutoff = now_ms.saturating_sub(ENDED_HOLD_TTL_MS);
+        let old: Vec<String> = self
+            .owners
+            .iter()
+            .filter(|(_, o)| o.ended.is_some_and(|(_, at)| at < cutoff))
+            .map(|(id, _)| id.clone())
+            .take(OWNER_PURGE_BATCH)
+            .collect();
+        for hold_id in old {
+            self.owners.remove(&hold_id);
+            d.writes.push(Write::ForgetOwner { hold_id });
+        }
+    }
+}

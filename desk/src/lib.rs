@@ -1,0 +1,213 @@
+//! Every decision of one showing's `Showtime` Durable Object, made in
+//! memory with the time passed in: holds and their replays, the checkout of
+//! each order, the door PIN window, the per-address hold rate and the seat
+//! maps. The object around it only loads the desk from storage, passes each
+//! request in, writes the rows a [`Decision`] names, performs its effects
+//! and feeds their answers back, and sets its alarm to
+//! [`Desk::poll_timeout`].
+//!
+//! Like `ledger` and `checkout` (which it drives), this crate does no I/O,
+//! reads no clock and draws no randomness, and it never names the Workers
+//! platform (`tests/no_platform.rs` checks its dependencies).
+//!
+//! # Code map
+//! - `protocol`: [`Request`] and [`Reply`], the Worker↔object protocol.
+//! - `refusal`: [`Refusal`] and every [`Code`] with its HTTP status.
+//! - `decision`: [`Decision`], [`Effect`] and the effects' [`Answer`]s.
+//! - `storage`: the object's tables, [`Write`] (every row kind), loading.
+//! - `showing`: setting up and editing a showing, seat maps, stats, voids.
+//! - `holds`: holding, reading and releasing seats; idempotent replays.
+//! - `driver`: each order's checkout machine, its outbox and Square answers.
+//! - `square`: the requests checkout steps send and what answers mean.
+//! - `door`: wrong door PINs counted in a sliding window.
+//! - `rate`: the per-address token bucket for new holds.
+
+mod decision;
+mod door;
+mod driver;
+mod holds;
+pub mod protocol;
+mod rate;
+mod refusal;
+mod restore;
+mod showing;
+pub mod square;
+pub mod storage;
+
+use std::collections::HashMap;
+
+pub use decision::{Answer, Decision, Effect, OrderWrite, Record, StoreOutcome};
+pub use driver::status_name;
+pub use protocol::{Reply, Request};
+pub use rate::RateLimit;
+pub use refusal::{Code, Refusal};
+pub use storage::Write;
+
+use driver::Checkouts;
+use holds::{Owner, Replays};
+use showing::Showing;
+
+/// The settings a desk decides with, read once from the environment by the
+/// shell.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    pub hold_rate: RateLimit,
+    pub checkout: checkout::Config,
+    /// The Square location payments are made at.
+    pub location_id: String,
+    /// Test-only: crash once right after a capture is answered.
+    pub failpoint_after_capture: bool,
+}
+
+/// One showing's decisions. Everything in it is either loaded from the
+/// object's storage or said to be memory only where it is declared.
+pub struct Desk {
+    settings: Settings,
+    /// `None` until the showing is set up.
+    showing: Option<Showing>,
+    /// Who made each hold (by hold id), kept an hour after it ended so
+    /// its buyer can still be told how it ended.
+    owners: HashMap<String, Owner>,
+    replays: Replays,
+    checkouts: Checkouts,
+    door: door::Window,
+    rate: rate::HoldRate,
+    last_alarm_ms: Option<u64>,
+    failpoint_fired: bool,
+    /// Memory only: the map version watchers were last told of, so each
+    /// version is announced once (a restart announces again, harmlessly).
+    announced_version: u64,
+    /// Memory only: seat maps built by this instance, for staff stats.
+    seat_maps_built: u64,
+}
+
+impl Desk {
+    /// A desk for an object that was never set up.
+    pub fn new(settings: Settings) -> Desk {
+        Desk {
+            settings,
+            showing: None,
+            owners: HashMap::new(),
+            replays: Replays::default(),
+            checkouts: Checkouts::default(),
+            door: door::Window::default(),
+            rate: rate::HoldRate::default(),
+            last_alarm_ms: None,
+            failpoint_fired: false,
+            announced_version: 0,
+            seat_maps_built: 0,
+        }
+    }
+
+    /// Decides one request from the Worker.
+    pub fn handle_request(&mut self, now_ms: u64, request: Request) -> Decision {
+        let mut d = Decision::default();
+        let reply = self.request(now_ms, request, &mut d);
+        d.reply = Some(reply);
+        self.announce(&mut d);
+        d
+    }
+
+    fn request(
+        &mut self,
+        now_ms: u64,
+        request: Request,
+        d: &mut Decision,
+    ) -> Result<Reply, Refusal> {
+        match request {
+            Request::Init(setup) => self.init(setup, d),
+            Request::Configure(setup) => self.configure(setup, d),
+            Request::Seats => self.seat_map(now_ms, d, false),
+            Request::SeatCodes => self.seat_map(now_ms, d, true),
+            Request::Summary => self.summary(now_ms, d),
+            Request::Stats => self.stats(),
+            Request::Hold(new) => self.hold(now_ms, new, d),
+            Request::GetHold(hold) => self.get_hold(now_ms, &hold, d),
+            Request::ReleaseHold(hold) => self.release(now_ms, &hold, d),
+            Request::Checkout(req) => self.start_checkout(now_ms, req, d),
+            Request::OrderStatus { order_id } => self.order_status(&order_id),
+            Request::PaymentObserved(seen) => self.payment_observed(now_ms, seen, d),
+            Request::Recover => {
+                self.showing_mut()?;
+                self.resume(now_ms, d);
+                Ok(Reply::Done)
+            }
+            Request::DoorAttempt { matched } => self.door_attempt(now_ms, matched, d),
+            Request::VoidSeats(void) => self.void(now_ms, &void, d),
+            Request::Watch { watchers } => self.watch(watchers),
+            Request::BenchNoop => Ok(Reply::Done),
+            Request::BenchWrite => {
+                d.writes.push(Write::BenchCounter);
+                Ok(Reply::Done)
+            }
+        }
+    }
+
+    /// Feeds the answer of an effect back: `order`'s step `step`.
+    pub fn handle_answer(
+        &mut self,
+        now_ms: u64,
+        order_id: &str,
+        step: checkout::StepTag,
+        answer: Answer,
+    ) -> Decision {
+        let mut d = Decision::default();
+        self.answered(now_ms, order_id, step, answer, &mut d);
+        self.announce(&mut d);
+        d
+    }
+
+    /// The alarm: releases expired holds, forgets what has aged out, and
+    /// resumes every checkout whose step is due.
+    pub fn handle_timeout(&mut self, now_ms: u64) -> Decision {
+        let mut d = Decision::default();
+        if self.showing.is_some() {
+            self.resume(now_ms, &mut d);
+            self.last_alarm_ms = Some(now_ms);
+            d.writes.push(Write::Meta {
+                key: storage::LAST_ALARM,
+                value: now_ms.to_string(),
+            });
+        }
+        self.announce(&mut d);
+        d
+    }
+
+    /// When the alarm should next fire: the earliest hold expiry, checkout
+    /// step due, or an outbox action waiting to be sent (at once).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        let expiry = self.showing.as_ref().and_then(|s| s.ledger.next_expiry());
+        [expiry, self.checkouts.next_due()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn resume(&mut self, now_ms: u64, d: &mut Decision) {
+        self.sweep(now_ms, d);
+        self.forget_ended_owners(now_ms, d);
+        self.resume_checkouts(now_ms, d);
+    }
+
+    /// Tells watchers of a new map version, once per version.
+    fn announce(&mut self, d: &mut Decision) {
+        let Some(showing) = &self.showing else { return };
+        let version = showing.ledger.version();
+        if version != self.announced_version {
+            self.announced_version = version;
+            d.effects.push(Effect::Announce { version });
+        }
+    }
+
+    fn showing_mut(&mut self) -> Result<&mut Showing, Refusal> {
+        self.showing
+            .as_mut()
+            .ok_or_else(|| Refusal::not_found("showing"))
+    }
+
+    fn showing(&self) -> Result<&Showing, Refusal> {
+        self.showing
+            .as_ref()
+            .ok_or_else(|| Refusal::not_found("showing"))
+    }
+}

@@ -1,0 +1,219 @@
+//! The one protocol between the Worker and a showing's object: a
+//! [`Request`] in, a [`Reply`] or a [`crate::Refusal`] out, both JSON.
+//! The Worker has already parsed and bounded the buyer's input and drawn
+//! the randomness a request needs (hold tokens, order ids); the desk
+//! decides.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// An amount in the currency's minor units (cents, pence, yen).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Money {
+    pub amount: u64,
+    pub currency: String,
+}
+
+/// A showing's seats in layout order, and those not for sale.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Units {
+    pub names: Vec<String>,
+    pub blocked: Vec<String>,
+}
+
+/// What the object needs of a showing: set when it is created, replaced
+/// when staff edit it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ShowingSetup {
+    pub showing_id: String,
+    pub units: Units,
+    pub price: Money,
+    pub max_seats_per_hold: u32,
+    pub hold_ttl_ms: u64,
+    pub payment_cap_ms: u64,
+}
+
+/// Who is asking: the buyer's session id and the client's address.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Caller {
+    pub buyer: String,
+    pub client: String,
+}
+
+/// `Idempotency-Key` and a fingerprint (SHA-256) of the request body.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Idempotency {
+    pub key: String,
+    pub fingerprint: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NewHold {
+    pub caller: Caller,
+    pub seats: Vec<String>,
+    pub idempotency: Option<Idempotency>,
+    /// A fresh random token (32 hex characters) for the hold, should it be
+    /// granted: the desk draws no randomness itself.
+    pub token: String,
+}
+
+/// Names an existing hold: its secret token and the buyer asking.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HoldRef {
+    pub buyer: String,
+    pub token: String,
+}
+
+/// Pay for a hold: the card token from the browser and the buyer's details.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CheckoutRequest {
+    pub hold: HoldRef,
+    pub source_id: String,
+    pub email: String,
+    pub name: String,
+    /// Fresh random hex for the order id, should a new order be started.
+    pub order_nonce: String,
+}
+
+/// A payment status Square reported by webhook for one of this showing's
+/// orders (its `reference_id`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PaymentObserved {
+    pub order_id: String,
+    pub payment_id: String,
+    pub status: String,
+}
+
+/// A completed refund's seats, to go back on sale.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct VoidSeats {
+    pub order_id: String,
+    pub seats: Vec<String>,
+}
+
+/// Everything the Worker can ask of a showing's object.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Request {
+    /// Sets up a new showing; the same setup twice is harmless.
+    Init(ShowingSetup),
+    /// Staff edited the showing.
+    Configure(ShowingSetup),
+    /// Seat name → state, fresh.
+    Seats,
+    /// One letter a seat in layout order.
+    SeatCodes,
+    /// Counts for listings.
+    Summary,
+    /// What is tied up, as stored (does not release expired holds).
+    Stats,
+    Hold(NewHold),
+    GetHold(HoldRef),
+    ReleaseHold(HoldRef),
+    Checkout(CheckoutRequest),
+    /// Where an order stands, for the buyer (the object asks this itself
+    /// once a checkout has gone as far as it can for now).
+    OrderStatus {
+        order_id: String,
+    },
+    PaymentObserved(PaymentObserved),
+    /// The cron sweep's nudge: release expired holds, resume due orders.
+    Recover,
+    /// A door PIN was tried for this showing, and whether it was right.
+    DoorAttempt {
+        matched: bool,
+    },
+    VoidSeats(VoidSeats),
+    /// A browser asks to watch the map; `watchers` already watch.
+    Watch {
+        watchers: usize,
+    },
+    /// The benchmark's floors: nothing, and one storage write.
+    BenchNoop,
+    BenchWrite,
+}
+
+/// The seat map by name, in layout order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeatMap {
+    pub version: u64,
+    pub seats: serde_json::Map<String, Value>,
+}
+
+/// The seat map as one letter a seat (`a` available, `h` held, `s` sold or
+/// not for sale).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatCodes {
+    pub version: u64,
+    pub codes: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub version: u64,
+    pub available: u32,
+    pub held: u32,
+    pub sold: u32,
+}
+
+/// A granted hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HoldGranted {
+    pub hold_id: String,
+    pub seats: Vec<String>,
+    pub expires_at_ms: u64,
+    pub amount: Money,
+}
+
+/// A hold as its buyer sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HoldView {
+    pub hold_id: String,
+    pub seats: Vec<String>,
+    /// `held`, `paying`, `expired`, `released` or `committed`.
+    pub state: String,
+    pub expires_at_ms: Option<u64>,
+    pub amount: Money,
+}
+
+/// Where an order stands, for its buyer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OrderAnswer {
+    pub order_id: String,
+    pub status: checkout::PublicStatus,
+    pub seats: Vec<String>,
+    pub amount: Money,
+    /// The object is still performing a step of it.
+    pub settling: bool,
+}
+
+/// Every answer but a refusal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Reply {
+    /// Done; nothing to say (`204`).
+    Done,
+    /// `Init` made the showing (`201`), or found the same one (`200`).
+    Created {
+        new: bool,
+    },
+    Configured {
+        relayout: bool,
+    },
+    Seats(SeatMap),
+    Codes(SeatCodes),
+    Summary(Summary),
+    Stats(Value),
+    Held(HoldGranted),
+    /// The first answer to an idempotent request, as it was given, and the
+    /// buyer session it was given to.
+    Replayed {
+        status: u16,
+        body: String,
+        buyer: String,
+    },
+    Hold(HoldView),
+    Order(OrderAnswer),
+    /// A browser may watch the map.
+    Watch,
+}

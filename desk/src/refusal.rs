@@ -1,0 +1,169 @@
+//! Every refusal the API can answer with: one [`Code`] per distinct
+//! outcome, each with its HTTP status in one table, and [`Refusal`], the
+//! code with its sentence for a person and any extra fields of the body.
+//!
+//! The Worker and the object both refuse with these, so a code means one
+//! thing and one status wherever it comes from, and the README's tables
+//! are checked against [`Code::ALL`] by a test (`tests/readme.rs`). A
+//! checkout that ended without tickets answers with one of these codes
+//! too (`card_declined`, `seat_lost`, …), in the order's body.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+macro_rules! codes {
+    ($($variant:ident = $status:literal $code:literal,)*) => {
+        /// A refusal's `error` code.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Code { $($variant,)* }
+
+        impl Code {
+            /// Every code, in the order of the table.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The `error` field of the body.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $code,)* }
+            }
+
+            /// The HTTP status it is answered with.
+            pub fn status(self) -> u16 {
+                match self { $(Code::$variant => $status,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    BadJson = 400 "bad_json",
+    NoSeats = 400 "no_seats",
+    DuplicateSeats = 400 "duplicate_seats",
+    UnknownSeats = 400 "unknown_seats",
+    TooManySeats = 400 "too_many_seats",
+    BadIdempotencyKey = 400 "bad_idempotency_key",
+    InvalidBuyer = 400 "invalid_buyer",
+    InvalidCheckout = 400 "invalid_checkout",
+    InvalidShowing = 400 "invalid_showing",
+    InvalidPin = 400 "invalid_pin",
+    BadNote = 400 "bad_note",
+    BadSearch = 400 "bad_search",
+    UnknownTickets = 400 "unknown_tickets",
+    MoreThanRefunded = 400 "more_than_refunded",
+    Unauthorized = 401 "unauthorized",
+    WrongAdminToken = 401 "wrong_admin_token",
+    BadSignature = 401 "bad_signature",
+    CrossSite = 403 "cross_site",
+    CsrfFailed = 403 "csrf_failed",
+    NotFound = 404 "not_found",
+    HoldNotFound = 404 "hold_not_found",
+    MethodNotAllowed = 405 "method_not_allowed",
+    SeatsUnavailable = 409 "seats_unavailable",
+    AlreadyHolding = 409 "already_holding",
+    ShowingExists = 409 "showing_exists",
+    LayoutLocked = 409 "layout_locked",
+    LimitsConflict = 409 "limits_conflict",
+    CannotVoid = 409 "cannot_void",
+    NotPaid = 409 "not_paid",
+    NothingToRefund = 409 "nothing_to_refund",
+    PaymentUnsettled = 409 "payment_unsettled",
+    AlreadyHandled = 409 "already_handled",
+    RefundDecided = 409 "refund_decided",
+    RefundRefused = 409 "refund_refused",
+    CardDeclined = 402 "card_declined",
+    PaymentFailed = 402 "payment_failed",
+    SeatLost = 409 "seat_lost",
+    OrderNotCompleted = 409 "order_not_completed",
+    HoldExpired = 410 "hold_expired",
+    BodyTooLarge = 413 "body_too_large",
+    IdempotencyKeyReused = 422 "idempotency_key_reused",
+    UpgradeRequired = 426 "upgrade_required",
+    RateLimited = 429 "rate_limited",
+    TooManyHolds = 429 "too_many_holds",
+    DoorPinLocked = 429 "door_pin_locked",
+    Internal = 500 "internal",
+    TooManyWatchers = 503 "too_many_watchers",
+}
+
+/// A refusal: `{"error": code, "detail": sentence, …extra}` with the
+/// code's status, and `Retry-After` when it says when to try again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Refusal {
+    pub code: Code,
+    pub detail: String,
+    /// Fields merged into the body, such as the seats that were taken.
+    /// Boxed: refusals travel through every `Result`, so they stay small.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extra: Box<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_s: Option<u64>,
+}
+
+impl Refusal {
+    pub fn new(code: Code, detail: impl Into<String>) -> Refusal {
+        Refusal {
+            code,
+            detail: detail.into(),
+            extra: Box::default(),
+            retry_after_s: None,
+        }
+    }
+
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Refusal {
+        self.extra.insert(key.to_string(), value.into());
+        self
+    }
+
+    /// Seconds until trying again is worth it; at least one.
+    pub fn retry_after(mut self, seconds: u64) -> Refusal {
+        self.retry_after_s = Some(seconds.max(1));
+        self
+    }
+
+    pub fn status(&self) -> u16 {
+        self.code.status()
+    }
+
+    pub fn not_found(what: &str) -> Refusal {
+        Refusal::new(Code::NotFound, format!("no such {what}"))
+    }
+
+    pub fn internal(detail: impl Into<String>) -> Refusal {
+        Refusal::new(Code::Internal, detail)
+    }
+
+    /// The answer's body.
+    pub fn body(&self) -> Value {
+        let mut body = Map::new();
+        body.insert("error".into(), Value::from(self.code.as_str()));
+        body.insert("detail".into(), Value::from(self.detail.clone()));
+        body.extend((*self.extra).clone());
+        Value::Object(body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_spelled_once_and_round_trips_through_serde() {
+        let mut seen = std::collections::HashSet::new();
+        for &code in Code::ALL {
+            assert!(seen.insert(code.as_str()), "{} twice", code.as_str());
+            let json = serde_json::to_value(code).unwrap();
+            assert_eq!(json, code.as_str());
+            assert!((400..600).contains(&code.status()));
+        }
+    }
+
+    #[test]
+    fn a_body_carries_code_detail_and_extra_fields() {
+        let refusal = Refusal::new(Code::SeatsUnavailable, "taken").with("seats", vec!["A1"]);
+        assert_eq!(
+            refusal.body(),
+            serde_json::json!({"error": "seats_unavailable", "detail": "taken", "seats": ["A1"]})
+        );
+        assert_eq!(refusal.status(), 409);
+    }
+}

@@ -1,0 +1,135 @@
+//! Loading a desk back from its rows: what a restarted or evicted object
+//! does first. Every stored checkout is checked against its invariants and
+//! the seats against the ledger's, so a bad row stops the object instead
+//! of letting it decide on broken state.
+
+use ledger::{Ledger, Snapshot, UnitRow};
+
+use crate::driver::Checkouts;
+use crate::holds::{Owner, Recorded, Replays};
+use crate::rate::{Bucket, HoldRate};
+use crate::showing::{Showing, ShowingMeta};
+use crate::storage::{self, from_json, Stored, Write, FORMAT};
+use crate::{Desk, Settings};
+
+impl Desk {
+    /// The desk as stored, and the writes that bring older tables up to
+    /// [`FORMAT`] (empty when they are current).
+    pub fn restore(settings: Settings, stored: Stored) -> Result<(Desk, Vec<Write>), String> {
+        let mut desk = Desk::new(settings);
+        let meta: ShowingMeta = from_json(stored.meta(storage::SHOWING).unwrap_or("null"))?;
+        let units = stored
+            .units
+            .iter()
+            .map(|u| {
+                Ok(UnitRow {
+                    state: storage::decode_unit(&u.state, u.owner.clone())?,
+                    name: u.name.clone(),
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        let snapshot = Snapshot {
+            config: meta.config.clone(),
+            version: stored.number("version"),
+            latest_now_ms: stored.number("latest_now_ms"),
+            units,
+            holds: stored
+                .holds
+                .iter()
+                .map(|r| from_json(&r.record))
+                .collect::<Result<_, _>>()?,
+            orders: stored
+                .orders
+                .iter()
+                .map(|r| from_json(&r.record))
+                .collect::<Result<_, _>>()?,
+        };
+        let ledger = Ledger::restore(snapshot).map_err(|e| format!("stored seats refused: {e}"))?;
+        desk.showing = Some(Showing { meta, ledger });
+        desk.last_alarm_ms = stored
+            .meta(storage::LAST_ALARM)
+            .and_then(|v| v.parse().ok());
+        desk.failpoint_fired = stored.meta(storage::FAILPOINT).is_some();
+        for row in &stored.owners {
+            let owner = Owner {
+                buyer: row.buyer.clone(),
+                seats: from_json(&row.seats)?,
+                ended: row.ended.as_deref().map(|how| {
+                    (
+                        storage::hold_end(how),
+                        row.ended_at_ms.unwrap_or(0.0) as u64,
+                    )
+                }),
+            };
+            desk.owners.insert(row.hold_id.clone(), owner);
+        }
+        desk.replays = Replays::default();
+        for row in &stored.replays {
+            let recorded = Recorded {
+                fingerprint: row.fingerprint.clone(),
+                status: row.status as u16,
+                body: row.body.clone(),
+                buyer: row.buyer.clone(),
+                created_at_ms: row.created_at_ms as u64,
+            };
+            desk.replays.insert(row.key.clone(), recorded);
+        }
+        desk.checkouts = Checkouts::default();
+        for row in &stored.checkouts {
+            let machine: checkout::Checkout = from_json(&row.record)?;
+            machine
+                .check_invariants()
+                .map_err(|e| format!("stored checkout: {e}"))?;
+            desk.checkouts.insert(machine);
+        }
+        for row in &stored.outbox {
+            desk.checkouts
+                .outbox
+                .insert(row.order_id.clone(), from_json(&row.action)?);
+        }
+        desk.door.failures = stored
+            .door_failures
+            .iter()
+            .map(|r| r.at_ms as u64)
+            .collect();
+        desk.rate = HoldRate::default();
+        for row in &stored.buckets {
+            let bucket = Bucket {
+                tokens_milli: row.tokens_milli as u64,
+                at_ms: row.at_ms as u64,
+            };
+            desk.rate.buckets.insert(row.client.clone(), bucket);
+        }
+        let upgrade = if stored.format < FORMAT {
+            vec![Write::CreateTables]
+        } else {
+            Vec::new()
+        };
+        Ok((desk, upgrade))
+    }
+
+    /// The showing's id, once it is set up.
+    pub fn showing_id(&self) -> Option<&str> {
+        self.showing.as_ref().map(|s| s.meta.showing_id.as_str())
+    }
+
+    /// The seat map's version, once the showing is set up.
+    pub fn version(&self) -> Option<u64> {
+        self.showing.as_ref().map(|s| s.ledger.version())
+    }
+
+    /// The showing's seats, for checks and staff views; read only.
+    pub fn ledger(&self) -> Option<&ledger::Ledger> {
+        self.showing.as_ref().map(|s| &s.ledger)
+    }
+
+    /// An order's checkout; read only.
+    pub fn checkout(&self, order_id: &str) -> Option<&checkout::Checkout> {
+        self.checkouts.machines.get(order_id)
+    }
+
+    /// The action waiting in an order's outbox; read only.
+    pub fn outbox(&self, order_id: &str) -> Option<&checkout::Action> {
+        self.checkouts.outbox.get(order_id)
+    }
+}

@@ -1,0 +1,325 @@
+//! The showing itself: setting it up, staff edits, the seat maps and
+//! counts, staff stats, refunded seats going back on sale, and saving what
+//! each ledger call changed.
+
+use ledger::{Changes, Ledger, PublicState, UnitState};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use crate::protocol::{Money, Reply, SeatCodes, SeatMap, ShowingSetup, Summary, VoidSeats};
+use crate::refusal::{Code, Refusal};
+use crate::storage::{self, HoldEnd, Write};
+use crate::{Decision, Desk};
+
+/// Most browsers watching one showing's map live; more fall back to polling.
+pub const MAX_WATCHERS: usize = 2_000;
+
+/// The showing's facts the object needs besides its seats, stored as JSON
+/// in the meta row `showing`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ShowingMeta {
+    pub showing_id: String,
+    pub price: Money,
+    pub config: ledger::Config,
+}
+
+pub struct Showing {
+    pub meta: ShowingMeta,
+    pub ledger: Ledger,
+}
+
+impl Showing {
+    pub fn price_of(&self, seats: usize) -> Money {
+        Money {
+            amount: self.meta.price.amount * seats as u64,
+            currency: self.meta.price.currency.clone(),
+        }
+    }
+
+    /// The seat map as one letter a seat: a twentieth of the size of the
+    /// map by name, for pages and refusals.
+    pub fn codes(&self) -> SeatCodes {
+        let availability = self.ledger.availability();
+        SeatCodes {
+            version: availability.version,
+            codes: availability.codes(),
+        }
+    }
+
+    /// Saves what a ledger call changed. A hold gone from the ledger ended
+    /// as `subject` says when it is the one the call was about, else it
+    /// expired.
+    pub fn persist(
+        &self,
+        changes: &Changes,
+        subject: Option<(&ledger::HoldId, HoldEnd)>,
+        now_ms: u64,
+        owners: &mut std::collections::HashMap<String, crate::holds::Owner>,
+        d: &mut Decision,
+    ) {
+        if changes.is_empty() {
+            return;
+        }
+        for &unit in &changes.units {
+            d.writes.push(storage::unit_write(&self.ledger, unit));
+        }
+        for hold in &changes.holds {
+            let record = self.ledger.hold_record(hold);
+            d.writes.push(Write::Hold {
+                id: hold.as_str().to_string(),
+                record: record.map(storage::to_json),
+            });
+            if record.is_none() {
+                let how = match subject {
+                    Some((id, end)) if id == hold => end,
+                    _ => HoldEnd::Expired,
+                };
+                if let Some(owner) = owners.get_mut(hold.as_str()) {
+                    if owner.ended.is_none() {
+                        owner.ended = Some((how, now_ms));
+                        d.writes.push(Write::HoldEnded {
+                            id: hold.as_str().to_string(),
+                            how,
+                            at_ms: now_ms,
+                        });
+                    }
+                }
+            }
+        }
+        for order in &changes.orders {
+            d.writes.push(Write::Order {
+                id: order.as_str().to_string(),
+                record: self.ledger.order_record(order).map(storage::to_json),
+            });
+        }
+        d.writes.push(Write::Scalars {
+            version: changes.version,
+            latest_now_ms: changes.latest_now_ms,
+        });
+    }
+}
+
+fn config_of(setup: &ShowingSetup, base: ledger::Config) -> ledger::Config {
+    ledger::Config {
+        max_seats_per_hold: setup.max_seats_per_hold,
+        hold_ttl_ms: setup.hold_ttl_ms,
+        payment_cap_ms: setup.payment_cap_ms,
+        ..base
+    }
+}
+
+fn invalid(e: impl std::fmt::Debug) -> Refusal {
+    Refusal::new(Code::InvalidShowing, format!("{e:?}"))
+}
+
+impl Desk {
+    pub(crate) fn init(&mut self, setup: ShowingSetup, d: &mut Decision) -> Result<Reply, Refusal> {
+        if let Some(existing) = &self.showing {
+            // Creating the same showing twice is harmless; a different
+            // layout under the same id is a caller's bug.
+            let same = existing.ledger.unit_count() == setup.units.names.len()
+                && existing.meta.showing_id == setup.showing_id;
+            return match same {
+                true => Ok(Reply::Created { new: false }),
+                false => Err(Refusal::new(
+                    Code::ShowingExists,
+                    "this showing already exists",
+                )),
+            };
+        }
+        let config = config_of(&setup, ledger::Config::default());
+        let ledger = Ledger::new(config.clone(), &setup.units.names, &setup.units.blocked)
+            .map_err(invalid)?;
+        let meta = ShowingMeta {
+            showing_id: setup.showing_id,
+            price: setup.price,
+            config,
+        };
+        d.writes.push(Write::CreateTables);
+        storage::all_units(&ledger, d);
+        d.writes.push(Write::Meta {
+            key: storage::SHOWING,
+            value: storage::to_json(&meta),
+        });
+        d.writes.push(Write::Scalars {
+            version: ledger.version(),
+            latest_now_ms: ledger.latest_now_ms(),
+        });
+        self.showing = Some(Showing { meta, ledger });
+        Ok(Reply::Created { new: true })
+    }
+
+    /// Staff edited the showing. Price and limits may change at any time
+    /// (a live hold larger than a new limit refuses it); the seats only
+    /// while none is held, paying or sold and no order was ever made,
+    /// because tickets and orders name seats.
+    pub(crate) fn configure(
+        &mut self,
+        edit: ShowingSetup,
+        d: &mut Decision,
+    ) -> Result<Reply, Refusal> {
+        let showing = self.showing_mut()?;
+        let current = showing.ledger.snapshot();
+        let config = config_of(&edit, current.config.clone());
+        let names: Vec<&str> = current.units.iter().map(|u| u.name.as_str()).collect();
+        let blocked: Vec<&str> = current
+            .units
+            .iter()
+            .filter(|u| u.state == UnitState::Blocked)
+            .map(|u| u.name.as_str())
+            .collect();
+        let relayout = names != edit.units.names || blocked != edit.units.blocked;
+        let snapshot = if relayout {
+            let counts = showing.ledger.counts();
+            if counts.held + counts.pending + counts.sold > 0 || !current.orders.is_empty() {
+                return Err(Refusal::new(
+                    Code::LayoutLocked,
+                    "the seats cannot change once any seat has been held or sold; \
+                     title, time, price and limits still can",
+                ));
+            }
+            let fresh =
+                Ledger::new(config, &edit.units.names, &edit.units.blocked).map_err(invalid)?;
+            ledger::Snapshot {
+                version: current.version + 1,
+                latest_now_ms: current.latest_now_ms,
+                ..fresh.snapshot()
+            }
+        } else {
+            ledger::Snapshot { config, ..current }
+        };
+        let ledger = Ledger::restore(snapshot).map_err(|e| {
+            Refusal::new(
+                Code::LimitsConflict,
+                format!("the new limits conflict with a live hold or order ({e}); try again when it ends"),
+            )
+        })?;
+        let meta = ShowingMeta {
+            showing_id: showing.meta.showing_id.clone(),
+            price: edit.price,
+            config: ledger.config().clone(),
+        };
+        if relayout {
+            d.writes.push(Write::ClearUnits);
+            storage::all_units(&ledger, d);
+            d.writes.push(Write::Scalars {
+                version: ledger.version(),
+                latest_now_ms: ledger.latest_now_ms(),
+            });
+        }
+        d.writes.push(Write::Meta {
+            key: storage::SHOWING,
+            value: storage::to_json(&meta),
+        });
+        *showing = Showing { meta, ledger };
+        Ok(Reply::Configured { relayout })
+    }
+
+    /// Releases expired holds now and saves that.
+    pub(crate) fn sweep(&mut self, now_ms: u64, d: &mut Decision) {
+        let Some(showing) = self.showing.as_mut() else {
+            return;
+        };
+        let changes = showing.ledger.sweep(now_ms);
+        showing.persist(&changes, None, now_ms, &mut self.owners, d);
+    }
+
+    pub(crate) fn seat_map(
+        &mut self,
+        now_ms: u64,
+        d: &mut Decision,
+        compact: bool,
+    ) -> Result<Reply, Refusal> {
+        self.showing()?;
+        self.seat_maps_built += 1;
+        self.sweep(now_ms, d);
+        let showing = self.showing()?;
+        if compact {
+            return Ok(Reply::Codes(showing.codes()));
+        }
+        let availability = showing.ledger.availability();
+        let seats: Map<String, Value> = availability
+            .units
+            .iter()
+            .enumerate()
+            .map(|(idx, state)| {
+                let name = showing.ledger.unit_name(ledger::UnitId(idx as u32));
+                let state = match state {
+                    PublicState::Available => "available",
+                    PublicState::Held => "held",
+                    PublicState::Sold => "sold",
+                };
+                (name.unwrap_or_default().to_string(), Value::from(state))
+            })
+            .collect();
+        Ok(Reply::Seats(SeatMap {
+            version: availability.version,
+            seats,
+        }))
+    }
+
+    /// Counts for listings: cheap, whatever the size of the venue.
+    pub(crate) fn summary(&mut self, now_ms: u64, d: &mut Decision) -> Result<Reply, Refusal> {
+        self.showing()?;
+        self.sweep(now_ms, d);
+        let showing = self.showing()?;
+        let counts = showing.ledger.counts();
+        Ok(Reply::Summary(Summary {
+            version: showing.ledger.version(),
+            available: counts.available,
+            held: counts.held,
+            sold: counts.sold + counts.pending,
+        }))
+    }
+
+    /// What staff need to see what is tied up, as stored: this does not
+    /// sweep, so it shows whether the alarm alone released expired holds.
+    pub(crate) fn stats(&self) -> Result<Reply, Refusal> {
+        let showing = self.showing()?;
+        Ok(Reply::Stats(json!({
+            "showing_id": showing.meta.showing_id,
+            "version": showing.ledger.version(),
+            "seats": showing.ledger.counts(),
+            "live_holds": showing.ledger.hold_count(),
+            "next_expiry_ms": showing.ledger.next_expiry(),
+            "price": showing.meta.price,
+            "payment_cap_ms": showing.meta.config.payment_cap_ms,
+            "last_alarm_ms": self.last_alarm_ms,
+            "seat_maps_built": self.seat_maps_built,
+            "checkouts_in_outbox": self.checkouts.outbox_len(),
+        })))
+    }
+
+    /// A completed refund: the order's seats go from sold back to
+    /// available. Voiding seats already voided changes nothing.
+    pub(crate) fn void(
+        &mut self,
+        now_ms: u64,
+        void: &VoidSeats,
+        d: &mut Decision,
+    ) -> Result<Reply, Refusal> {
+        let order = ledger::OrderId::new(void.order_id.as_str())
+            .map_err(|_| Refusal::not_found("order"))?;
+        let showing = self
+            .showing
+            .as_mut()
+            .ok_or_else(|| Refusal::not_found("showing"))?;
+        let outcome = showing.ledger.void(now_ms, &order, &void.seats);
+        showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
+        match outcome.result {
+            Ok(_) => Ok(Reply::Done),
+            Err(e) => Err(Refusal::new(Code::CannotVoid, format!("{e:?}"))),
+        }
+    }
+
+    pub(crate) fn watch(&self, watchers: usize) -> Result<Reply, Refusal> {
+        self.showing()?;
+        if watchers >= MAX_WATCHERS {
+            return Err(Refusal::new(
+                Code::TooManyWatchers,
+                "too many live maps; the page falls back to polling",
+            ));
+        }
+        Ok(Reply::Watch)
+    }
+}

@@ -1,0 +1,254 @@
+//! Square, as the desk sees it: the request each checkout step sends
+//! ([`SquareCall`]), how an HTTP answer is sorted ([`sort`]), and what
+//! each sorted answer means for the step that asked ([`answer_for`]).
+//! The shell only adds credentials, sends, and waits with a timeout.
+
+use checkout::{Action, Answer, PaymentStatus};
+use serde_json::{json, Value};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+}
+
+/// One request to Square's API: the path below the base URL and the body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SquareCall {
+    pub method: Method,
+    pub path: String,
+    pub body: Option<Value>,
+}
+
+/// One answer from Square, sorted by what can be done next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SquareReply {
+    /// 2xx with its JSON body.
+    Ok(Value),
+    /// 4xx with Square's first error, and the payment it carried (a decline
+    /// comes with the FAILED payment).
+    Refused {
+        status: u16,
+        category: String,
+        code: String,
+        detail: String,
+        payment: Option<Value>,
+    },
+    /// No usable answer: a timeout, a dropped connection, a 5xx or a 429.
+    /// The work may or may not have been done.
+    Unknown(String),
+}
+
+/// Sorts an HTTP answer. 5xx and 429 mean "try again with the same key";
+/// other 4xx are Square's considered refusal.
+pub fn sort(status: u16, body: &[u8]) -> SquareReply {
+    let parsed: Option<Value> = serde_json::from_slice(body).ok();
+    match status {
+        200..=299 => match parsed {
+            Some(value) => SquareReply::Ok(value),
+            None => SquareReply::Unknown(format!("{status} with a body that is not JSON")),
+        },
+        429 | 500..=599 => SquareReply::Unknown(format!("Square answered {status}")),
+        _ => {
+            let value = parsed.unwrap_or(Value::Null);
+            let error = &value["errors"][0];
+            let text = |field: &str| error[field].as_str().unwrap_or_default().to_string();
+            SquareReply::Refused {
+                status,
+                category: text("category"),
+                code: text("code"),
+                detail: text("detail"),
+                payment: value.get("payment").cloned(),
+            }
+        }
+    }
+}
+
+/// Ids from Square are alphanumeric with `_` and `-`; anything else is
+/// dropped so that an id can never change the path it is put in.
+pub fn path_segment(id: &str) -> String {
+    id.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+        .collect()
+}
+
+fn post(path: String, body: Value) -> SquareCall {
+    SquareCall {
+        method: Method::Post,
+        path,
+        body: Some(body),
+    }
+}
+
+/// The request a checkout's Square action sends; `None` for the actions
+/// that are not Square's.
+pub fn call_for(action: &Action, location_id: &str) -> Option<SquareCall> {
+    let payment = |id: &str, verb: &str| format!("/v2/payments/{}{verb}", path_segment(id));
+    Some(match action {
+        Action::CreatePayment {
+            idempotency_key,
+            source_id,
+            amount_minor,
+            currency,
+            reference_id,
+            buyer_email,
+            autocomplete,
+            ..
+        } => post(
+            "/v2/payments".into(),
+            json!({
+                "idempotency_key": idempotency_key,
+                "source_id": source_id,
+                "amount_money": {"amount": amount_minor, "currency": currency},
+                "autocomplete": autocomplete,
+                "location_id": location_id,
+                "reference_id": reference_id,
+                "buyer_email_address": buyer_email,
+            }),
+        ),
+        Action::GetPayment { payment_id, .. } => SquareCall {
+            method: Method::Get,
+            path: payment(payment_id, ""),
+            body: None,
+        },
+        Action::CompletePayment { payment_id, .. } => {
+            post(payment(payment_id, "/complete"), json!({}))
+        }
+        Action::CancelPayment { payment_id, .. } => post(payment(payment_id, "/cancel"), json!({})),
+        Action::CancelPaymentByKey {
+            idempotency_key, ..
+        } => post(
+            "/v2/payments/cancel".into(),
+            json!({ "idempotency_key": idempotency_key }),
+        ),
+        Action::RefundPayment {
+            payment_id,
+            idempotency_key,
+            amount_minor,
+            currency,
+            ..
+        } => post(
+            "/v2/refunds".into(),
+            json!({
+                "idempotency_key": idempotency_key,
+                "payment_id": payment_id,
+                "amount_money": {"amount": amount_minor, "currency": currency},
+                "reason": "Seats could not be issued",
+            }),
+        ),
+        _ => return None,
+    })
+}
+
+/// What Square's reply to `action` means for the checkout.
+pub fn answer_for(action: &Action, reply: SquareReply) -> Answer {
+    match action {
+        Action::CancelPaymentByKey { .. } => match reply {
+            SquareReply::Ok(_) => Answer::CanceledByKey,
+            SquareReply::Unknown(_) => Answer::OutcomeUnknown,
+            SquareReply::Refused { code, .. } => Answer::Rejected { code },
+        },
+        Action::RefundPayment { .. } => match reply {
+            SquareReply::Ok(body) => match body["refund"]["id"].as_str() {
+                Some(id) => Answer::RefundAccepted {
+                    refund_id: id.to_string(),
+                },
+                None => Answer::OutcomeUnknown,
+            },
+            SquareReply::Unknown(_) => Answer::OutcomeUnknown,
+            SquareReply::Refused { code, .. } => Answer::Rejected { code },
+        },
+        _ => payment_answer(reply),
+    }
+}
+
+fn payment_answer(reply: SquareReply) -> Answer {
+    match reply {
+        SquareReply::Ok(body) => payment_of(&body).unwrap_or(Answer::OutcomeUnknown),
+        SquareReply::Unknown(_) => Answer::OutcomeUnknown,
+        SquareReply::Refused { status: 404, .. } => Answer::PaymentNotFound,
+        SquareReply::Refused {
+            category,
+            code,
+            payment,
+            ..
+        } => {
+            let failed = payment
+                .map(|p| json!({ "payment": p }))
+                .and_then(|p| payment_of(&p));
+            let declined = category == "PAYMENT_METHOD_ERROR";
+            match failed {
+                Some(Answer::Payment {
+                    payment_id,
+                    status: PaymentStatus::Failed | PaymentStatus::Canceled,
+                }) if declined => Answer::Declined {
+                    code,
+                    payment_id: Some(payment_id),
+                },
+                _ if declined => Answer::Declined {
+                    code,
+                    payment_id: None,
+                },
+                Some(answer) => answer,
+                None => Answer::Rejected { code },
+            }
+        }
+    }
+}
+
+fn payment_of(body: &Value) -> Option<Answer> {
+    let payment = &body["payment"];
+    let payment_id = payment["id"].as_str()?.to_string();
+    let status = PaymentStatus::from_square(payment["status"].as_str()?)?;
+    Some(Answer::Payment { payment_id, status })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_sorted_by_what_can_be_done_next() {
+        assert_eq!(
+            sort(200, b"{\"payment\":{}}"),
+            SquareReply::Ok(json!({"payment": {}}))
+        );
+        assert!(matches!(sort(503, b"{}"), SquareReply::Unknown(_)));
+        assert!(matches!(sort(429, b"{}"), SquareReply::Unknown(_)));
+        assert!(matches!(sort(200, b"<html>"), SquareReply::Unknown(_)));
+        let decline = br#"{"errors":[{"category":"PAYMENT_METHOD_ERROR","code":"GENERIC_DECLINE","detail":"no"}],"payment":{"id":"p1","status":"FAILED"}}"#;
+        let create = Action::CreatePayment {
+            step: checkout::StepTag(1),
+            idempotency_key: "k".into(),
+            source_id: "s".into(),
+            amount_minor: 100,
+            currency: "USD".into(),
+            reference_id: "r".into(),
+            buyer_email: "a@b.c".into(),
+            autocomplete: false,
+        };
+        assert_eq!(
+            answer_for(&create, sort(402, decline)),
+            Answer::Declined {
+                code: "GENERIC_DECLINE".into(),
+                payment_id: Some("p1".into())
+            }
+        );
+        let missing = sort(
+            404,
+            br#"{"errors":[{"category":"INVALID_REQUEST_ERROR","code":"NOT_FOUND"}]}"#,
+        );
+        assert_eq!(answer_for(&create, missing), Answer::PaymentNotFound);
+    }
+
+    #[test]
+    fn ids_cannot_change_the_path() {
+        assert_eq!(path_segment("abc_DEF-1"), "abc_DEF-1");
+        assert_eq!(path_segment("../x?y"), "xy");
+        let get = Action::GetPayment {
+            step: checkout::StepTag(2),
+            payment_id: "../admin".into(),
+        };
+        assert_eq!(call_for(&get, "L").unwrap().path, "/v2/payments/admin");
+    }
+}

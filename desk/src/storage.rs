@@ -1,0 +1,464 @@
+//! The object's SQLite storage: its tables, every kind of row a decision
+//! writes ([`Write`], each turned into statements by [`Write::statements`]),
+//! and loading a desk back from the rows ([`load`]). Only this module knows
+//! the object's SQL; the shell executes what it is given.
+//!
+//! One row per seat, hold, order and checkout, so a decision writes only
+//! the rows it changed, whatever the size of the venue. The meta row
+//! `format` says which version of these tables an object has: objects set
+//! up before it (format 0) lack the outbox, door and rate tables, and get
+//! them the first time they load.
+
+use ledger::{Ledger, UnitId, UnitState};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use crate::Decision;
+
+/// The version of the tables this code writes.
+pub const FORMAT: u32 = 1;
+
+pub const SHOWING: &str = "showing";
+pub const LAST_ALARM: &str = "last_alarm_ms";
+pub const FAILPOINT: &str = "failpoint_fired";
+const FORMAT_KEY: &str = "format";
+
+const SCHEMA: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS units (idx INTEGER PRIMARY KEY, name TEXT NOT NULL, state TEXT NOT NULL, owner TEXT)",
+    "CREATE TABLE IF NOT EXISTS holds (id TEXT PRIMARY KEY, record TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS orders (id TEXT PRIMARY KEY, record TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS hold_owners (hold_id TEXT PRIMARY KEY, buyer TEXT NOT NULL, seats TEXT NOT NULL, ended TEXT, ended_at_ms INTEGER)",
+    "CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, buyer TEXT NOT NULL, created_at_ms INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS checkouts (order_id TEXT PRIMARY KEY, auth_key TEXT NOT NULL UNIQUE, record TEXT NOT NULL, due_at_ms INTEGER)",
+    "CREATE TABLE IF NOT EXISTS outbox (order_id TEXT PRIMARY KEY, action TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS door_failures (at_ms INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS rate_buckets (client TEXT PRIMARY KEY, tokens_milli INTEGER NOT NULL, at_ms INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS bench (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)",
+    "INSERT INTO meta (key, value) VALUES ('format', '1') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+];
+
+/// A value bound to a statement.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SqlValue {
+    Null,
+    Integer(i64),
+    Text(String),
+}
+
+impl From<&str> for SqlValue {
+    fn from(text: &str) -> SqlValue {
+        SqlValue::Text(text.to_string())
+    }
+}
+
+impl From<String> for SqlValue {
+    fn from(text: String) -> SqlValue {
+        SqlValue::Text(text)
+    }
+}
+
+impl From<u64> for SqlValue {
+    fn from(n: u64) -> SqlValue {
+        SqlValue::Integer(n as i64)
+    }
+}
+
+impl<T: Into<SqlValue>> From<Option<T>> for SqlValue {
+    fn from(value: Option<T>) -> SqlValue {
+        value.map_or(SqlValue::Null, Into::into)
+    }
+}
+
+/// One statement to execute, with its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement {
+    pub sql: &'static str,
+    pub args: Vec<SqlValue>,
+}
+
+/// Why a hold ended, kept for its buyer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HoldEnd {
+    Expired,
+    Released,
+    Committed,
+}
+
+impl HoldEnd {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HoldEnd::Expired => "expired",
+            HoldEnd::Released => "released",
+            HoldEnd::Committed => "committed",
+        }
+    }
+
+    fn parse(text: &str) -> HoldEnd {
+        match text {
+            "released" => HoldEnd::Released,
+            "committed" => HoldEnd::Committed,
+            _ => HoldEnd::Expired,
+        }
+    }
+}
+
+/// Every kind of row the object writes, once each.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Write {
+    /// The tables, made if missing, and the format row.
+    CreateTables,
+    Meta {
+        key: &'static str,
+        value: String,
+    },
+    /// The ledger's version and latest instant, written with every change.
+    Scalars {
+        version: u64,
+        latest_now_ms: u64,
+    },
+    /// Every seat row goes (the layout is being replaced).
+    ClearUnits,
+    Unit {
+        idx: u32,
+        name: String,
+        state: &'static str,
+        owner: Option<String>,
+    },
+    /// A live hold's record (JSON), or `None` when it ended.
+    Hold {
+        id: String,
+        record: Option<String>,
+    },
+    HoldEnded {
+        id: String,
+        how: HoldEnd,
+        at_ms: u64,
+    },
+    Order {
+        id: String,
+        record: Option<String>,
+    },
+    Owner {
+        hold_id: String,
+        buyer: String,
+        seats: Vec<String>,
+    },
+    ForgetOwner {
+        hold_id: String,
+    },
+    /// An idempotent request's first answer.
+    Replay {
+        key: String,
+        fingerprint: String,
+        status: u16,
+        body: String,
+        buyer: String,
+        at_ms: u64,
+    },
+    ForgetReplay {
+        key: String,
+    },
+    Checkout {
+        order_id: String,
+        auth_key: String,
+        record: String,
+        due_at_ms: Option<u64>,
+    },
+    /// The checkout action waiting to be performed for an order (JSON), or
+    /// `None` when there is none.
+    Outbox {
+        order_id: String,
+        action: Option<String>,
+    },
+    DoorFailure {
+        at_ms: u64,
+    },
+    ForgetDoorFailures {
+        before_ms: u64,
+    },
+    RateBucket {
+        client: String,
+        tokens_milli: u64,
+        at_ms: u64,
+    },
+    ClearRateBuckets,
+    /// The benchmark's write floor: one upsert of one row.
+    BenchCounter,
+}
+
+fn stmt(sql: &'static str, args: Vec<SqlValue>) -> Vec<Statement> {
+    vec![Statement { sql, args }]
+}
+
+impl Write {
+    /// The statements that write this row, in order.
+    pub fn statements(&self) -> Vec<Statement> {
+        match self {
+            Write::CreateTables => SCHEMA.iter().map(|sql| Statement { sql, args: vec![] }).collect(),
+            Write::Meta { key, value } => stmt(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                vec![(*key).into(), value.clone().into()],
+            ),
+            // Both scalars in one statement: every change writes them.
+            Write::Scalars { version, latest_now_ms } => stmt(
+                "INSERT INTO meta (key, value) VALUES ('version', ?), ('latest_now_ms', ?) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                vec![version.to_string().into(), latest_now_ms.to_string().into()],
+            ),
+            Write::ClearUnits => stmt("DELETE FROM units", vec![]),
+            Write::Unit { idx, name, state, owner } => stmt(
+                "INSERT INTO units (idx, name, state, owner) VALUES (?, ?, ?, ?) \
+                 ON CONFLICT (idx) DO UPDATE SET state = excluded.state, owner = excluded.owner",
+                vec![u64::from(*idx).into(), name.clone().into(), (*state).into(), owner.clone().into()],
+            ),
+            Write::Hold { id, record: Some(record) } => stmt(
+                "INSERT INTO holds (id, record) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+                vec![id.clone().into(), record.clone().into()],
+            ),
+            Write::Hold { id, record: None } => stmt("DELETE FROM holds WHERE id = ?", vec![id.clone().into()]),
+            Write::HoldEnded { id, how, at_ms } => stmt(
+                "UPDATE hold_owners SET ended = ?, ended_at_ms = ? WHERE hold_id = ? AND ended IS NULL",
+                vec![how.as_str().into(), (*at_ms).into(), id.clone().into()],
+            ),
+            Write::Order { id, record: Some(record) } => stmt(
+                "INSERT INTO orders (id, record) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+                vec![id.clone().into(), record.clone().into()],
+            ),
+            Write::Order { id, record: None } => stmt("DELETE FROM orders WHERE id = ?", vec![id.clone().into()]),
+            Write::Owner { hold_id, buyer, seats } => stmt(
+                "INSERT INTO hold_owners (hold_id, buyer, seats) VALUES (?, ?, ?)",
+                vec![hold_id.clone().into(), buyer.clone().into(), to_json(seats).into()],
+            ),
+            Write::ForgetOwner { hold_id } => {
+                stmt("DELETE FROM hold_owners WHERE hold_id = ?", vec![hold_id.clone().into()])
+            }
+            Write::Replay { key, fingerprint, status, body, buyer, at_ms } => stmt(
+                "INSERT INTO idempotency (key, fingerprint, status, body, buyer, created_at_ms) \
+                 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET fingerprint = \
+                 excluded.fingerprint, status = excluded.status, body = excluded.body, \
+                 buyer = excluded.buyer, created_at_ms = excluded.created_at_ms",
+                vec![
+                    key.clone().into(),
+                    fingerprint.clone().into(),
+                    u64::from(*status).into(),
+                    body.clone().into(),
+                    buyer.clone().into(),
+                    (*at_ms).into(),
+                ],
+            ),
+            Write::ForgetReplay { key } => stmt("DELETE FROM idempotency WHERE key = ?", vec![key.clone().into()]),
+            Write::Checkout { order_id, auth_key, record, due_at_ms } => stmt(
+                "INSERT INTO checkouts (order_id, auth_key, record, due_at_ms) VALUES (?, ?, ?, ?) \
+                 ON CONFLICT (order_id) DO UPDATE SET record = excluded.record, due_at_ms = excluded.due_at_ms",
+                vec![order_id.clone().into(), auth_key.clone().into(), record.clone().into(), (*due_at_ms).into()],
+            ),
+            Write::Outbox { order_id, action: Some(action) } => stmt(
+                "INSERT INTO outbox (order_id, action) VALUES (?, ?) ON CONFLICT (order_id) DO UPDATE SET action = excluded.action",
+                vec![order_id.clone().into(), action.clone().into()],
+            ),
+            Write::Outbox { order_id, action: None } => {
+                stmt("DELETE FROM outbox WHERE order_id = ?", vec![order_id.clone().into()])
+            }
+            Write::DoorFailure { at_ms } => stmt("INSERT INTO door_failures (at_ms) VALUES (?)", vec![(*at_ms).into()]),
+            Write::ForgetDoorFailures { before_ms } => {
+                stmt("DELETE FROM door_failures WHERE at_ms <= ?", vec![(*before_ms).into()])
+            }
+            Write::RateBucket { client, tokens_milli, at_ms } => stmt(
+                "INSERT INTO rate_buckets (client, tokens_milli, at_ms) VALUES (?, ?, ?) \
+                 ON CONFLICT (client) DO UPDATE SET tokens_milli = excluded.tokens_milli, at_ms = excluded.at_ms",
+                vec![client.clone().into(), (*tokens_milli).into(), (*at_ms).into()],
+            ),
+            Write::ClearRateBuckets => stmt("DELETE FROM rate_buckets", vec![]),
+            Write::BenchCounter => stmt(
+                "INSERT INTO bench (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1",
+                vec![],
+            ),
+        }
+    }
+}
+
+pub(crate) fn to_json<T: Serialize>(value: &T) -> String {
+    // Only the desk's own types are serialised, and they always can be.
+    serde_json::to_string(value).expect("stored types serialise to JSON")
+}
+
+fn encode_unit(state: &UnitState) -> (&'static str, Option<String>) {
+    match state {
+        UnitState::Available => ("available", None),
+        UnitState::Held(hold) => ("held", Some(hold.as_str().to_string())),
+        UnitState::Pending(order) => ("pending", Some(order.as_str().to_string())),
+        UnitState::Sold(order) => ("sold", Some(order.as_str().to_string())),
+        UnitState::Blocked => ("blocked", None),
+    }
+}
+
+pub(crate) fn unit_write(ledger: &Ledger, unit: UnitId) -> Write {
+    let (state, owner) = encode_unit(ledger.unit_state(unit).unwrap_or(&UnitState::Available));
+    Write::Unit {
+        idx: unit.0,
+        name: ledger.unit_name(unit).unwrap_or_default().to_string(),
+        state,
+        owner,
+    }
+}
+
+pub(crate) fn all_units(ledger: &Ledger, d: &mut Decision) {
+    for idx in 0..ledger.unit_count() {
+        d.writes.push(unit_write(ledger, UnitId(idx as u32)));
+    }
+}
+
+/// Reads rows: the shell runs `sql` on the object's storage and gives each
+/// row as a value of `T` (integers may come as floats: JavaScript's numbers).
+pub trait ReadRows {
+    fn rows<T: DeserializeOwned>(&mut self, sql: &str) -> Result<Vec<T>, String>;
+}
+
+#[derive(Deserialize)]
+pub(crate) struct MetaRow {
+    pub key: String,
+    pub value: String,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct UnitRow {
+    pub name: String,
+    pub state: String,
+    pub owner: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct RecordRow {
+    pub record: String,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct OwnerRow {
+    pub hold_id: String,
+    pub buyer: String,
+    pub seats: String,
+    pub ended: Option<String>,
+    pub ended_at_ms: Option<f64>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ReplayRow {
+    pub key: String,
+    pub fingerprint: String,
+    pub status: f64,
+    pub body: String,
+    pub buyer: String,
+    pub created_at_ms: f64,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct OutboxRow {
+    pub order_id: String,
+    pub action: String,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct AtRow {
+    pub at_ms: f64,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct BucketRow {
+    pub client: String,
+    pub tokens_milli: f64,
+    pub at_ms: f64,
+}
+
+/// Everything an object stored, as rows.
+pub struct Stored {
+    pub(crate) format: u32,
+    pub(crate) meta: Vec<MetaRow>,
+    pub(crate) units: Vec<UnitRow>,
+    pub(crate) holds: Vec<RecordRow>,
+    pub(crate) orders: Vec<RecordRow>,
+    pub(crate) owners: Vec<OwnerRow>,
+    pub(crate) replays: Vec<ReplayRow>,
+    pub(crate) checkouts: Vec<RecordRow>,
+    pub(crate) outbox: Vec<OutboxRow>,
+    pub(crate) door_failures: Vec<AtRow>,
+    pub(crate) buckets: Vec<BucketRow>,
+}
+
+impl Stored {
+    pub(crate) fn meta(&self, key: &str) -> Option<&str> {
+        self.meta
+            .iter()
+            .find(|m| m.key == key)
+            .map(|m| m.value.as_str())
+    }
+
+    pub(crate) fn number(&self, key: &str) -> u64 {
+        self.meta(key).and_then(|v| v.parse().ok()).unwrap_or(0)
+    }
+}
+
+/// Reads an object's rows, or `None` when it was never set up. Reading
+/// writes nothing, so asking about a showing that does not exist leaves
+/// no storage behind.
+pub fn load(read: &mut impl ReadRows) -> Result<Option<Stored>, String> {
+    #[derive(Deserialize)]
+    struct Name {
+        #[allow(dead_code)]
+        name: String,
+    }
+    let tables: Vec<Name> =
+        read.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'")?;
+    if tables.is_empty() {
+        return Ok(None);
+    }
+    let meta: Vec<MetaRow> = read.rows("SELECT key, value FROM meta")?;
+    if !meta.iter().any(|m| m.key == SHOWING) {
+        return Ok(None);
+    }
+    let format = meta
+        .iter()
+        .find(|m| m.key == FORMAT_KEY)
+        .and_then(|m| m.value.parse().ok())
+        .unwrap_or(0);
+    let mut stored = Stored {
+        format,
+        meta,
+        units: read.rows("SELECT name, state, owner FROM units ORDER BY idx")?,
+        holds: read.rows("SELECT record FROM holds")?,
+        orders: read.rows("SELECT record FROM orders")?,
+        owners: read.rows("SELECT hold_id, buyer, seats, ended, ended_at_ms FROM hold_owners")?,
+        replays: read
+            .rows("SELECT key, fingerprint, status, body, buyer, created_at_ms FROM idempotency")?,
+        checkouts: read.rows("SELECT record FROM checkouts")?,
+        outbox: Vec::new(),
+        door_failures: Vec::new(),
+        buckets: Vec::new(),
+    };
+    if format >= 1 {
+        stored.outbox = read.rows("SELECT order_id, action FROM outbox")?;
+        stored.door_failures = read.rows("SELECT at_ms FROM door_failures ORDER BY at_ms")?;
+        stored.buckets = read.rows("SELECT client, tokens_milli, at_ms FROM rate_buckets")?;
+    }
+    Ok(Some(stored))
+}
+
+pub(crate) fn from_json<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    serde_json::from_str(text).map_err(|e| format!("stored row: {e}"))
+}
+
+pub(crate) fn decode_unit(state: &str, owner: Option<String>) -> Result<UnitState, String> {
+    let bad = || format!("stored seat state {state:?} is not valid");
+    let owner = || owner.clone().ok_or_else(bad);
+    Ok(match state {
+        "available" => UnitState::Available,
+        "blocked" => UnitState::Blocked,
+        "held" => UnitState::Held(ledger::HoldId::new(owner()?).map_err(|_| bad())?),
+        "pending" => UnitState::Pending(ledger::OrderId::new(owner()?).map_err(|_| bad())?),
+        "sold" => UnitState::Sold(ledger::OrderId::new(owner()?).map_err(|_| bad())?),
+        _ => return Err(bad()),
+    })
+}
+
+pub(crate) fn hold_end(text: &str) -> HoldEnd {
+    HoldEnd::parse(text)
+}

@@ -1,0 +1,165 @@
+//! An object deployed before the desk keeps everything after it: its
+//! storage as it was written then (`tests/frozen/v0.sql`, see the README
+//! beside it) loads into a desk that still knows every hold, owner,
+//! idempotent answer, order and checkout, upgrades its tables once, and
+//! finishes the checkout that was left pending.
+
+mod support;
+
+use desk::protocol::{Caller, HoldRef, Idempotency, NewHold};
+use desk::{Effect, Reply, Request, Settings};
+use support::Sqlite;
+
+const DUMP: &str = include_str!("frozen/v0.sql");
+/// The frozen run's clock: its last decision.
+const THEN_MS: u64 = 1_796_070_079_550;
+const PAID: &str = "d0a2472b80e867944c4e3c90bdca5d2ad700570e";
+const DECLINED: &str = "d0a2472b80e86794d0cff7ce7813252fc417aa60";
+const PENDING: &str = "d0a2472b80e8679438bccd77ff324112dd394d94";
+const DECLINED_HOLD: &str = "ef704eda3015c42c32d8331b72df3edb";
+const IDEMPOTENT_HOLD: &str = "a2118d04f638c08211fdc3f66963ea06";
+
+fn buyer_of(db: &Sqlite, seats: &str) -> String {
+    db.0.query_row(
+        "SELECT buyer FROM hold_owners WHERE seats = ?",
+        [seats],
+        |r| r.get(0),
+    )
+    .expect("an owner")
+}
+
+fn reply(decision: &desk::Decision) -> Reply {
+    decision
+        .reply
+        .clone()
+        .expect("a reply")
+        .expect("not refused")
+}
+
+fn status(desk: &mut desk::Desk, order_id: &str) -> String {
+    match reply(&desk.handle_request(
+        THEN_MS + 1,
+        Request::OrderStatus {
+            order_id: order_id.into(),
+        },
+    )) {
+        Reply::Order(order) => desk::status_name(&order.status).to_string(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_showing_stored_before_the_desk_keeps_its_holds_orders_and_checkouts() {
+    let db = Sqlite::from_dump(DUMP);
+    let mut desk = db.load(Settings::default());
+    assert_eq!(db.count("outbox"), 0, "the upgrade made the new tables");
+    let format: String =
+        db.0.query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(format, desk::storage::FORMAT.to_string());
+
+    // Seats: A1 A2 sold, A5 A6 pending, B1 held while paying, B7 B8 held.
+    let codes = match reply(&desk.handle_request(THEN_MS + 1, Request::SeatCodes)) {
+        Reply::Codes(codes) => codes,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(codes.version, 12);
+    assert_eq!(codes.codes, "ssaassaahaaaaahh");
+
+    // Orders and checkouts.
+    assert_eq!(status(&mut desk, PAID), "paid");
+    assert_eq!(status(&mut desk, DECLINED), "declined");
+    assert_eq!(status(&mut desk, PENDING), "pending");
+
+    // Holds and their owners.
+    let ana = buyer_of(&db, r#"["B1"]"#);
+    let held = desk.handle_request(
+        THEN_MS + 2,
+        Request::GetHold(HoldRef {
+            buyer: ana.clone(),
+            token: DECLINED_HOLD.into(),
+        }),
+    );
+    match reply(&held) {
+        Reply::Hold(view) => assert_eq!(
+            (view.state.as_str(), view.seats),
+            ("paying", vec!["B1".to_string()])
+        ),
+        other => panic!("{other:?}"),
+    }
+    let stranger = desk.handle_request(
+        THEN_MS + 2,
+        Request::GetHold(HoldRef {
+            buyer: "someone".into(),
+            token: DECLINED_HOLD.into(),
+        }),
+    );
+    assert_eq!(
+        stranger.reply.unwrap().unwrap_err().code,
+        desk::Code::HoldNotFound
+    );
+    let bea = buyer_of(&db, r#"["B7","B8"]"#);
+    let replay = desk.handle_request(
+        THEN_MS + 3,
+        Request::Hold(NewHold {
+            caller: Caller {
+                buyer: "a new session".into(),
+                client: "1.2.3.4".into(),
+            },
+            seats: vec!["B7".into(), "B8".into()],
+            idempotency: Some(Idempotency {
+                key: "freeze-key-1".into(),
+                fingerprint: "4c82838b67681e7111b80ed7d100f19811276ec80e00271dc2f9ea60920fdc2a"
+                    .into(),
+            }),
+            token: "0".repeat(32),
+        }),
+    );
+    match reply(&replay) {
+        Reply::Replayed {
+            status,
+            body,
+            buyer,
+        } => {
+            assert_eq!((status, buyer), (201, bea.clone()));
+            assert!(body.contains(IDEMPOTENT_HOLD), "{body}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let released = buyer_of(&db, r#"["B5"]"#);
+    let token_unknown = desk.handle_request(
+        THEN_MS + 4,
+        Request::GetHold(HoldRef {
+            buyer: released,
+            token: "1".repeat(32),
+        }),
+    );
+    assert!(token_unknown.reply.unwrap().is_err());
+
+    // The pending checkout is resumed when its retry is due, after a restart too.
+    let due = desk.poll_timeout().expect("the pending checkout is due");
+    assert_eq!(due, 1_796_070_139_609);
+    let mut desk = db.load(Settings::default());
+    let resumed = desk.handle_timeout(due);
+    db.apply(&resumed.writes);
+    let asks: Vec<&Effect> = resumed
+        .effects
+        .iter()
+        .filter(|e| matches!(e, Effect::Square { .. }))
+        .collect();
+    assert_eq!(asks.len(), 1, "{:?}", resumed.effects);
+    match asks[0] {
+        Effect::Square { order_id, call, .. } => {
+            assert_eq!(order_id, PENDING);
+            assert!(call.path.starts_with("/v2/payments/"), "{call:?}");
+        }
+        _ => unreachable!(),
+    }
+    assert_eq!(
+        db.count("outbox"),
+        1,
+        "the step waits in the outbox until answered"
+    );
+}

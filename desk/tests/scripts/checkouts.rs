@@ -1,0 +1,67 @@
+//! The checkout driver: one step of an order in flight at a time, the
+//! outbox sent again after a restart, webhooks while a step is in flight,
+//! and the alarm resuming what was left.
+
+use crate::check;
+
+#[test]
+fn a_checkout_authorizes_commits_writes_and_captures_one_step_at_a_time() {
+    check(
+        r"
+        @0 hold ana h1 A1 A2                   => 201 held A1 A2 until 300000; announce 1
+        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, announce 2
+        @11 checkout ana h1 cnon:ok            => o1 pending settling
+        @20 perform o1 payment p1 APPROVED     => store order, announce 3
+        @30 perform o1 stored                  => square Post /v2/payments/p1/complete
+        @40 perform o1 payment p1 COMPLETED    => store paid, announce 4
+        @50 perform o1 stored                  =>
+        @70 status o1                          => o1 paid
+        @70 map                                => ssaaaaaa
+        @70 next                               => None
+        ",
+    );
+}
+
+#[test]
+fn a_decline_keeps_the_hold_for_another_card() {
+    check(
+        r"
+        @0 hold ana h1 A1                      => 201 held A1 until 300000; announce 1
+        @10 checkout ana h1 cnon:bad           => o1 pending settling; square Post /v2/payments, announce 2
+        @20 perform o1 declined GENERIC_DECLINE => store final declined
+        @30 perform o1 stored                  =>
+        @30 status o1                          => o1 declined
+        @40 checkout ana h1 cnon:ok            => o2 pending settling; square Post /v2/payments
+        ",
+    );
+}
+
+#[test]
+fn an_outbox_step_lost_in_a_crash_is_sent_again_after_the_restart() {
+    check(
+        r"
+        @0 hold ana h1 A1                      => 201 held A1 until 300000; announce 1
+        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, announce 2
+        @20 restart                            => restarted
+        @20 next                               => Some(0)
+        @20 map                                => haaaaaaa; announce 2
+        @21 alarm                              => square Post /v2/payments
+        @22 status o1                          => o1 pending settling
+        @30 perform o1 payment p1 APPROVED     => store order, announce 3
+        ",
+    );
+}
+
+#[test]
+fn a_failed_webhook_waits_for_the_answer_in_flight_and_a_timeout_is_retried() {
+    check(
+        r"
+        @0 hold ana h1 A1                      => 201 held A1 until 300000; announce 1
+        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, announce 2
+        @15 webhook o1 p1 FAILED               => 204
+        @20 perform o1 timeout                 =>
+        @20 status o1                          => o1 pending
+        @20 rows outbox                        => 0
+        ",
+    );
+}

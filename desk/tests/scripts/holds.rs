@@ -1,0 +1,72 @@
+//! Holds: one live hold a buyer, replays of an idempotent hold, and every
+//! hold, owner and replay surviving a restart.
+
+use crate::check;
+
+#[test]
+fn a_buyer_holds_reads_and_releases_and_nobody_else_can() {
+    check(
+        r"
+        @0 hold ana h1 A1 A2          => 201 held A1 A2 until 300000; announce 1
+        @0 map                        => hhaaaaaa
+        @10 get ana h1                => held A1 A2
+        @10 get bob h1                => 404 hold_not_found
+        @10 release bob h1            => 404 hold_not_found
+        @20 hold ana h2 A3            => 409 already_holding
+        @30 release ana h1            => 204; announce 2
+        @30 get ana h1                => released A1 A2
+        @40 hold bob h3 A2 A3         => 201 held A2 A3 until 300040; announce 3
+        @50 hold ana h4 A3 A4         => 409 seats_unavailable
+        ",
+    );
+}
+
+#[test]
+fn a_hold_expires_on_the_alarm_and_its_buyer_is_told() {
+    check(
+        r"
+        @0 hold ana h1 A1             => 201 held A1 until 300000; announce 1
+        @0 next                       => Some(300000)
+        @300000 alarm                 => announce 2
+        @300000 next                  => None
+        @300001 get ana h1            => expired A1
+        @300001 map                   => aaaaaaaa
+        @300002 hold ana h2 A1        => 201 held A1 until 600002; announce 3
+        ",
+    );
+}
+
+#[test]
+fn an_idempotent_hold_is_answered_once_even_across_a_restart() {
+    check(
+        r"
+        @0 hold ana h1 key=k1 A1 A2   => 201 held A1 A2 until 300000; announce 1
+        @5 hold ana h2 key=k1 A1 A2   => replayed 201 for ana
+        @6 restart                    => restarted
+        @7 hold bob h3 key=k1 A1 A2   => replayed 201 for ana; announce 1
+        @8 hold ana h4 key=k1 A3      => 422 idempotency_key_reused
+        @9 hold bob h5 key=k2 A1      => 409 seats_unavailable
+        @10 hold bob h6 key=k2 A1     => replayed 409 for bob
+        @11 get ana h1                => held A1 A2
+        ",
+    );
+}
+
+#[test]
+fn holds_owners_and_ended_holds_survive_a_restart() {
+    check(
+        r"
+        @0 hold ana h1 A1             => 201 held A1 until 300000; announce 1
+        @0 hold bob h2 A2             => 201 held A2 until 300000; announce 2
+        @10 release bob h2            => 204; announce 3
+        @20 restart                   => restarted
+        @20 map                       => haaaaaaa; announce 3
+        @30 get ana h1                => held A1
+        @30 get bob h2                => released A2
+        @40 hold ana h3 A3            => 409 already_holding
+        @3600011 alarm                => announce 4
+        @3600012 get bob h2           => 404 hold_not_found
+        @3600012 rows hold_owners     => 1
+        ",
+    );
+}

@@ -1,0 +1,275 @@
+//! Text scripts for the desk: one call a line, `@now_ms verb args => what
+//! the desk answered`, run against a real SQLite store that every decision
+//! is written to; `restart` loads a fresh desk from that store, as an
+//! evicted object does. A mismatch shows the whole script as it ran.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod checkouts;
+mod holds;
+mod limits;
+
+use desk::protocol::{
+    Caller, CheckoutRequest, HoldRef, Idempotency, NewHold, PaymentObserved, ShowingSetup,
+};
+use desk::square::SquareReply;
+use desk::{Answer, Decision, Desk, Effect, Reply, Request, Settings, StoreOutcome};
+use support::Sqlite;
+
+pub struct Script {
+    db: Sqlite,
+    desk: Desk,
+    settings: Settings,
+    /// Effects handed out and not answered yet, by order: (step, effect).
+    pending: Vec<(String, checkout::StepTag, Effect)>,
+    orders: Vec<String>,
+}
+
+fn token(name: &str) -> String {
+    // Hold names in scripts are short; the token is their bytes in hex,
+    // padded to the 32 characters the desk wants.
+    format!("{:0>32}", hex::encode(name.as_bytes()))
+}
+
+impl Script {
+    pub fn new(settings: Settings, seats: &[&str]) -> Script {
+        let db = Sqlite::new();
+        let mut desk = Desk::new(settings.clone());
+        let setup = ShowingSetup {
+            showing_id: "0123456789abcdef".into(),
+            units: desk::protocol::Units {
+                names: seats.iter().map(|s| s.to_string()).collect(),
+                blocked: vec![],
+            },
+            price: desk::protocol::Money {
+                amount: 1200,
+                currency: "GBP".into(),
+            },
+            max_seats_per_hold: 4,
+            hold_ttl_ms: 300_000,
+            payment_cap_ms: 600_000,
+        };
+        let made = desk.handle_request(0, Request::Init(setup));
+        db.apply(&made.writes);
+        Script {
+            db,
+            desk,
+            settings,
+            pending: Vec::new(),
+            orders: Vec::new(),
+        }
+    }
+
+    fn decide(&mut self, decision: Decision) -> Decision {
+        self.db.apply(&decision.writes);
+        for effect in &decision.effects {
+            match effect {
+                Effect::Square { order_id, step, .. } | Effect::Store { order_id, step, .. } => {
+                    self.pending.push((order_id.clone(), *step, effect.clone()));
+                }
+                _ => {}
+            }
+        }
+        decision
+    }
+
+    fn run(&mut self, line: &str) -> String {
+        let mut words = line.split_whitespace();
+        let at = words.next().expect("a line starts with @now_ms");
+        let now: u64 = at[1..].parse().expect("@ is followed by a number");
+        let verb = words.next().expect("a verb");
+        let args: Vec<&str> = words.collect();
+        let hold_ref = |buyer: &str, hold: &str| HoldRef {
+            buyer: buyer.into(),
+            token: token(hold),
+        };
+        let request = match verb {
+            "restart" => {
+                self.desk = self.db.load(self.settings.clone());
+                self.pending.clear();
+                return "restarted".into();
+            }
+            "next" => return format!("{:?}", self.desk.poll_timeout()),
+            "alarm" => {
+                let d = self.desk.handle_timeout(now);
+                let d = self.decide(d);
+                return effects(&d);
+            }
+            "rows" => return format!("{}", self.db.count(args[0])),
+            "perform" => return self.perform(now, &args),
+            "hold" => {
+                // hold <buyer> <name> [key=K] [from=IP] seats…
+                let (mut key, mut client, mut seats) = (None, "1.1.1.1".to_string(), Vec::new());
+                for arg in &args[2..] {
+                    if let Some(k) = arg.strip_prefix("key=") {
+                        key = Some(k.to_string());
+                    } else if let Some(ip) = arg.strip_prefix("from=") {
+                        client = ip.to_string();
+                    } else {
+                        seats.push(arg.to_string());
+                    }
+                }
+                let fingerprint = seats.join(",");
+                Request::Hold(NewHold {
+                    caller: Caller {
+                        buyer: args[0].into(),
+                        client,
+                    },
+                    idempotency: key.map(|key| Idempotency { key, fingerprint }),
+                    seats,
+                    token: token(args[1]),
+                })
+            }
+            "get" => Request::GetHold(hold_ref(args[0], args[1])),
+            "release" => Request::ReleaseHold(hold_ref(args[0], args[1])),
+            "door" => Request::DoorAttempt {
+                matched: args[0] == "right",
+            },
+            "map" => Request::SeatCodes,
+            "checkout" => Request::Checkout(CheckoutRequest {
+                hold: hold_ref(args[0], args[1]),
+                source_id: args[2].into(),
+                email: "ana@example.com".into(),
+                name: "Ana".into(),
+                order_nonce: format!("{:0>24}", self.orders.len() + 1),
+            }),
+            "status" => Request::OrderStatus {
+                order_id: self.order(args[0]),
+            },
+            "webhook" => Request::PaymentObserved(PaymentObserved {
+                order_id: self.order(args[0]),
+                payment_id: args[1].into(),
+                status: args[2].into(),
+            }),
+            other => panic!("unknown verb {other}"),
+        };
+        let d = self.desk.handle_request(now, request);
+        let d = self.decide(d);
+        let reply = match d.reply.clone().expect("a request has a reply") {
+            Ok(reply) => self.reply(reply),
+            Err(refusal) => match refusal.retry_after_s {
+                Some(s) => format!("{} {} retry {s}", refusal.status(), refusal.code.as_str()),
+                None => format!("{} {}", refusal.status(), refusal.code.as_str()),
+            },
+        };
+        match effects(&d) {
+            e if e.is_empty() => reply,
+            e => format!("{reply}; {e}"),
+        }
+    }
+
+    fn order(&self, name: &str) -> String {
+        let n: usize = name[1..].parse().expect("orders are o1, o2, …");
+        self.orders[n - 1].clone()
+    }
+
+    fn reply(&mut self, reply: Reply) -> String {
+        match reply {
+            Reply::Done => "204".into(),
+            Reply::Held(h) => format!("201 held {} until {}", h.seats.join(" "), h.expires_at_ms),
+            Reply::Replayed { status, buyer, .. } => format!("replayed {status} for {buyer}"),
+            Reply::Hold(view) => format!("{} {}", view.state, view.seats.join(" ")),
+            Reply::Codes(codes) => codes.codes,
+            Reply::Order(order) => {
+                if !self.orders.contains(&order.order_id) {
+                    self.orders.push(order.order_id.clone());
+                }
+                let name = self
+                    .orders
+                    .iter()
+                    .position(|o| *o == order.order_id)
+                    .unwrap()
+                    + 1;
+                let settling = if order.settling { " settling" } else { "" };
+                format!("o{name} {}{settling}", desk::status_name(&order.status))
+            }
+            other => format!("{other:?}"),
+        }
+    }
+
+    /// `perform <order> <answer…>`: answers the order's effect in flight.
+    fn perform(&mut self, now: u64, args: &[&str]) -> String {
+        let order_id = self.order(args[0]);
+        let at = self
+            .pending
+            .iter()
+            .position(|(o, ..)| *o == order_id)
+            .expect("an effect in flight");
+        let (_, step, effect) = self.pending.remove(at);
+        let answer = match (&effect, args[1]) {
+            (Effect::Store { .. }, "stored") => Answer::Store(StoreOutcome::Stored),
+            (Effect::Store { .. }, "down") => Answer::Store(StoreOutcome::Unavailable),
+            (Effect::Square { .. }, "timeout") => {
+                Answer::Square(SquareReply::Unknown("timeout".into()))
+            }
+            (Effect::Square { .. }, "payment") => Answer::Square(SquareReply::Ok(
+                serde_json::json!({"payment": {"id": args[2], "status": args[3]}}),
+            )),
+            (Effect::Square { .. }, "declined") => Answer::Square(SquareReply::Refused {
+                status: 402,
+                category: "PAYMENT_METHOD_ERROR".into(),
+                code: args[2].into(),
+                detail: String::new(),
+                payment: None,
+            }),
+            (effect, answer) => panic!("cannot answer {effect:?} with {answer}"),
+        };
+        let d = self.desk.handle_answer(now, &order_id, step, answer);
+        let d = self.decide(d);
+        effects(&d)
+    }
+}
+
+/// The effects a shell would perform, one word each.
+fn effects(d: &Decision) -> String {
+    d.effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Square { call, .. } => Some(format!("square {:?} {}", call.method, call.path)),
+            Effect::Store { write, .. } => Some(format!("store {}", store_name(write))),
+            Effect::Announce { version } => Some(format!("announce {version}")),
+            Effect::Crash { .. } => Some("crash".into()),
+            Effect::Record(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn store_name(write: &desk::OrderWrite) -> String {
+    match write {
+        desk::OrderWrite::Order { .. } => "order".into(),
+        desk::OrderWrite::MarkPaid { .. } => "paid".into(),
+        desk::OrderWrite::VoidTickets => "void".into(),
+        desk::OrderWrite::Final { status, .. } => format!("final {status}"),
+    }
+}
+
+/// Runs `script` on a fresh 8-seat showing and compares every answer.
+pub fn check(script: &str) {
+    check_with(Settings::default(), script);
+}
+
+pub fn check_with(settings: Settings, script: &str) {
+    let seats = ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8"];
+    let mut run = Script::new(settings, &seats);
+    let mut expected = Vec::new();
+    let mut actual = Vec::new();
+    for line in script.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let (call, answer) = line.split_once("=>").expect("a line is `call => answer`");
+        let call = call.trim();
+        expected.push(format!("{call} => {}", answer.trim()));
+        let answer = run.run(call);
+        if std::env::var_os("DESK_SCRIPT_TRACE").is_some() {
+            eprintln!("{call} => {answer}");
+        }
+        actual.push(format!("{call} => {answer}"));
+    }
+    if expected != actual {
+        panic!(
+            "the desk answered otherwise.\nexpected:\n  {}\nactual:\n  {}",
+            expected.join("\n  "),
+            actual.join("\n  ")
+        );
+    }
+}

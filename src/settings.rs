@@ -1,0 +1,53 @@
+//! The settings the Worker and the showing objects decide with, read from
+//! the environment (`wrangler.toml` vars, `.dev.vars`): once when an object
+//! starts, and by the routes that need them.
+//! A setting that is missing or unreadable takes its default.
+
+use worker::Env;
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub desk: desk::Settings,
+    /// How long an order or refund must have waited before the cron sweep
+    /// steps in (`SWEEP_MIN_AGE_MS`, a minute): younger ones are still in
+    /// their own object's or webhook's hands.
+    pub sweep_min_age_ms: u64,
+}
+
+fn var(env: &Env, name: &str) -> Option<String> {
+    env.var(name).ok().map(|v| v.to_string())
+}
+
+fn number<T: std::str::FromStr>(env: &Env, name: &str) -> Option<T> {
+    var(env, name).and_then(|v| v.parse().ok())
+}
+
+impl Settings {
+    /// `HOLD_RATE_BURST`, `HOLD_RATE_PER_MINUTE` (holds per client
+    /// address), `CHECKOUT_RETRY_BASE_MS`, `CHECKOUT_ANSWER_TIMEOUT_MS`,
+    /// `SQUARE_LOCATION_ID`, `SWEEP_MIN_AGE_MS`, and the test-only
+    /// `SHOWTIME_FAILPOINT`.
+    pub fn from_env(env: &Env) -> Settings {
+        let rate = desk::RateLimit::default();
+        let checkout = checkout::Config::default();
+        Settings {
+            desk: desk::Settings {
+                hold_rate: desk::RateLimit {
+                    burst: number(env, "HOLD_RATE_BURST").unwrap_or(rate.burst),
+                    per_minute: number(env, "HOLD_RATE_PER_MINUTE").unwrap_or(rate.per_minute),
+                },
+                checkout: checkout::Config {
+                    retry_base_ms: number(env, "CHECKOUT_RETRY_BASE_MS")
+                        .unwrap_or(checkout.retry_base_ms),
+                    answer_timeout_ms: number(env, "CHECKOUT_ANSWER_TIMEOUT_MS")
+                        .unwrap_or(checkout.answer_timeout_ms),
+                    ..checkout
+                },
+                location_id: var(env, "SQUARE_LOCATION_ID").unwrap_or_default(),
+                failpoint_after_capture: var(env, "SHOWTIME_FAILPOINT").as_deref()
+                    == Some("after_capture"),
+            },
+            sweep_min_age_ms: number(env, "SWEEP_MIN_AGE_MS").unwrap_or(60_000),
+        }
+    }
+}

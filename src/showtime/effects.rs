@@ -1,0 +1,175 @@
+//! Performing a decision's effects: Square calls and D1 writes whose
+//! answers go back to the desk (each answer a decision of its own, written
+//! and followed in turn), records written for staff, and pushes to the
+//! browsers watching the map. Nothing here decides.
+
+use std::collections::VecDeque;
+
+use desk::{Answer, Effect, OrderWrite, Record, StoreOutcome};
+
+use super::{now_ms, Showtime};
+use crate::db::orders as order_rows;
+use crate::square::Square;
+
+fn stored(result: worker::Result<()>) -> StoreOutcome {
+    match result {
+        Ok(()) => StoreOutcome::Stored,
+        Err(e) => {
+            worker::console_error!("D1 write failed: {e}");
+            StoreOutcome::Unavailable
+        }
+    }
+}
+
+impl Showtime {
+    /// Performs effects in order, and the effects of their answers after
+    /// them, until none is left.
+    pub(super) async fn perform(&self, effects: Vec<Effect>) {
+        let mut queue: VecDeque<Effect> = effects.into();
+        while let Some(effect) = queue.pop_front() {
+            let answered = match effect {
+                Effect::Square {
+                    order_id,
+                    step,
+                    call,
+                } => {
+                    let reply = match Square::from_env(&self.env) {
+                        Ok(square) => square.send(&call).await,
+                        Err(e) => desk::square::SquareReply::Unknown(e),
+                    };
+                    Some((order_id, step, Answer::Square(reply)))
+                }
+                Effect::Store {
+                    order_id,
+                    step,
+                    write,
+                } => {
+                    let outcome = self.store(&order_id, write).await;
+                    Some((order_id, step, Answer::Store(outcome)))
+                }
+                Effect::Record(record) => {
+                    self.record(record).await;
+                    None
+                }
+                Effect::Announce { version } => {
+                    let message = format!("{{\"version\":{version}}}");
+                    for ws in self.state.get_websockets() {
+                        let _ = ws.send_with_str(&message);
+                    }
+                    None
+                }
+                Effect::Crash { reason } => {
+                    let _ = self.state.storage().sync().await;
+                    panic!("{reason}");
+                }
+            };
+            let Some((order_id, step, answer)) = answered else {
+                continue;
+            };
+            let decision = match self.loaded() {
+                Ok(mut slot) => match slot.as_mut() {
+                    Some(desk) => desk.handle_answer(now_ms(), &order_id, step, answer),
+                    None => continue,
+                },
+                Err(e) => {
+                    worker::console_error!("order {order_id}: answer not fed: {}", e.detail);
+                    continue;
+                }
+            };
+            if let Err(e) = self.write(&decision.writes) {
+                worker::console_error!("order {order_id}: answer not saved: {}", e.detail);
+                continue;
+            }
+            self.arm_alarm().await;
+            queue.extend(decision.effects);
+        }
+    }
+
+    async fn store(&self, order_id: &str, write: OrderWrite) -> StoreOutcome {
+        let db = match self.env.d1("DB") {
+            Ok(db) => db,
+            Err(e) => return stored(Err(e)),
+        };
+        let showing_id = self.showing_id();
+        let now = now_ms();
+        match write {
+            OrderWrite::Order { seats, payment_id } => {
+                match order_rows::write_order(&db, order_id, &showing_id, &seats, &payment_id, now)
+                    .await
+                {
+                    Ok(order_rows::Written::Written) => StoreOutcome::Stored,
+                    Ok(order_rows::Written::Conflict(seats)) => StoreOutcome::Conflict { seats },
+                    Err(e) => stored(Err(e)),
+                }
+            }
+            OrderWrite::MarkPaid { payment_id } => {
+                stored(order_rows::mark_paid(&db, order_id, &payment_id, now).await)
+            }
+            OrderWrite::VoidTickets => stored(order_rows::void_tickets(&db, order_id, now).await),
+            OrderWrite::Final {
+                status,
+                detail,
+                payment_id,
+            } => stored(
+                order_rows::record_final(
+                    &db,
+                    order_id,
+                    status,
+                    detail.as_deref(),
+                    payment_id.as_deref(),
+                    now,
+                )
+                .await,
+            ),
+        }
+    }
+
+    /// Rows kept for staff; losing one is logged and changes nothing.
+    async fn record(&self, record: Record) {
+        let Ok(db) = self.env.d1("DB") else { return };
+        let (order_id, written) = match &record {
+            Record::PendingOrder {
+                order_id,
+                showing_id,
+                email,
+                name,
+                amount,
+                currency,
+            } => {
+                let row = order_rows::NewOrder {
+                    id: order_id,
+                    showing_id,
+                    email,
+                    name,
+                    amount: *amount,
+                    currency,
+                };
+                (
+                    order_id,
+                    order_rows::insert_pending(&db, &row, now_ms()).await,
+                )
+            }
+            Record::Audit {
+                order_id,
+                at_ms,
+                from,
+                to,
+                detail,
+            } => (
+                order_id,
+                order_rows::audit(&db, order_id, *at_ms, from, to, detail).await,
+            ),
+        };
+        if let Err(e) = written {
+            worker::console_error!("order {order_id}: record not written: {e}");
+        }
+    }
+
+    fn showing_id(&self) -> String {
+        self.desk
+            .borrow()
+            .as_ref()
+            .and_then(|d| d.showing_id().map(str::to_string))
+            .unwrap_or_default()
+    }
+}
