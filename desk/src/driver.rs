@@ -7,7 +7,7 @@
 //! whatever it asks for, so a crash anywhere resumes from storage: the
 //! outbox is sent again, and every step is safe to repeat.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use checkout::{
     Action, Answer, Checkout, Event, NewCheckout, PaymentStatus, PublicStatus, StepTag,
@@ -33,18 +33,18 @@ pub struct Checkouts {
     pub outbox: BTreeMap<String, Action>,
     /// When each unfinished checkout's step is next due.
     pub due: HashMap<String, u64>,
-    /// Memory only: orders whose outbox action this instance has handed to
-    /// the shell and whose answer has not come back. Nothing is sent for
-    /// such an order meanwhile. A restart forgets the set, and the outbox
-    /// is sent again.
-    pub awaiting: HashSet<String>,
+    /// Memory only: the action of each order this instance has handed to
+    /// the shell and whose answer has not come back; it is what the answer
+    /// is read by. Nothing is sent for such an order meanwhile. A restart
+    /// forgets them, and the outbox is sent again.
+    pub awaiting: HashMap<String, Action>,
 }
 
 impl Checkouts {
     /// The earliest step due, or at once when an outbox action waits to be
     /// handed out; orders awaiting an answer wait for it instead.
     pub fn next_due(&self) -> Option<u64> {
-        let idle = |order: &&String| !self.awaiting.contains(*order);
+        let idle = |order: &&String| !self.awaiting.contains_key(*order);
         if self.outbox.keys().any(|o| idle(&o)) {
             return Some(0);
         }
@@ -186,7 +186,7 @@ impl Desk {
         }));
         self.put(machine, d);
         self.process(now_ms, &order_id, actions, d);
-        self.dispatch(&order_id, d);
+        self.dispatch(now_ms, &order_id, d);
         self.order_status(&order_id)
     }
 
@@ -206,7 +206,7 @@ impl Desk {
                 amount: order.amount_minor,
                 currency: order.currency.clone(),
             },
-            settling: self.checkouts.awaiting.contains(order_id),
+            settling: self.checkouts.awaiting.contains_key(order_id),
         }))
     }
 
@@ -227,7 +227,7 @@ impl Desk {
         // While the shell awaits that payment's answer, the answer (which has
         // the code) is on its way; if it is lost, the retried request gets
         // the same decline back, code and all.
-        if status == PaymentStatus::Failed && self.checkouts.awaiting.contains(&seen.order_id) {
+        if status == PaymentStatus::Failed && self.checkouts.awaiting.contains_key(&seen.order_id) {
             return Ok(Reply::Done);
         }
         let event = Event::PaymentObserved {
@@ -236,7 +236,7 @@ impl Desk {
         };
         let actions = self.feed(now_ms, &seen.order_id, event, d);
         self.process(now_ms, &seen.order_id, actions, d);
-        self.dispatch(&seen.order_id, d);
+        self.dispatch(now_ms, &seen.order_id, d);
         Ok(Reply::Done)
     }
 
@@ -248,7 +248,7 @@ impl Desk {
             .checkouts
             .due
             .iter()
-            .filter(|(o, &at)| at <= now_ms && !awaiting.contains(*o))
+            .filter(|(o, &at)| at <= now_ms && !awaiting.contains_key(*o))
             .map(|(o, &at)| (at, o.clone()))
             .collect();
         due.sort();
@@ -264,12 +264,12 @@ impl Desk {
             .checkouts
             .outbox
             .keys()
-            .filter(|o| !self.checkouts.awaiting.contains(*o))
+            .filter(|o| !self.checkouts.awaiting.contains_key(*o))
             .take(RESUME_BATCH)
             .cloned()
             .collect();
         for order_id in idle {
-            self.dispatch(&order_id, d);
+            self.dispatch(now_ms, &order_id, d);
         }
     }
 
@@ -282,12 +282,10 @@ impl Desk {
         answer: crate::Answer,
         d: &mut Decision,
     ) {
-        self.checkouts.awaiting.remove(order_id);
-        let action = match self.checkouts.outbox.get(order_id) {
-            Some(action) if action.step() == Some(step) => action.clone(),
-            // The order moved on while the step was performed (a webhook):
-            // the answer is stale; send what is waiting instead.
-            _ => return self.dispatch(order_id, d),
+        let action = match self.checkouts.awaiting.remove(order_id) {
+            Some(action) if action.step() == Some(step) => action,
+            // Not the step handed out: nothing to read it by.
+            _ => return self.dispatch(now_ms, order_id, d),
         };
         let answer = match answer {
             crate::Answer::Square(reply) => square::answer_for(&action, reply),
@@ -296,14 +294,18 @@ impl Desk {
         if self.failpoint(&action, &answer, d) {
             return;
         }
-        self.checkouts.outbox.remove(order_id);
-        d.writes.push(Write::Outbox {
-            order_id: order_id.to_string(),
-            action: None,
-        });
+        // The outbox may hold a newer step already (a webhook moved the
+        // order on meanwhile); the machine then ignores this answer.
+        if self.checkouts.outbox.get(order_id).and_then(Action::step) == Some(step) {
+            self.checkouts.outbox.remove(order_id);
+            d.writes.push(Write::Outbox {
+                order_id: order_id.to_string(),
+                action: None,
+            });
+        }
         let actions = self.feed(now_ms, order_id, Event::Answer { step, answer }, d);
         self.process(now_ms, order_id, actions, d);
-        self.dispatch(order_id, d);
+        self.dispatch(now_ms, order_id, d);
     }
 
     /// Test-only crash injection (`SHOWTIME_FAILPOINT=after_capture`): the
@@ -374,12 +376,15 @@ impl Desk {
                         detail,
                     }));
                 }
-                ledger_action if is_ledger_action(&ledger_action) => {
-                    let Some(step) = ledger_action.step() else {
-                        continue;
-                    };
-                    let answer = self.ledger_step(now_ms, &ledger_action, d);
-                    queue.extend(self.feed(now_ms, order_id, Event::Answer { step, answer }, d));
+                // While a Square or D1 step of the order is being
+                // performed, a ledger step a webhook brought on waits in the
+                // outbox for that answer, like any other step: seats are
+                // taken only once the order's call in flight has come back.
+                ledger_action
+                    if is_ledger_action(&ledger_action)
+                        && !self.checkouts.awaiting.contains_key(order_id) =>
+                {
+                    queue.extend(self.ledger_feed(now_ms, order_id, &ledger_action, d));
                 }
                 request => {
                     d.writes.push(Write::Outbox {
@@ -394,8 +399,30 @@ impl Desk {
 
     /// Hands the order's outbox action to the shell, unless one of its
     /// steps is being performed or the action is no longer current.
-    fn dispatch(&mut self, order_id: &str, d: &mut Decision) {
-        if self.checkouts.awaiting.contains(order_id) {
+    fn dispatch(&mut self, now_ms: u64, order_id: &str, d: &mut Decision) {
+        // A ledger step waiting in the outbox is done now, and whatever it
+        // leads to is dispatched in turn.
+        while let Some(action) = self.checkouts.outbox.get(order_id) {
+            let waiting = is_ledger_action(action)
+                && !self.checkouts.awaiting.contains_key(order_id)
+                && self
+                    .checkouts
+                    .machines
+                    .get(order_id)
+                    .is_some_and(|m| m.is_current(action));
+            if !waiting {
+                break;
+            }
+            let action = action.clone();
+            self.checkouts.outbox.remove(order_id);
+            d.writes.push(Write::Outbox {
+                order_id: order_id.to_string(),
+                action: None,
+            });
+            let actions = self.ledger_feed(now_ms, order_id, &action, d);
+            self.process(now_ms, order_id, actions, d);
+        }
+        if self.checkouts.awaiting.contains_key(order_id) {
             return;
         }
         let Some(action) = self.checkouts.outbox.get(order_id) else {
@@ -424,7 +451,9 @@ impl Desk {
         };
         match effect {
             Some(effect) => {
-                self.checkouts.awaiting.insert(order_id.to_string());
+                self.checkouts
+                    .awaiting
+                    .insert(order_id.to_string(), action.clone());
                 d.effects.push(effect);
             }
             None => {
@@ -435,6 +464,21 @@ impl Desk {
                 });
             }
         }
+    }
+
+    /// Performs a ledger action and feeds its answer back.
+    fn ledger_feed(
+        &mut self,
+        now_ms: u64,
+        order_id: &str,
+        action: &Action,
+        d: &mut Decision,
+    ) -> Vec<Action> {
+        let Some(step) = action.step() else {
+            return Vec::new();
+        };
+        let answer = self.ledger_step(now_ms, action, d);
+        self.feed(now_ms, order_id, Event::Answer { step, answer }, d)
     }
 
     /// Performs a ledger action and reads its answer.

@@ -33,7 +33,6 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS outbox (order_id TEXT PRIMARY KEY, action TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS door_failures (at_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS rate_buckets (client TEXT PRIMARY KEY, tokens_milli INTEGER NOT NULL, at_ms INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS bench (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)",
     "INSERT INTO meta (key, value) VALUES ('format', '1') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 ];
 
@@ -182,6 +181,8 @@ pub enum Write {
         at_ms: u64,
     },
     ClearRateBuckets,
+    /// The benchmark's table, for its write floor.
+    BenchTable,
     /// The benchmark's write floor: one upsert of one row.
     BenchCounter,
 }
@@ -269,6 +270,10 @@ impl Write {
                 vec![client.clone().into(), (*tokens_milli).into(), (*at_ms).into()],
             ),
             Write::ClearRateBuckets => stmt("DELETE FROM rate_buckets", vec![]),
+            Write::BenchTable => stmt(
+                "CREATE TABLE IF NOT EXISTS bench (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)",
+                vec![],
+            ),
             Write::BenchCounter => stmt(
                 "INSERT INTO bench (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1",
                 vec![],

@@ -65,3 +65,20 @@ fn a_failed_webhook_waits_for_the_answer_in_flight_and_a_timeout_is_retried() {
         ",
     );
 }
+
+#[test]
+fn an_approval_webhook_during_the_authorization_takes_the_seats_only_after_its_answer() {
+    check(
+        r"
+        @0 hold ana h1 A1                      => 201 held A1 until 300000; announce 1
+        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, announce 2
+        @20 webhook o1 p1 APPROVED             => 204
+        @20 map                                => haaaaaaa
+        @20 rows outbox                        => 1
+        @30 restart                            => restarted
+        @30 next                               => Some(0)
+        @31 alarm                              => store order, announce 3
+        @31 map                                => saaaaaaa
+        ",
+    );
+}
