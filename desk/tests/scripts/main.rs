@@ -34,8 +34,6 @@ fn token(name: &str) -> String {
 
 impl Script {
     pub fn new(settings: Settings, seats: &[&str]) -> Script {
-        let db = Sqlite::new();
-        let mut desk = Desk::new(settings.clone());
         let setup = ShowingSetup {
             showing_id: "0123456789abcdef".into(),
             units: desk::protocol::Units {
@@ -50,8 +48,7 @@ impl Script {
             hold_ttl_ms: 300_000,
             payment_cap_ms: 600_000,
         };
-        let made = desk.handle_request(0, Request::Init(setup));
-        db.apply(&made.writes);
+        let (db, desk) = crate::support::showing(settings.clone(), setup);
         Script {
             db,
             desk,

@@ -96,8 +96,6 @@ impl World {
         let buyers = (0..rng.between(2, 4))
             .map(|_| Buyer::random(&mut rng, seat_count))
             .collect();
-        let db = Sqlite::new();
-        let mut desk = Desk::new(settings.clone());
         let setup = ShowingSetup {
             showing_id: SHOWING_ID.into(),
             units: Units {
@@ -112,8 +110,7 @@ impl World {
             hold_ttl_ms: 60_000,
             payment_cap_ms: 120_000,
         };
-        let made = desk.handle_request(0, Request::Init(setup));
-        db.apply(&made.writes);
+        let (db, desk) = crate::support::showing(settings.clone(), setup);
         World {
             now_ms: 1_000_000,
             desk,

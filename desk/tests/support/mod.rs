@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use desk::storage::{ReadRows, SqlValue};
-use desk::{Decision, Desk, Settings, Write};
+use desk::{Desk, Settings, Write};
 use rusqlite::types::ValueRef;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -90,8 +90,11 @@ impl ReadRows for Reader<'_> {
     }
 }
 
-/// Applies a decision's writes and hands it back.
-pub fn written(db: &Sqlite, decision: Decision) -> Decision {
-    db.apply(&decision.writes);
-    decision
+/// A store and a desk with the showing set up in it.
+pub fn showing(settings: Settings, setup: desk::protocol::ShowingSetup) -> (Sqlite, Desk) {
+    let db = Sqlite::new();
+    let mut desk = Desk::new(settings);
+    let made = desk.handle_request(0, desk::Request::Init(setup));
+    db.apply(&made.writes);
+    (db, desk)
 }
