@@ -17,7 +17,8 @@
 //! - `storage`: the object's tables, [`Write`] (every row kind), loading.
 //! - `showing`: setting up and editing a showing, seat maps, stats, voids.
 //! - `holds`: holding, reading and releasing seats; idempotent replays.
-//! - `driver`: each order's checkout machine, its outbox and Square answers.
+//! - `driver`: starting each order's checkout, its status, webhooks, answers.
+//! - `outbox`: what each checkout asks for, one Square or D1 step at a time.
 //! - `square`: the requests checkout steps send and what answers mean.
 //! - `door`: wrong door PINs counted in a sliding window.
 //! - `rate`: the per-address token bucket for new holds.
@@ -26,6 +27,7 @@ mod decision;
 mod door;
 mod driver;
 mod holds;
+mod outbox;
 pub mod protocol;
 mod rate;
 mod refusal;
@@ -43,8 +45,8 @@ pub use rate::RateLimit;
 pub use refusal::{Code, Refusal};
 pub use storage::Write;
 
-use driver::Checkouts;
 use holds::{Owner, Replays};
+use outbox::Checkouts;
 use showing::Showing;
 
 /// The settings a desk decides with, read once from the environment by the

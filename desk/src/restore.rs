@@ -5,8 +5,8 @@
 
 use ledger::{Ledger, Snapshot, UnitRow};
 
-use crate::driver::Checkouts;
 use crate::holds::{Owner, Recorded, Replays};
+use crate::outbox::Checkouts;
 use crate::rate::{Bucket, HoldRate};
 use crate::showing::{Showing, ShowingMeta};
 use crate::storage::{self, from_json, Stored, Write, FORMAT};
