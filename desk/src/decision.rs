@@ -20,15 +20,6 @@ pub struct Decision {
     pub effects: Vec<Effect>,
 }
 
-impl Decision {
-    pub fn reply(reply: Result<Reply, Refusal>) -> Decision {
-        Decision {
-            reply: Some(reply),
-            ..Decision::default()
-        }
-    }
-}
-
 /// Something the shell does outside the object's storage.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {

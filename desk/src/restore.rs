@@ -56,7 +56,7 @@ impl Desk {
                 seats: from_json(&row.seats)?,
                 ended: row.ended.as_deref().map(|how| {
                     (
-                        storage::hold_end(how),
+                        storage::HoldEnd::parse(how),
                         row.ended_at_ms.unwrap_or(0.0) as u64,
                     )
                 }),
@@ -111,11 +111,6 @@ impl Desk {
     /// The showing's id, once it is set up.
     pub fn showing_id(&self) -> Option<&str> {
         self.showing.as_ref().map(|s| s.meta.showing_id.as_str())
-    }
-
-    /// The seat map's version, once the showing is set up.
-    pub fn version(&self) -> Option<u64> {
-        self.showing.as_ref().map(|s| s.ledger.version())
     }
 
     /// The showing's seats, for checks and staff views; read only.

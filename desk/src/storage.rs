@@ -92,7 +92,7 @@ impl HoldEnd {
         }
     }
 
-    fn parse(text: &str) -> HoldEnd {
+    pub(crate) fn parse(text: &str) -> HoldEnd {
         match text {
             "released" => HoldEnd::Released,
             "committed" => HoldEnd::Committed,
@@ -462,8 +462,4 @@ pub(crate) fn decode_unit(state: &str, owner: Option<String>) -> Result<UnitStat
         "sold" => UnitState::Sold(ledger::OrderId::new(owner()?).map_err(|_| bad())?),
         _ => return Err(bad()),
     })
-}
-
-pub(crate) fn hold_end(text: &str) -> HoldEnd {
-    HoldEnd::parse(text)
 }
