@@ -156,6 +156,21 @@ async function showOrder(orderId) {
         confirmButton('Refund whole order', `Confirm: refund all ${live.length} tickets (${minor(unit * live.length, o.currency)})`, () => refund(o.id, null)),
       ]));
   }
+  const MAIL_KINDS = { tickets: 'Tickets', refund: 'Refund confirmation', lookup: 'Order links' };
+  parts.push(el('h3', { text: 'Messages' }),
+    body.emails.length
+      ? table(['Message', 'To', 'Status', 'Time'], body.emails.map((m) => [
+        MAIL_KINDS[m.kind] || m.kind, m.to,
+        m.status === 'failed' ? `failed: ${m.last_error || ''}` : m.status === 'queued' && m.tries ? `queued (tried ${m.tries}×: ${m.last_error || ''})` : m.status,
+        when(m.sent_at_ms || m.queued_at_ms)]), 'Messages')
+      : el('p', { class: 'muted', text: 'No message yet.' }),
+    el('p', {}, [
+      live.length && o.status === 'paid'
+        ? el('button', { type: 'button', class: 'secondary', text: 'Resend tickets', onclick: () => resend(o.id) })
+        : '',
+      ' ',
+      el('button', { type: 'button', class: 'secondary', text: 'Copy order link', onclick: () => copyLink(body.order_url) }),
+    ]));
   if (body.events.length) {
     parts.push(el('details', {}, [el('summary', { text: 'History' }), el('ul', {}, body.events.map((e) => el('li', { text: `${when(e.at_ms)}: ${e.from_state || '—'} → ${e.to_state}${e.detail ? ' (' + e.detail + ')' : ''}` })))]));
   }
@@ -163,6 +178,28 @@ async function showOrder(orderId) {
   document.getElementById('order-body').replaceChildren(...parts);
   section.hidden = false;
   document.getElementById('order-heading').focus();
+}
+
+async function resend(orderId) {
+  const out = document.getElementById('order-messages');
+  const { status, body } = await adminApi(`/api/admin/orders/${encodeURIComponent(orderId)}/resend`, { json: {} });
+  if (status !== 202) return say(out, 'error', body.detail || 'The tickets could not be resent.');
+  await showOrder(orderId);
+  const sent = body.email && body.email.status === 'sent';
+  say(document.getElementById('order-messages'), sent ? 'ok' : 'info', sent
+    ? `Tickets sent again to ${body.email.to}.`
+    : 'Tickets queued: they will be sent as soon as the mail service takes them.');
+}
+
+async function copyLink(path) {
+  const out = document.getElementById('order-messages');
+  const url = new URL(path, location.origin).href;
+  try {
+    await navigator.clipboard.writeText(url);
+    say(out, 'ok', 'Order link copied: paste it into your reply to the buyer.');
+  } catch {
+    say(out, 'info', `Copy this link: ${url}`);
+  }
 }
 
 async function refund(orderId, ticketIds) {

@@ -51,7 +51,7 @@ SHOWTIME_PREBUILT=1 wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$ST
   --test-scheduled --show-interactive-dev-session=false \
   --var "SQUARE_BASE_URL:$SQUARE" --var "SQUARE_SDK_URL:$SQUARE/v1/square.js" \
   --var SQUARE_LOCATION_ID:LSTANDIN0001 --var SQUARE_APPLICATION_ID:sandbox-sq0idb-standin \
-  --var "SQUARE_WEBHOOK_URL:$BASE/webhooks/square" &
+  --var "SQUARE_WEBHOOK_URL:$BASE/webhooks/square" --var "PUBLIC_URL:$BASE" &
 server=$!
 trap 'kill $server $standin 2>/dev/null; wait $server $standin 2>/dev/null' EXIT INT TERM
 
@@ -70,6 +70,8 @@ cat <<TXT
     Square stand-in:  $SQUARE (test card 4111 1111 1111 1111)
     Admin:  $BASE/admin  (sign in with the admin token: $ADMIN_TOKEN)
     Door:  $BASE/door  (a showing's door PIN, or DOOR_TOKEN from .dev.vars)
+    E-mail: nothing is delivered; each message sent is logged above with
+      the paths of its text, HTML and attachments under .wrangler/tmp/email/
   Press Ctrl-C to stop.
 
 TXT

@@ -25,7 +25,7 @@ cargo fmt --all -- --check
 
 step "lints (cargo clippy -D warnings, native and wasm32)"
 cargo clippy --workspace --all-targets -- -D warnings
-cargo clippy -p showtime -p ledger -p desk --target wasm32-unknown-unknown -- -D warnings
+cargo clippy -p showtime -p ledger -p desk -p mail --target wasm32-unknown-unknown -- -D warnings
 
 step "building the Worker"
 bash scripts/build-worker.sh

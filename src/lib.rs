@@ -15,12 +15,14 @@
 //! - [`square`]: the Square API client (payments, refunds), with timeouts;
 //!   [`webhook`]: checking the signature of Square's webhooks.
 //! - [`ticket_code`]: the signed code in a ticket's QR code.
+//! - [`mail`]: sending the mail outbox through the `EMAIL` binding.
 
 mod admin_session;
 mod api_error;
 mod auth;
 mod db;
 mod ids;
+mod mail;
 mod routes;
 mod session;
 mod settings;

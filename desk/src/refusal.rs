@@ -68,6 +68,7 @@ codes! {
     NothingToRefund = 409 "nothing_to_refund",
     PaymentUnsettled = 409 "payment_unsettled",
     AlreadyHandled = 409 "already_handled",
+    NoTicketsToSend = 409 "no_tickets_to_send",
     RefundDecided = 409 "refund_decided",
     RefundRefused = 409 "refund_refused",
     CardDeclined = 402 "card_declined",

@@ -158,6 +158,11 @@ pub async fn attention(db: &D1Database, now_ms: u64, stale_ms: u64) -> Result<Ve
                o.status_detail, o.updated_at_ms, NULL \
              FROM orders o WHERE o.status = 'seat_lost' AND o.updated_at_ms >= ?2 \
                AND o.handled_at_ms IS NULL \
+             UNION ALL \
+             SELECT 'mail_failed', o.id, o.showing_id, m.to_addr, o.amount, o.currency, \
+               m.kind || ' message: ' || COALESCE(m.last_error, 'not sent'), m.updated_at_ms, NULL \
+             FROM mail_outbox m JOIN orders o ON o.id = m.order_id \
+             WHERE m.status = 'failed' AND m.handled_at_ms IS NULL \
              ORDER BY since_ms LIMIT {LIST_LIMIT}"
         ),
         &[
@@ -264,13 +269,24 @@ pub async fn mark_handled(
     note: &str,
     now_ms: u64,
 ) -> Result<bool> {
-    let result = db
-        .prepare(
-            "UPDATE orders SET handled_at_ms = ?1, handled_note = ?2 \
-             WHERE id = ?3 AND handled_at_ms IS NULL",
-        )
-        .bind(&[num(now_ms), note.into(), order_id.into()])?
-        .run()
+    // Messages that could not be sent leave the list with their order.
+    let results = db
+        .batch(vec![
+            db.prepare(
+                "UPDATE orders SET handled_at_ms = ?1, handled_note = ?2 \
+                 WHERE id = ?3 AND handled_at_ms IS NULL",
+            )
+            .bind(&[num(now_ms), note.into(), order_id.into()])?,
+            db.prepare(
+                "UPDATE mail_outbox SET handled_at_ms = ?1 WHERE order_id = ?2 \
+                 AND status = 'failed' AND handled_at_ms IS NULL",
+            )
+            .bind(&[num(now_ms), order_id.into()])?,
+        ])
         .await?;
-    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
+    let mut changed = 0;
+    for result in results {
+        changed += result.meta()?.and_then(|m| m.changes).unwrap_or(0);
+    }
+    Ok(changed > 0)
 }

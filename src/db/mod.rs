@@ -4,9 +4,11 @@
 //! - this module: showings.
 //! - [`orders`]: orders, tickets and the audit trail.
 //! - [`refunds`]: refunds and the tickets they void.
+//! - [`mail`]: the mail outbox.
 //! - [`admin`]: what the admin pages read: sales, search, attention, export.
 
 pub mod admin;
+pub mod mail;
 pub mod orders;
 pub mod refunds;
 

@@ -157,6 +157,8 @@ pub async fn mark_paid(
             "UPDATE tickets SET status = 'valid' WHERE order_id = ?1 AND status = 'pending'",
         )
         .bind(&[order_id.into()])?,
+        // The buyer's tickets mail, queued with the paid order itself.
+        super::mail::queue_tickets(db, order_id, now_ms)?,
     ])
     .await?;
     Ok(())

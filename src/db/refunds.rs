@@ -168,6 +168,8 @@ pub async fn mark_applied(db: &D1Database, refund: &RefundRow, now_ms: u64) -> R
              AND NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = ?2 AND status <> 'void')",
         )
         .bind(&[num(now_ms), refund.order_id.as_str().into()])?,
+        // The buyer's confirmation, queued with the refund it reports.
+        super::mail::queue_refund(db, &refund.id, &refund.order_id, now_ms)?,
     ])
     .await?;
     Ok(())

@@ -218,9 +218,49 @@ pub async fn order(req: Request, ctx: RouteContext<()>) -> Handled {
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
     let (tickets, events, refunds) = admin_rows::order_detail(&db, order_id).await?;
+    let emails = crate::db::mail::of_order(&db, order_id).await?;
+    // The buyer's own link, for staff to copy into a reply.
+    let secret = auth::session_secret(&ctx.env)?;
+    let key = crate::session::order_access_key(&secret, order_id);
+    let order_url = format!("/orders/{order_id}?key={key}");
     Ok(Response::from_json(&json!({
         "order": order, "tickets": tickets, "events": events, "refunds": refunds,
+        "emails": emails, "order_url": order_url,
     }))?)
+}
+
+/// `POST /api/admin/orders/{oid}/resend`: the order's tickets mailed to its
+/// buyer again, as a new message, sent at once (the sweep retries it).
+/// Only an order with a valid ticket has anything to send.
+pub async fn resend_tickets(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let order_id = param(&ctx, "oid").to_string();
+    let db = db::database(&ctx.env)?;
+    db::orders::get_order(&db, &order_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("order"))?;
+    let live = db::orders::tickets_of(&db, &order_id)
+        .await?
+        .iter()
+        .any(|t| t.status == "valid");
+    if !live {
+        return Err(ApiError::new(
+            Code::NoTicketsToSend,
+            "this order has no valid ticket to send",
+        ));
+    }
+    let now = now_ms() as u64;
+    let row_id = format!(
+        "tickets:{order_id}:{}",
+        crate::ids::random_hex(6).map_err(|e| ApiError::internal(e.to_string()))?
+    );
+    crate::db::mail::queue_resend(&db, &row_id, &order_id, now)?
+        .run()
+        .await?;
+    crate::mail::send_now(&ctx.env, &order_id).await;
+    let emails = crate::db::mail::of_order(&db, &order_id).await?;
+    let this = emails.iter().find(|m| m["id"] == row_id.as_str()).cloned();
+    Ok(Response::from_json(&json!({ "email": this }))?.with_status(202))
 }
 
 /// Longest note staff may leave when marking an order handled.

@@ -19,6 +19,7 @@ mod sweep;
 mod tickets;
 mod webhooks;
 
+pub use door::signing_keys;
 pub use sweep::recovery_sweep;
 
 use serde::de::DeserializeOwned;
@@ -58,6 +59,10 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .post_async("/api/showings/:sid/holds/:hold/checkout", |req, ctx| {
             respond(orders::checkout(req, ctx))
         })
+        .post_async("/api/orders/lookup", |req, ctx| {
+            respond(orders::lookup(req, ctx))
+        })
+        .get_async("/orders/find", |_, ctx| respond(page(ctx, "/find")))
         .get_async("/api/orders/:oid", |req, ctx| {
             respond(orders::get(req, ctx))
         })
@@ -115,6 +120,9 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/api/admin/orders/:oid", |req, ctx| {
             respond(admin::order(req, ctx))
         })
+        .post_async("/api/admin/orders/:oid/resend", |req, ctx| {
+            respond(admin::resend_tickets(req, ctx))
+        })
         .post_async("/api/admin/orders/:oid/handled", |req, ctx| {
             respond(admin::mark_handled(req, ctx))
         })
@@ -166,7 +174,7 @@ async fn respond(handled: impl std::future::Future<Output = Handled>) -> Result<
     handled.await.or_else(ApiError::into_response)
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     Date::now().as_millis() as i64
 }
 

@@ -7,12 +7,14 @@ use worker::{Env, Request, Response, RouteContext};
 use super::showings::hold_ref;
 use super::{param, parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
+use crate::db::mail as mail_rows;
 use crate::db::orders as order_rows;
 use crate::showtime::client::ShowtimeClient;
 use crate::{db, ids, session};
 use checkout::PublicStatus;
 use desk::protocol::{CheckoutRequest, OrderAnswer};
 use desk::Code;
+use mail::outbox::Kind;
 
 const MAX_EMAIL_BYTES: usize = checkout::MAX_BUYER_EMAIL_BYTES;
 const MAX_NAME_BYTES: usize = checkout::MAX_BUYER_NAME_BYTES;
@@ -30,16 +32,19 @@ fn invalid(field: &str, detail: &str) -> ApiError {
     ApiError::new(Code::InvalidBuyer, format!("{field}: {detail}")).with("field", field)
 }
 
+fn email_ok(email: &str) -> bool {
+    email.len() <= MAX_EMAIL_BYTES
+        && email
+            .split_once('@')
+            .is_some_and(|(a, b)| !a.is_empty() && b.contains('.'))
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
 impl CheckoutBody {
     fn check(self) -> Result<CheckoutBody, ApiError> {
         let email = self.email.trim().to_string();
         let name = self.name.trim().to_string();
-        let email_ok = email.len() <= MAX_EMAIL_BYTES
-            && email
-                .split_once('@')
-                .is_some_and(|(a, b)| !a.is_empty() && b.contains('.'))
-            && !email.chars().any(|c| c.is_whitespace() || c.is_control());
-        if !email_ok {
+        if !email_ok(&email) {
             return Err(invalid(
                 "email",
                 "give an e-mail address like name@example.com",
@@ -145,6 +150,75 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
         "showing": showing,
         "tickets": tickets,
     }))?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LookupBody {
+    email: String,
+}
+
+/// Order-link requests one client may make an hour.
+const LOOKUPS_PER_CLIENT_HOUR: u32 = 5;
+/// Order-link mails one address may get an hour.
+const LOOKUPS_PER_ADDRESS_HOUR: u64 = 2;
+const HOUR_MS: u64 = 3600 * 1000;
+
+/// Who is asking, for the per-client limit: an IPv4 address, or the /64
+/// of an IPv6 one (one home or phone holds a whole /64).
+pub fn lookup_client(address: &str) -> String {
+    if address.contains(':') {
+        let groups: Vec<&str> = address.split(':').take(4).collect();
+        format!("{}::/64", groups.join(":"))
+    } else {
+        address.to_string()
+    }
+}
+
+/// `POST /api/orders/lookup {"email"}`: mails the address the links of its
+/// orders. The answer is the same `202` whether or not the address bought
+/// anything, so it tells nobody who did; an address gets at most a couple
+/// of these mails an hour, and a client may ask a few times an hour.
+pub async fn lookup(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    let body: LookupBody = parse_json(&read_body(&mut req).await?)?;
+    let email = body.email.trim().to_lowercase();
+    if !email_ok(&email) {
+        return Err(invalid(
+            "email",
+            "give an e-mail address like name@example.com",
+        ));
+    }
+    let db = db::database(&ctx.env)?;
+    let now = crate::routes::now_ms() as u64;
+    let client = lookup_client(&super::showings::client_address(&req));
+    let since = now.saturating_sub(HOUR_MS);
+    if !mail_rows::note_lookup(&db, &client, since, LOOKUPS_PER_CLIENT_HOUR, now).await? {
+        let mut error = ApiError::new(
+            Code::RateLimited,
+            "too many order-link requests from here; try again in an hour",
+        );
+        error.retry_after_s = Some(HOUR_MS / 1000);
+        return Err(error);
+    }
+    let known =
+        !mail_rows::orders_of_address(&db, &email, now.saturating_sub(90 * 24 * HOUR_MS), now)
+            .await?
+            .is_empty();
+    if known
+        && mail_rows::count_to(&db, &email, Kind::Lookup, since).await? < LOOKUPS_PER_ADDRESS_HOUR
+    {
+        let row_id = format!(
+            "lookup:{}",
+            ids::random_hex(8).map_err(|e| ApiError::internal(e.to_string()))?
+        );
+        mail_rows::queue_to(&db, &row_id, Kind::Lookup, &email, now).await?;
+        crate::mail::send_row_now(&ctx.env, &row_id).await;
+    }
+    Ok(Response::from_json(&json!({
+        "status": "accepted",
+        "detail": "if that address has orders with us, a message with their links is on its way",
+    }))?
+    .with_status(202))
 }
 
 /// The checkout's answer to its buyer: its HTTP status and body.

@@ -310,6 +310,7 @@ async fn apply(env: &Env, db: &D1Database, refund: &RefundRow) -> Result<(), Api
     if ticket_ids.is_empty() {
         // Money back, every ticket kept.
         refund_rows::mark_applied(db, refund, now).await?;
+        crate::mail::send_now(env, &refund.order_id).await;
         return Ok(());
     }
     refund_rows::void_tickets(db, &ticket_ids, now).await?;
@@ -336,6 +337,7 @@ async fn apply(env: &Env, db: &D1Database, refund: &RefundRow) -> Result<(), Api
         ));
     }
     refund_rows::mark_applied(db, refund, now).await?;
+    crate::mail::send_now(env, &refund.order_id).await;
     Ok(())
 }
 

@@ -206,7 +206,7 @@ impl Session {
     }
 }
 
-fn client_address(req: &Request) -> String {
+pub(super) fn client_address(req: &Request) -> String {
     req.headers()
         .get("cf-connecting-ip")
         .ok()

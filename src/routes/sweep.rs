@@ -1,5 +1,5 @@
 //! The cron sweep: what the showings' alarms and Square's webhooks should
-//! have finished, found and finished.
+//! have finished, found and finished; and the mail outbox, drained.
 
 use worker::Env;
 
@@ -10,7 +10,9 @@ use crate::showtime::client::ShowtimeClient;
 
 /// The cron sweep: every showing with an order pending for longer than
 /// `SWEEP_MIN_AGE_MS` is told to resume its due checkouts (its own alarm
-/// normally does), and refunds whose webhook never came are looked up.
+/// normally does), refunds whose webhook never came are looked up, the
+/// staff digest is queued when something has waited an hour, and mail
+/// still due is sent.
 pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
     if let Err(e) = super::refunds::refund_sweep(env, now_ms).await {
         worker::console_error!("recovery sweep: refunds: {}", e.detail);
@@ -29,6 +31,19 @@ pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
         if let Err(e) = nudged {
             worker::console_error!("recovery sweep: showing {sid}: {}", e.detail);
         }
+    }
+    if let Err(e) = crate::mail::queue_digest(env, now_ms).await {
+        worker::console_error!("recovery sweep: staff digest: {e}");
+    }
+    match crate::mail::drain(env, None, now_ms).await {
+        Ok(d) if d.sent + d.retrying + d.failed > 0 => worker::console_log!(
+            "recovery sweep: mail: {} sent, {} to retry, {} failed",
+            d.sent,
+            d.retrying,
+            d.failed
+        ),
+        Ok(_) => {}
+        Err(e) => worker::console_error!("recovery sweep: mail: {e}"),
     }
     Ok(showings.len())
 }

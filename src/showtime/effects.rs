@@ -103,7 +103,17 @@ impl Showtime {
                 }
             }
             OrderWrite::MarkPaid { payment_id } => {
-                stored(order_rows::mark_paid(&db, order_id, &payment_id, now).await)
+                let outcome = stored(order_rows::mark_paid(&db, order_id, &payment_id, now).await);
+                if outcome == StoreOutcome::Stored {
+                    // The tickets mail was queued in that write: send it now,
+                    // apart from the checkout's answer (the sweep retries).
+                    let env = self.env.clone();
+                    let order_id = order_id.to_string();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        crate::mail::send_now(&env, &order_id).await;
+                    });
+                }
+                outcome
             }
             OrderWrite::VoidTickets => stored(order_rows::void_tickets(&db, order_id, now).await),
             OrderWrite::Final {

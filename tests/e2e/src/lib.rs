@@ -8,6 +8,7 @@
 //! many servers does not rebuild anything.
 
 mod api;
+pub mod mailbox;
 mod process;
 pub mod square;
 mod stack;

@@ -19,6 +19,10 @@ const READY_TIMEOUT: Duration = Duration::from_secs(90);
 pub struct StackOptions {
     /// `--var NAME:VALUE` settings for the Worker, over wrangler.toml's.
     pub vars: Vec<(String, String)>,
+    /// When set, the `EMAIL` binding may only send to these addresses (its
+    /// `allowed_destination_addresses`): the platform itself refuses the
+    /// rest, as a binding set up that way does in production.
+    pub mail_only_to: Option<Vec<String>>,
 }
 
 impl Default for StackOptions {
@@ -30,11 +34,17 @@ impl Default for StackOptions {
                 ("HOLD_RATE_BURST".into(), "1000000".into()),
                 ("HOLD_RATE_PER_MINUTE".into(), "1000000".into()),
             ],
+            mail_only_to: None,
         }
     }
 }
 
 impl StackOptions {
+    pub fn mail_only_to(mut self, addresses: &[&str]) -> Self {
+        self.mail_only_to = Some(addresses.iter().map(|a| a.to_string()).collect());
+        self
+    }
+
     pub fn var(mut self, name: &str, value: &str) -> Self {
         self.vars.retain(|(n, _)| n != name);
         self.vars.push((name.into(), value.into()));
@@ -121,6 +131,69 @@ impl Stack {
         self.launch();
     }
 
+    /// Restarts with other options (a changed setting or binding), as a
+    /// redeploy with a new configuration would.
+    pub fn restart_with(&mut self, options: StackOptions) {
+        self.options = options;
+        self.restart();
+    }
+
+    /// Every message the Worker sent since this stack started, oldest first.
+    pub fn sent_mail(&self) -> Vec<crate::mailbox::SentMail> {
+        crate::mailbox::parse(&std::fs::read_to_string(self.log_path()).unwrap_or_default())
+    }
+
+    /// Waits (up to 30 s) for `count` messages to `to`.
+    pub fn wait_for_mail(&self, to: &str, count: usize) -> Vec<crate::mailbox::SentMail> {
+        crate::mailbox::wait_for(
+            || std::fs::read_to_string(self.log_path()).unwrap_or_default(),
+            to,
+            count,
+            Duration::from_secs(30),
+        )
+    }
+
+    /// wrangler.toml as written, or a copy whose `EMAIL` binding refuses
+    /// every address but the allowed ones. The copy lives in the state
+    /// directory, so its paths are made absolute.
+    fn config(&self, root: &Path) -> PathBuf {
+        let main = root.join("wrangler.toml");
+        let Some(allowed) = &self.options.mail_only_to else {
+            return main;
+        };
+        let text = std::fs::read_to_string(&main).expect("wrangler.toml");
+        let absolute = |value: &str| format!("\"{}\"", root.join(value).display());
+        let mut out = String::new();
+        let mut skipping_build = false;
+        for line in text.lines() {
+            if line.starts_with('[') {
+                skipping_build = line == "[build]";
+            }
+            if skipping_build || line.starts_with("command =") {
+                continue;
+            }
+            let line = line
+                .replace(
+                    "\"build/worker/shim.mjs\"",
+                    &absolute("build/worker/shim.mjs"),
+                )
+                .replace("\"public\"", &absolute("public"))
+                .replace("\"migrations\"", &absolute("migrations"));
+            out.push_str(&line);
+            out.push('\n');
+            if line == "name = \"EMAIL\"" {
+                let list: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
+                out.push_str(&format!(
+                    "allowed_destination_addresses = [{}]\n",
+                    list.join(", ")
+                ));
+            }
+        }
+        let path = self.state_dir.path().join("wrangler.toml");
+        std::fs::write(&path, out).expect("write the config copy");
+        path
+    }
+
     pub fn stop(&mut self) {
         if let Some(mut server) = self.server.take() {
             server.stop();
@@ -159,8 +232,11 @@ impl Stack {
             .append(true)
             .open(self.log_path())
             .expect("log file");
+        let config = self.config(&root);
         let mut cmd = wrangler(&root);
         cmd.args(["dev", "--ip", "127.0.0.1", "--port", &self.port.to_string()])
+            .arg("--config")
+            .arg(&config)
             .args(["--inspector-port", &free_port().to_string()])
             .arg("--persist-to")
             .arg(self.state_dir.path().join("state"))
@@ -174,7 +250,8 @@ impl Stack {
             .args([
                 "--var",
                 "TICKET_SIGNING_KEYS:t1:ticket-key-for-tests-0123456789",
-            ]);
+            ])
+            .args(["--var", &format!("PUBLIC_URL:{}", self.base_url)]);
         for (name, value) in self.square.worker_vars().iter().chain(&self.options.vars) {
             cmd.args(["--var", &format!("{name}:{value}")]);
         }

@@ -5,15 +5,8 @@
 use std::time::{Duration, Instant};
 
 use e2e::square::{NOTIFICATION_URL, SIGNATURE_KEY};
-use e2e::{sixteen_seat_room, Api, Method, Reply, Stack};
+use e2e::{sixteen_seat_room, Api, Method, Stack};
 use serde_json::{json, Value};
-
-async fn buy(api: &Api, sid: &str, seats: &[&str]) -> Reply {
-    let hold = api.hold(sid, seats, None).await;
-    let paid = api.checkout(sid, &hold, "cnon:card-nonce-ok").await;
-    assert_eq!(paid.status, 201, "{:?}", paid.body);
-    paid
-}
 
 fn payment_of(stack: &Stack, order_id: &str) -> String {
     let rows = stack.d1_query(&format!(
@@ -33,28 +26,15 @@ async fn until(api: &Api, sid: &str, seat: &str, want: &str) -> Value {
     }
 }
 
-async fn scan(api: &Api, stack: &Stack, code: &str, sid: &str) -> Value {
-    let token = format!("Bearer {}", stack.door_token());
-    let body = json!({"code": code, "showing_id": sid});
-    api.send(
-        Method::POST,
-        "/api/door/checkin",
-        Some(body.to_string().into_bytes()),
-        &[("authorization", &token)],
-    )
-    .await
-    .body
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dashboard_refund_voids_the_tickets_and_reopens_the_seats() {
     let stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
-    let paid = buy(&api, &sid, &["A1", "A2"]).await;
+    let paid = api.buy(&sid, &["A1", "A2"]).await;
     let order_id = paid.body["order_id"].as_str().unwrap();
     let code = paid.body["tickets"][0]["code"].as_str().unwrap();
-    assert_eq!(scan(&api, &stack, code, &sid).await["result"], "admitted");
+    assert_eq!(api.door_scan(code, &sid).await["result"], "admitted");
 
     stack
         .square
@@ -76,9 +56,22 @@ async fn a_dashboard_refund_voids_the_tickets_and_reopens_the_seats() {
             json!({"status": "void", "used": 0})
         ]
     );
-    assert_eq!(scan(&api, &stack, code, &sid).await["result"], "void");
+    assert_eq!(api.door_scan(code, &sid).await["result"], "void");
     let order = api.get(paid.body["order_url"].as_str().unwrap()).await.body;
     assert_eq!(order["order"]["status"], "refunded");
+    // The buyer had the tickets mail, then the refund's confirmation.
+    let mails = stack.wait_for_mail("ana@example.com", 2);
+    assert_eq!(mails.len(), 2, "{}", stack.log_tail());
+    assert!(
+        mails[1].subject.starts_with("Refund of $24.00"),
+        "{}",
+        mails[1].subject
+    );
+    assert!(
+        mails[1].text.contains("Seats refunded: A1, A2"),
+        "{}",
+        mails[1].text
+    );
     assert!(
         order["tickets"][0]["checked_in_at_ms"].as_f64().is_some(),
         "the order shows the ticket was used"
@@ -134,7 +127,7 @@ async fn repeated_and_shuffled_refund_events_apply_once() {
     let sid = api.create_showing(sixteen_seat_room(None)).await;
 
     // The same completed refund, ten times at once.
-    let paid = buy(&api, &sid, &["B1", "B2"]).await;
+    let paid = api.buy(&sid, &["B1", "B2"]).await;
     let order_id = paid.body["order_id"].as_str().unwrap().to_string();
     let payment = payment_of(&stack, &order_id);
     let event = refund_event("evt-refund-1", "refund-1", &payment, "COMPLETED", 2400);
@@ -169,7 +162,7 @@ async fn repeated_and_shuffled_refund_events_apply_once() {
 
     // A shuffled mix of payment and refund events for another order ends
     // where in-order delivery ends: its tickets void, its seats open.
-    let second = buy(&api, &sid, &["B3"]).await;
+    let second = api.buy(&sid, &["B3"]).await;
     let second_id = second.body["order_id"].as_str().unwrap().to_string();
     let payment = payment_of(&stack, &second_id);
     let payment_event = |id: &str, status: &str| {
@@ -203,7 +196,7 @@ async fn staff_refund_one_ticket_and_a_partial_dashboard_refund_waits_for_staff(
     let stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
-    let paid = buy(&api, &sid, &["A5", "A6"]).await;
+    let paid = api.buy(&sid, &["A5", "A6"]).await;
     let order_id = paid.body["order_id"].as_str().unwrap().to_string();
     let first = paid.body["tickets"][0]["id"].as_str().unwrap();
     let asked = api
@@ -240,7 +233,7 @@ async fn staff_refund_one_ticket_and_a_partial_dashboard_refund_waits_for_staff(
 
     // A partial refund from the Dashboard that matches no tickets: nothing
     // is voided, and the order waits for staff.
-    let other = buy(&api, &sid, &["A7", "A8"]).await;
+    let other = api.buy(&sid, &["A7", "A8"]).await;
     let other_id = other.body["order_id"].as_str().unwrap().to_string();
     stack
         .square
@@ -276,7 +269,7 @@ async fn the_cron_sweep_finishes_a_refund_whose_webhook_never_came() {
     let stack = Stack::start_with(e2e::StackOptions::default().var("SWEEP_MIN_AGE_MS", "0"));
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
-    let paid = buy(&api, &sid, &["B7"]).await;
+    let paid = api.buy(&sid, &["B7"]).await;
     let order_id = paid.body["order_id"].as_str().unwrap().to_string();
     stack
         .square

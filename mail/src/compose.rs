@@ -1,0 +1,394 @@
+//! Each message as a subject, a plain-text part, an HTML part and its
+//! attachments. Every value from a buyer or staff is escaped in the HTML;
+//! the plain text says everything the HTML says.
+
+use html_escape::{encode_double_quoted_attribute as attr, encode_text as esc};
+
+use crate::{ics, money, qr, MailError, Venue};
+
+#[derive(Debug, Clone)]
+pub struct Message {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+    pub attachments: Vec<Attachment>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Attachment {
+    pub filename: String,
+    pub content_type: &'static str,
+    /// Set for an image the HTML shows inline (`cid:…`).
+    pub content_id: Option<String>,
+    pub content: Vec<u8>,
+}
+
+/// An order as its messages describe it.
+pub struct OrderView<'a> {
+    pub order_id: &'a str,
+    pub buyer_name: &'a str,
+    pub amount: u64,
+    pub currency: &'a str,
+    pub film: &'a str,
+    pub starts_at_ms: i64,
+    /// The absolute link to the order page, with its key.
+    pub order_url: &'a str,
+}
+
+pub struct TicketView<'a> {
+    pub id: &'a str,
+    pub seat: &'a str,
+    /// The signed code the door scans.
+    pub code: &'a str,
+    pub page_url: &'a str,
+}
+
+/// The cinema's name and address above every message.
+fn header_html(venue: &Venue) -> String {
+    let address = if venue.address.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<div style=\"color:#555;font-size:14px\">{}</div>",
+            esc(&venue.address)
+        )
+    };
+    format!(
+        "<div style=\"border-bottom:2px solid #222;padding-bottom:8px;margin-bottom:16px\">\
+         <div style=\"font-size:20px;font-weight:bold\">{}</div>{address}</div>",
+        esc(&venue.name)
+    )
+}
+
+fn header_text(venue: &Venue) -> String {
+    if venue.address.is_empty() {
+        format!("{}\n\n", venue.name)
+    } else {
+        format!("{}\n{}\n\n", venue.name, venue.address)
+    }
+}
+
+fn page(venue: &Venue, body: &str) -> String {
+    format!(
+        "<!doctype html><html><body style=\"font-family:Arial,Helvetica,sans-serif;\
+         color:#222;max-width:560px;margin:0 auto;padding:16px\">{}{body}</body></html>",
+        header_html(venue)
+    )
+}
+
+fn link(url: &str, words: &str) -> String {
+    format!("<a href=\"{}\">{}</a>", attr(url), esc(words))
+}
+
+/// The tickets of a paid order: one QR image per ticket, inline, and the
+/// showing as a calendar file.
+pub fn tickets(
+    venue: &Venue,
+    order: &OrderView,
+    tickets: &[TicketView],
+    now_ms: i64,
+) -> Result<Message, MailError> {
+    let when = venue.local_time(order.starts_at_ms);
+    let seats: Vec<&str> = tickets.iter().map(|t| t.seat).collect();
+    let total = money::format(order.amount, order.currency);
+    let subject = format!("Your tickets: {}, {when}", order.film);
+    let mut attachments = Vec::with_capacity(tickets.len() + 1);
+    let mut ticket_html = String::new();
+    let mut ticket_text = String::new();
+    for (i, ticket) in tickets.iter().enumerate() {
+        let cid = format!("ticket-{}", i + 1);
+        attachments.push(Attachment {
+            filename: format!(
+                "ticket-{}.png",
+                ticket
+                    .seat
+                    .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+            ),
+            content_type: "image/png",
+            content_id: Some(cid.clone()),
+            content: qr::png(ticket.code)?,
+        });
+        ticket_html.push_str(&format!(
+            "<div style=\"border:1px solid #ccc;border-radius:6px;padding:12px;margin:12px 0;\
+             text-align:center\"><div style=\"font-size:18px\">Seat <strong>{}</strong></div>\
+             <img src=\"cid:{cid}\" alt=\"Ticket QR code for seat {}\" width=\"240\" height=\"240\">\
+             <div style=\"font-size:12px;color:#555\">Ticket {} · {}</div></div>",
+            esc(ticket.seat),
+            attr(ticket.seat),
+            esc(ticket.id),
+            link(ticket.page_url, "open this ticket on your phone")
+        ));
+        ticket_text.push_str(&format!(
+            "  Seat {}: ticket {}, {}\n",
+            ticket.seat, ticket.id, ticket.page_url
+        ));
+    }
+    let description = format!(
+        "Seats {}. Order {}: {}",
+        seats.join(", "),
+        order.order_id,
+        order.order_url
+    );
+    let location = if venue.address.is_empty() {
+        venue.name.clone()
+    } else {
+        format!("{}, {}", venue.name, venue.address)
+    };
+    let summary = format!("{} at {}", order.film, venue.name);
+    let calendar = ics::Event {
+        uid: &format!("{}@showtime", order.order_id),
+        stamp_ms: now_ms,
+        start_ms: order.starts_at_ms,
+        summary: &summary,
+        location: &location,
+        description: &description,
+        url: order.order_url,
+    }
+    .to_ics(&venue.name);
+    attachments.push(Attachment {
+        filename: "showing.ics".into(),
+        content_type: "text/calendar",
+        content_id: None,
+        content: calendar.into_bytes(),
+    });
+    let text = format!(
+        "{}Hello {},\n\nYour tickets for {} on {when}.\n\nSeats: {}\nTotal paid: {total}\n\
+         Order {}\n\nShow the QR code of each ticket at the door, on your phone or printed:\n\
+         {ticket_text}\nYour order, any time: {}\n",
+        header_text(venue),
+        order.buyer_name,
+        order.film,
+        seats.join(", "),
+        order.order_id,
+        order.order_url,
+    );
+    let html = page(
+        venue,
+        &format!(
+            "<p>Hello {},</p><p>Your tickets for <strong>{}</strong> on <strong>{}</strong>.</p>\
+             <p>Seats: {}<br>Total paid: {}<br>Order {}</p>\
+             <p>Show the QR code of each ticket at the door, on your phone or printed.</p>\
+             {ticket_html}<p>{}</p>",
+            esc(order.buyer_name),
+            esc(order.film),
+            esc(&when),
+            esc(&seats.join(", ")),
+            esc(&total),
+            esc(order.order_id),
+            link(order.order_url, "Your order, any time")
+        ),
+    );
+    Ok(Message {
+        subject,
+        text,
+        html,
+        attachments,
+    })
+}
+
+/// A refund applied: how much, which seats, and that those tickets no
+/// longer admit.
+pub fn refund(venue: &Venue, order: &OrderView, refunded: u64, seats: &[String]) -> Message {
+    let when = venue.local_time(order.starts_at_ms);
+    let amount = money::format(refunded, order.currency);
+    let seats = seats.join(", ");
+    let subject = format!("Refund of {amount}: {}, {when}", order.film);
+    let text = format!(
+        "{}Hello {},\n\nWe have refunded {amount} to your card for {} on {when}.\n\
+         Seats refunded: {seats}. Those tickets no longer admit.\n\
+         Banks take a few days to show a refund.\n\nOrder {}: {}\n",
+        header_text(venue),
+        order.buyer_name,
+        order.film,
+        order.order_id,
+        order.order_url
+    );
+    let html = page(
+        venue,
+        &format!(
+            "<p>Hello {},</p><p>We have refunded <strong>{}</strong> to your card for {} on {}.</p>\
+             <p>Seats refunded: {}. Those tickets no longer admit.<br>\
+             Banks take a few days to show a refund.</p><p>Order {}: {}</p>",
+            esc(order.buyer_name),
+            esc(&amount),
+            esc(order.film),
+            esc(&when),
+            esc(&seats),
+            esc(order.order_id),
+            link(order.order_url, "see the order")
+        ),
+    );
+    Message {
+        subject,
+        text,
+        html,
+        attachments: Vec::new(),
+    }
+}
+
+/// The links of a buyer's orders, asked for by address.
+pub fn lookup(venue: &Venue, orders: &[OrderView]) -> Message {
+    let subject = format!("Your orders at {}", venue.name);
+    let mut text = format!(
+        "{}You (or someone who typed your address) asked for the links to your orders.\n\n",
+        header_text(venue)
+    );
+    let mut items = String::new();
+    for order in orders {
+        let when = venue.local_time(order.starts_at_ms);
+        text.push_str(&format!("- {}, {when}: {}\n", order.film, order.order_url));
+        items.push_str(&format!(
+            "<li>{}, {}: {}</li>",
+            esc(order.film),
+            esc(&when),
+            link(order.order_url, &format!("order {}", order.order_id))
+        ));
+    }
+    text.push_str("\nIf you did not ask, you can ignore this message.\n");
+    let html = page(
+        venue,
+        &format!(
+            "<p>You (or someone who typed your address) asked for the links to your orders.</p>\
+             <ul>{items}</ul><p>If you did not ask, you can ignore this message.</p>"
+        ),
+    );
+    Message {
+        subject,
+        text,
+        html,
+        attachments: Vec::new(),
+    }
+}
+
+/// One item on the staff's attention list.
+pub struct AttentionItem {
+    pub what: String,
+    pub since_ms: i64,
+    pub link: String,
+}
+
+/// "3 h 20 min", "2 d 4 h".
+fn age(ms: i64) -> String {
+    let minutes = ms.max(0) / 60_000;
+    let (d, h, m) = (minutes / 1440, minutes / 60 % 24, minutes % 60);
+    match (d, h) {
+        (0, 0) => format!("{m} min"),
+        (0, _) => format!("{h} h {m} min"),
+        _ => format!("{d} d {h} h"),
+    }
+}
+
+/// The staff digest: what has waited on the attention list, oldest first.
+pub fn digest(venue: &Venue, items: &[AttentionItem], now_ms: i64) -> Message {
+    let subject = format!(
+        "{}: {} item{} waiting for staff",
+        venue.name,
+        items.len(),
+        if items.len() == 1 { "" } else { "s" }
+    );
+    let mut text = format!(
+        "{}These wait on the attention list:\n\n",
+        header_text(venue)
+    );
+    let mut rows = String::new();
+    for item in items {
+        let waited = age(now_ms - item.since_ms);
+        text.push_str(&format!(
+            "- {} (waiting {waited}): {}\n",
+            item.what, item.link
+        ));
+        rows.push_str(&format!(
+            "<li>{} (waiting {}): {}</li>",
+            esc(&item.what),
+            esc(&waited),
+            link(&item.link, "open")
+        ));
+    }
+    let html = page(
+        venue,
+        &format!("<p>These wait on the attention list:</p><ul>{rows}</ul>"),
+    );
+    Message {
+        subject,
+        text,
+        html,
+        attachments: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn venue() -> Venue {
+        Venue::new("The <Plaza>", "1 High St", "Europe/London").unwrap()
+    }
+
+    fn order() -> OrderView<'static> {
+        OrderView {
+            order_id: "ord1",
+            buyer_name: "Ann <script>",
+            amount: 2400,
+            currency: "GBP",
+            film: "Paris, Texas",
+            starts_at_ms: 1_776_191_400_000,
+            order_url: "https://cinema.example/orders/ord1?key=k&x=1",
+        }
+    }
+
+    #[test]
+    fn a_tickets_mail_has_local_time_seats_images_and_a_calendar() {
+        let tickets = [
+            TicketView {
+                id: "ord1-1",
+                seat: "A1",
+                code: "v1.code.one",
+                page_url: "https://cinema.example/tickets/ord1-1?key=k",
+            },
+            TicketView {
+                id: "ord1-2",
+                seat: "A2",
+                code: "v1.code.two",
+                page_url: "https://cinema.example/tickets/ord1-2?key=k",
+            },
+        ];
+        let m = tickets_mail(&tickets);
+        assert_eq!(
+            m.subject,
+            "Your tickets: Paris, Texas, Tue 14 Apr 2026, 19:30 BST"
+        );
+        assert!(m.text.contains("Seats: A1, A2") && m.text.contains("£24.00"));
+        assert!(m.text.starts_with("The <Plaza>\n1 High St"));
+        assert!(m.html.contains("The &lt;Plaza&gt;") && m.html.contains("Ann &lt;script&gt;"));
+        assert!(m.html.contains("cid:ticket-1") && m.html.contains("cid:ticket-2"));
+        assert!(m.html.contains("key=k&amp;x=1"));
+        let kinds: Vec<_> = m.attachments.iter().map(|a| a.content_type).collect();
+        assert_eq!(kinds, ["image/png", "image/png", "text/calendar"]);
+        assert!(m.attachments[0].content.starts_with(b"\x89PNG"));
+        let ics = String::from_utf8(m.attachments[2].content.clone()).unwrap();
+        assert!(ics.contains("DTSTART:20260414T183000Z"), "{ics}");
+    }
+
+    fn tickets_mail(tickets: &[TicketView]) -> Message {
+        super::tickets(&venue(), &order(), tickets, 0).unwrap()
+    }
+
+    #[test]
+    fn refund_lookup_and_digest_say_what_happened() {
+        let r = refund(&venue(), &order(), 1200, &["A2".into()]);
+        assert!(r.subject.starts_with("Refund of £12.00"));
+        assert!(r.text.contains("Seats refunded: A2"));
+        let l = lookup(&venue(), &[order()]);
+        assert!(l
+            .text
+            .contains("Paris, Texas, Tue 14 Apr 2026, 19:30 BST: https://"));
+        let items = [AttentionItem {
+            what: "payment unknown: order ord1".into(),
+            since_ms: 0,
+            link: "https://cinema.example/admin".into(),
+        }];
+        let d = digest(&venue(), &items, (3 * 60 + 20) * 60_000);
+        assert_eq!(d.subject, "The <Plaza>: 1 item waiting for staff");
+        assert!(d.text.contains("(waiting 3 h 20 min)"));
+    }
+}

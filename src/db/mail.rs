@@ -1,0 +1,319 @@
+//! The mail outbox in D1. Rows are queued inside the batch that records
+//! what they report (see [`queue_tickets`], [`queue_refund`]); a sender
+//! claims a row before it sends, so two senders never send one row.
+
+use serde::Deserialize;
+use wasm_bindgen::JsValue;
+use worker::{D1Database, D1PreparedStatement, Result};
+
+use mail::outbox::{Kind, Status};
+
+fn num(n: u64) -> JsValue {
+    JsValue::from(n as f64)
+}
+
+/// Most messages one order page lists.
+const ORDER_LIST_LIMIT: u32 = 100;
+
+/// The tickets mail of a paid order, for its buyer. Keyed by the order, so
+/// the paid write repeated queues it once.
+pub fn queue_tickets(db: &D1Database, order_id: &str, now_ms: u64) -> Result<D1PreparedStatement> {
+    queue_for_order(
+        db,
+        &format!("tickets:{order_id}"),
+        Kind::Tickets,
+        order_id,
+        None,
+        now_ms,
+    )
+}
+
+/// Staff asked for the tickets again: a new row each time.
+pub fn queue_resend(
+    db: &D1Database,
+    row_id: &str,
+    order_id: &str,
+    now_ms: u64,
+) -> Result<D1PreparedStatement> {
+    queue_for_order(db, row_id, Kind::Tickets, order_id, None, now_ms)
+}
+
+/// The confirmation of an applied refund, for the order's buyer.
+pub fn queue_refund(
+    db: &D1Database,
+    refund_id: &str,
+    order_id: &str,
+    now_ms: u64,
+) -> Result<D1PreparedStatement> {
+    queue_for_order(
+        db,
+        &format!("refund:{refund_id}"),
+        Kind::Refund,
+        order_id,
+        Some(refund_id),
+        now_ms,
+    )
+}
+
+fn queue_for_order(
+    db: &D1Database,
+    row_id: &str,
+    kind: Kind,
+    order_id: &str,
+    refund_id: Option<&str>,
+    now_ms: u64,
+) -> Result<D1PreparedStatement> {
+    db.prepare(
+        "INSERT INTO mail_outbox (id, kind, order_id, refund_id, to_addr, status, next_try_at_ms, \
+         created_at_ms, updated_at_ms) \
+         SELECT ?1, ?2, id, ?3, email, 'queued', ?4, ?4, ?4 FROM orders WHERE id = ?5 \
+         ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(&[
+        row_id.into(),
+        kind.as_str().into(),
+        refund_id.map(JsValue::from).unwrap_or(JsValue::NULL),
+        num(now_ms),
+        order_id.into(),
+    ])
+}
+
+/// A message to an address with no order of its own (order links, the
+/// staff digest). Answers whether the row is new.
+pub async fn queue_to(
+    db: &D1Database,
+    row_id: &str,
+    kind: Kind,
+    to: &str,
+    now_ms: u64,
+) -> Result<bool> {
+    let result = db
+        .prepare(
+            "INSERT INTO mail_outbox (id, kind, to_addr, status, next_try_at_ms, created_at_ms, \
+             updated_at_ms) VALUES (?1, ?2, ?3, 'queued', ?4, ?4, ?4) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(&[row_id.into(), kind.as_str().into(), to.into(), num(now_ms)])?
+        .run()
+        .await?;
+    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
+}
+
+#[derive(Debug, Deserialize)]
+pub struct MailRow {
+    pub id: String,
+    pub kind: String,
+    pub order_id: Option<String>,
+    pub refund_id: Option<String>,
+    pub to_addr: String,
+    pub status: String,
+    pub tries: f64,
+    pub created_at_ms: f64,
+}
+
+const ROW_COLUMNS: &str = "id, kind, order_id, refund_id, to_addr, status, tries, created_at_ms";
+
+/// Which due rows a drain takes.
+#[derive(Clone, Copy)]
+pub enum Filter<'a> {
+    All,
+    Order(&'a str),
+    Row(&'a str),
+}
+
+/// Rows whose time has come, oldest first: queued ones due now, and
+/// claimed ones whose sender may have stopped (the caller decides).
+pub async fn due(
+    db: &D1Database,
+    filter: Filter<'_>,
+    now_ms: u64,
+    limit: u32,
+) -> Result<Vec<MailRow>> {
+    let (filter, args): (&str, Vec<JsValue>) = match filter {
+        Filter::Order(id) => ("AND order_id = ?2", vec![num(now_ms), id.into()]),
+        Filter::Row(id) => ("AND id = ?2", vec![num(now_ms), id.into()]),
+        Filter::All => ("", vec![num(now_ms)]),
+    };
+    db.prepare(format!(
+        "SELECT {ROW_COLUMNS} FROM mail_outbox WHERE status IN ('queued', 'sending') \
+         AND next_try_at_ms <= ?1 {filter} ORDER BY next_try_at_ms LIMIT {limit}"
+    ))
+    .bind(&args)?
+    .all()
+    .await?
+    .results()
+}
+
+/// Takes a queued row for this sender; false when another took it first.
+/// The claim moves the row's next try past the lease, so a lapsed claim
+/// comes back as due.
+pub async fn claim(db: &D1Database, row_id: &str, now_ms: u64, lease_ms: u64) -> Result<bool> {
+    let result = db
+        .prepare(
+            "UPDATE mail_outbox SET status = 'sending', claimed_at_ms = ?1, tries = tries + 1, \
+             next_try_at_ms = ?2, updated_at_ms = ?1 WHERE id = ?3 AND status = 'queued'",
+        )
+        .bind(&[num(now_ms), num(now_ms + lease_ms), row_id.into()])?
+        .run()
+        .await?;
+    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
+}
+
+pub async fn mark_sent(db: &D1Database, row_id: &str, message_id: &str, now_ms: u64) -> Result<()> {
+    db.prepare(
+        "UPDATE mail_outbox SET status = 'sent', sent_at_ms = ?1, message_id = ?2, \
+         last_error = NULL, updated_at_ms = ?1 WHERE id = ?3",
+    )
+    .bind(&[num(now_ms), message_id.into(), row_id.into()])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// A failed try: back to `queued` for `retry_at_ms`, or `failed` for good.
+pub async fn mark_failed_try(
+    db: &D1Database,
+    row_id: &str,
+    error: &str,
+    retry_at_ms: Option<u64>,
+    now_ms: u64,
+) -> Result<()> {
+    let (status, next) = match retry_at_ms {
+        Some(at) => (Status::Queued, at),
+        None => (Status::Failed, now_ms),
+    };
+    db.prepare(
+        "UPDATE mail_outbox SET status = ?1, last_error = ?2, next_try_at_ms = ?3, \
+         claimed_at_ms = NULL, updated_at_ms = ?4 WHERE id = ?5",
+    )
+    .bind(&[
+        status.as_str().into(),
+        error.into(),
+        num(next),
+        num(now_ms),
+        row_id.into(),
+    ])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// An order's messages, newest first, as staff see them.
+pub async fn of_order(db: &D1Database, order_id: &str) -> Result<Vec<serde_json::Value>> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: String,
+        kind: String,
+        to_addr: String,
+        status: String,
+        tries: f64,
+        last_error: Option<String>,
+        sent_at_ms: Option<f64>,
+        created_at_ms: f64,
+    }
+    let rows: Vec<Row> = db
+        .prepare(format!(
+            "SELECT id, kind, to_addr, status, tries, last_error, sent_at_ms, created_at_ms \
+             FROM mail_outbox WHERE order_id = ?1 ORDER BY created_at_ms DESC, id \
+             LIMIT {ORDER_LIST_LIMIT}"
+        ))
+        .bind(&[order_id.into()])?
+        .all()
+        .await?
+        .results()?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            serde_json::json!({
+                "id": r.id,
+                "kind": r.kind,
+                "to": r.to_addr,
+                "status": Status::parse(&r.status).map_or("queued", Status::public),
+                "tries": r.tries as u64,
+                "last_error": r.last_error,
+                "sent_at_ms": r.sent_at_ms.map(|t| t as u64),
+                "queued_at_ms": r.created_at_ms as u64,
+            })
+        })
+        .collect())
+}
+
+/// How many messages of `kind` went to `to` since `since_ms` (order-link
+/// requests are limited per address).
+pub async fn count_to(db: &D1Database, to: &str, kind: Kind, since_ms: u64) -> Result<u64> {
+    #[derive(Deserialize)]
+    struct Row {
+        n: f64,
+    }
+    let row: Option<Row> = db
+        .prepare(
+            "SELECT COUNT(*) AS n FROM mail_outbox WHERE to_addr = ?1 AND kind = ?2 \
+             AND created_at_ms >= ?3",
+        )
+        .bind(&[to.into(), kind.as_str().into(), num(since_ms)])?
+        .first(None)
+        .await?;
+    Ok(row.map_or(0, |r| r.n as u64))
+}
+
+/// An order as a lookup mail lists it.
+#[derive(Debug, Deserialize)]
+pub struct AddressOrder {
+    pub id: String,
+    pub amount: f64,
+    pub currency: String,
+    pub title: String,
+    pub starts_at_ms: f64,
+}
+
+/// Most orders one lookup mail lists.
+const LOOKUP_LIMIT: u32 = 50;
+
+/// The orders of an address that a buyer may want back: those made since
+/// `since_ms` and those whose showing is still to come. Orders that never
+/// took money (declined, failed) are left out.
+pub async fn orders_of_address(
+    db: &D1Database,
+    email: &str,
+    since_ms: u64,
+    now_ms: u64,
+) -> Result<Vec<AddressOrder>> {
+    db.prepare(format!(
+        "SELECT o.id, o.amount, o.currency, s.title, s.starts_at_ms FROM orders o \
+         JOIN showings s ON s.id = o.showing_id \
+         WHERE o.email = ?1 COLLATE NOCASE AND o.status IN ('paid', 'refunded', 'pending') \
+         AND (o.created_at_ms >= ?2 OR s.starts_at_ms >= ?3) \
+         ORDER BY s.starts_at_ms DESC LIMIT {LOOKUP_LIMIT}"
+    ))
+    .bind(&[email.into(), num(since_ms), num(now_ms)])?
+    .all()
+    .await?
+    .results()
+}
+
+/// Records one order-link request of `client` unless it made `limit`
+/// since `since_ms`; answers whether it was recorded (allowed). Rows older
+/// than the window are cleared on the way.
+pub async fn note_lookup(
+    db: &D1Database,
+    client: &str,
+    since_ms: u64,
+    limit: u32,
+    now_ms: u64,
+) -> Result<bool> {
+    let results = db
+        .batch(vec![
+            db.prepare("DELETE FROM lookup_requests WHERE at_ms < ?1")
+                .bind(&[num(since_ms)])?,
+            db.prepare(
+                "INSERT INTO lookup_requests (client, at_ms) SELECT ?1, ?2 \
+                 WHERE (SELECT COUNT(*) FROM lookup_requests WHERE client = ?1) < ?3",
+            )
+            .bind(&[client.into(), num(now_ms), num(u64::from(limit))])?,
+        ])
+        .await?;
+    let inserted = results
+        .last()
+        .map(|r| r.meta().ok().flatten().and_then(|m| m.changes).unwrap_or(0))
+        .unwrap_or(0);
+    Ok(inserted == 1)
+}

@@ -1,0 +1,504 @@
+//! Sending the outbox: reads a due row and what it reports from D1, has the
+//! `mail` crate write the message, and hands it to the platform's e-mail
+//! binding (`EMAIL`). Decisions (when to retry, when to give up) are the
+//! `mail` crate's; nothing here changes an order.
+
+use js_sys::{Reflect, Uint8Array};
+use mail::compose::{self, OrderView, TicketView};
+use mail::outbox::{self, Failure, Kind, Next};
+use mail::{Message, Venue};
+use wasm_bindgen::JsValue;
+use worker::{D1Database, EmailAddress, EmailAttachment, Env, SendEmailBuilder};
+
+use crate::db::mail::{self as mail_rows, Filter, MailRow};
+use crate::db::{self, orders as order_rows, refunds as refund_rows};
+use crate::{session, ticket_code};
+
+/// What the sender needs from the environment.
+pub struct MailSettings {
+    /// `MAIL_FROM`: the sender address, on a domain onboarded for sending.
+    pub from: String,
+    /// `MAIL_REPLY_TO`: where buyers' replies go, when not the sender.
+    pub reply_to: Option<String>,
+    /// `PUBLIC_URL`: the site's address, for the links in messages.
+    pub public_url: String,
+    pub venue: Venue,
+    /// `MAIL_RETRY_BASE_MS`: the first wait after a failed send.
+    pub retry_base_ms: u64,
+}
+
+fn var(env: &Env, name: &str) -> Option<String> {
+    env.var(name)
+        .ok()
+        .map(|v| v.to_string().trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+impl MailSettings {
+    pub fn from_env(env: &Env) -> Result<MailSettings, String> {
+        let from = var(env, "MAIL_FROM").ok_or("MAIL_FROM is not set")?;
+        let public_url = var(env, "PUBLIC_URL").ok_or("PUBLIC_URL is not set")?;
+        Ok(MailSettings {
+            from,
+            reply_to: var(env, "MAIL_REPLY_TO"),
+            public_url: public_url.trim_end_matches('/').to_string(),
+            venue: venue(env)?,
+            retry_base_ms: var(env, "MAIL_RETRY_BASE_MS")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(60_000),
+        })
+    }
+}
+
+/// The cinema as pages and messages name it: `CINEMA_NAME`,
+/// `CINEMA_ADDRESS` and `VENUE_TIME_ZONE` (UTC when unset).
+pub fn venue(env: &Env) -> Result<Venue, String> {
+    let name = var(env, "CINEMA_NAME").unwrap_or_else(|| "Showtime Cinema".into());
+    let address = var(env, "CINEMA_ADDRESS").unwrap_or_default();
+    let zone = var(env, "VENUE_TIME_ZONE").unwrap_or_else(|| "UTC".into());
+    Venue::new(&name, &address, &zone).map_err(|e| format!("VENUE_TIME_ZONE: {e}"))
+}
+
+/// What one drain did, for the sweep's log.
+#[derive(Debug, Default)]
+pub struct Drained {
+    pub sent: u32,
+    pub retrying: u32,
+    pub failed: u32,
+}
+
+/// Sends what is due (only `order_id`'s messages when given), at most
+/// [`outbox::DRAIN_LIMIT`] rows. A row another sender claimed is skipped.
+pub async fn drain(env: &Env, order_id: Option<&str>, now_ms: u64) -> worker::Result<Drained> {
+    let filter = match order_id {
+        Some(id) => Filter::Order(id),
+        None => Filter::All,
+    };
+    drain_rows(env, filter, now_ms).await
+}
+
+async fn drain_rows(env: &Env, filter: Filter<'_>, now_ms: u64) -> worker::Result<Drained> {
+    let db = db::database(env)?;
+    let rows = mail_rows::due(&db, filter, now_ms, outbox::DRAIN_LIMIT).await?;
+    let mut drained = Drained::default();
+    for row in rows {
+        if row.status == "sending" {
+            // The claim lapsed: its sender stopped, and whether the message
+            // left is unknown. Not sent again, so it never arrives twice.
+            let note = "the send's outcome is unknown (its sender stopped mid-send); \
+                        not sent again so it cannot arrive twice: resend if needed";
+            mail_rows::mark_failed_try(&db, &row.id, note, None, now_ms).await?;
+            drained.failed += 1;
+            continue;
+        }
+        if !mail_rows::claim(&db, &row.id, now_ms, outbox::CLAIM_LEASE_MS).await? {
+            continue;
+        }
+        let result = match MailSettings::from_env(env) {
+            Ok(settings) => send_row(env, &db, &settings, &row, now_ms).await,
+            Err(e) => Err(Failure {
+                code: None,
+                message: e,
+            }),
+        };
+        match result {
+            Ok(message_id) => {
+                mail_rows::mark_sent(&db, &row.id, &message_id, worker::Date::now().as_millis())
+                    .await?;
+                drained.sent += 1;
+            }
+            Err(failure) => {
+                let base = MailSettings::from_env(env).map_or(60_000, |s| s.retry_base_ms);
+                let next = outbox::after_failure(
+                    &failure,
+                    row.tries as u32 + 1,
+                    row.created_at_ms as u64,
+                    now_ms,
+                    base,
+                );
+                worker::console_error!("mail {}: {}", row.id, failure.summary());
+                let retry_at = match next {
+                    Next::RetryAt { at_ms } => {
+                        drained.retrying += 1;
+                        Some(at_ms)
+                    }
+                    Next::GiveUp => {
+                        drained.failed += 1;
+                        None
+                    }
+                };
+                mail_rows::mark_failed_try(&db, &row.id, &failure.summary(), retry_at, now_ms)
+                    .await?;
+            }
+        }
+    }
+    Ok(drained)
+}
+
+/// Sends an order's due messages right after the write that queued them.
+/// A failure is only logged: the row stays due and the sweep retries it.
+pub async fn send_now(env: &Env, order_id: &str) {
+    if let Err(e) = drain(env, Some(order_id), worker::Date::now().as_millis()).await {
+        worker::console_error!("order {order_id}: mail not sent now: {e}");
+    }
+}
+
+/// Sends one row right after it was queued (an order-link mail).
+pub async fn send_row_now(env: &Env, row_id: &str) {
+    if let Err(e) = drain_rows(env, Filter::Row(row_id), worker::Date::now().as_millis()).await {
+        worker::console_error!("mail {row_id}: not sent now: {e}");
+    }
+}
+
+fn failed(message: impl std::fmt::Display) -> Failure {
+    Failure {
+        code: None,
+        message: message.to_string(),
+    }
+}
+
+async fn send_row(
+    env: &Env,
+    db: &D1Database,
+    settings: &MailSettings,
+    row: &MailRow,
+    now_ms: u64,
+) -> Result<String, Failure> {
+    let kind =
+        Kind::parse(&row.kind).ok_or_else(|| failed(format!("unknown kind {}", row.kind)))?;
+    let message = match kind {
+        Kind::Tickets => tickets_message(env, db, settings, row, now_ms).await?,
+        Kind::Refund => refund_message(env, db, settings, row).await?,
+        Kind::Lookup => lookup_message(env, db, settings, &row.to_addr, now_ms).await?,
+        Kind::Digest => digest_message(env, db, settings, now_ms).await?,
+    };
+    send(env, settings, &row.to_addr, &message).await
+}
+
+/// The links to an order and its tickets, as they go into a message.
+pub fn order_link(env: &Env, settings: &MailSettings, order_id: &str) -> Result<String, Failure> {
+    let secret = crate::auth::session_secret(env).map_err(|e| failed(e.detail))?;
+    let key = session::order_access_key(&secret, order_id);
+    Ok(format!(
+        "{}/orders/{order_id}?key={key}",
+        settings.public_url
+    ))
+}
+
+struct OrderFacts {
+    order: order_rows::OrderRow,
+    showing: db::Showing,
+    url: String,
+}
+
+async fn order_facts(
+    env: &Env,
+    db: &D1Database,
+    settings: &MailSettings,
+    row: &MailRow,
+) -> Result<OrderFacts, Failure> {
+    let order_id = row.order_id.as_deref().ok_or_else(|| failed("no order"))?;
+    let order = order_rows::get_order(db, order_id)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| failed("the order is gone"))?;
+    let showing = db::get_showing(db, &order.showing_id)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| failed("the showing is gone"))?;
+    let url = order_link(env, settings, order_id)?;
+    Ok(OrderFacts {
+        order,
+        showing,
+        url,
+    })
+}
+
+fn view<'a>(facts: &'a OrderFacts) -> OrderView<'a> {
+    OrderView {
+        order_id: &facts.order.id,
+        buyer_name: &facts.order.name,
+        amount: facts.order.amount as u64,
+        currency: &facts.order.currency,
+        film: &facts.showing.title,
+        starts_at_ms: facts.showing.starts_at_ms,
+        order_url: &facts.url,
+    }
+}
+
+async fn tickets_message(
+    env: &Env,
+    db: &D1Database,
+    settings: &MailSettings,
+    row: &MailRow,
+    now_ms: u64,
+) -> Result<Message, Failure> {
+    let facts = order_facts(env, db, settings, row).await?;
+    let live: Vec<order_rows::TicketRow> = order_rows::tickets_of(db, &facts.order.id)
+        .await
+        .map_err(failed)?
+        .into_iter()
+        .filter(|t| t.status == "valid")
+        .collect();
+    if live.is_empty() {
+        return Err(Failure {
+            code: Some("NO_LIVE_TICKETS".into()),
+            message: "the order has no valid ticket to send".into(),
+        });
+    }
+    let keys = crate::routes::signing_keys(env).map_err(|e| failed(e.detail))?;
+    let key = facts
+        .url
+        .rsplit_once("key=")
+        .map_or("", |(_, k)| k)
+        .to_string();
+    let codes: Vec<(String, String)> = live
+        .iter()
+        .map(|t| {
+            let code = ticket_code::sign(
+                &keys,
+                &ticket_code::TicketRef {
+                    showing_id: facts.order.showing_id.clone(),
+                    ticket_id: t.id.clone(),
+                    seat: t.seat.clone(),
+                },
+            );
+            let page = format!("{}/tickets/{}?key={key}", settings.public_url, t.id);
+            (code, page)
+        })
+        .collect();
+    let tickets: Vec<TicketView> = live
+        .iter()
+        .zip(&codes)
+        .map(|(t, (code, page))| TicketView {
+            id: &t.id,
+            seat: &t.seat,
+            code,
+            page_url: page,
+        })
+        .collect();
+    compose::tickets(&settings.venue, &view(&facts), &tickets, now_ms as i64).map_err(failed)
+}
+
+async fn refund_message(
+    env: &Env,
+    db: &D1Database,
+    settings: &MailSettings,
+    row: &MailRow,
+) -> Result<Message, Failure> {
+    let facts = order_facts(env, db, settings, row).await?;
+    let refund_id = row
+        .refund_id
+        .as_deref()
+        .ok_or_else(|| failed("no refund"))?;
+    let refund = refund_rows::by_id(db, refund_id)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| failed("the refund is gone"))?;
+    let covered = refund.tickets().unwrap_or_default();
+    let seats: Vec<String> = order_rows::tickets_of(db, &facts.order.id)
+        .await
+        .map_err(failed)?
+        .into_iter()
+        .filter(|t| covered.contains(&t.id))
+        .map(|t| t.seat)
+        .collect();
+    Ok(compose::refund(
+        &settings.venue,
+        &view(&facts),
+        refund.amount as u64,
+        &seats,
+    ))
+}
+
+/// How far back a lookup reaches for orders whose showing has passed.
+const LOOKUP_PAST_MS: u64 = 90 * 24 * 3600 * 1000;
+
+async fn lookup_message(
+    env: &Env,
+    db: &D1Database,
+    settings: &MailSettings,
+    to: &str,
+    now_ms: u64,
+) -> Result<Message, Failure> {
+    let orders =
+        mail_rows::orders_of_address(db, to, now_ms.saturating_sub(LOOKUP_PAST_MS), now_ms)
+            .await
+            .map_err(failed)?;
+    if orders.is_empty() {
+        return Err(Failure {
+            code: Some("NO_ORDERS".into()),
+            message: "no order to send".into(),
+        });
+    }
+    let urls = orders
+        .iter()
+        .map(|o| order_link(env, settings, &o.id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let views: Vec<OrderView> = orders
+        .iter()
+        .zip(&urls)
+        .map(|(o, url)| OrderView {
+            order_id: &o.id,
+            buyer_name: "",
+            amount: o.amount as u64,
+            currency: &o.currency,
+            film: &o.title,
+            starts_at_ms: o.starts_at_ms as i64,
+            order_url: url,
+        })
+        .collect();
+    Ok(compose::lookup(&settings.venue, &views))
+}
+
+/// Items waiting longer than this go into the staff digest.
+pub const DIGEST_AFTER_MS: u64 = 3600 * 1000;
+
+async fn digest_message(
+    env: &Env,
+    db: &D1Database,
+    settings: &MailSettings,
+    now_ms: u64,
+) -> Result<Message, Failure> {
+    let items: Vec<compose::AttentionItem> = attention_items(env, db, now_ms)
+        .await
+        .map_err(failed)?
+        .into_iter()
+        .filter(|item| now_ms.saturating_sub(item.since_ms as u64) >= DIGEST_AFTER_MS)
+        .map(|item| compose::AttentionItem {
+            what: item.describe(),
+            since_ms: item.since_ms,
+            link: match &item.showing_id {
+                Some(sid) => format!(
+                    "{}/admin/showings/{sid}?order={}",
+                    settings.public_url, item.order_id
+                ),
+                None => format!("{}/admin", settings.public_url),
+            },
+        })
+        .collect();
+    if items.is_empty() {
+        return Err(Failure {
+            code: Some("NOTHING_WAITING".into()),
+            message: "nothing has waited an hour any more".into(),
+        });
+    }
+    Ok(compose::digest(&settings.venue, &items, now_ms as i64))
+}
+
+/// One item of the attention list, as the digest needs it.
+pub struct Waiting {
+    pub kind: String,
+    pub order_id: String,
+    pub showing_id: Option<String>,
+    pub since_ms: i64,
+}
+
+impl Waiting {
+    fn describe(&self) -> String {
+        let what = match self.kind.as_str() {
+            "payment_unknown" => "payment outcome unknown",
+            "needs_attention" => "order needs attention",
+            "paid_without_tickets" => "paid, but no ticket issued",
+            "partial_refund" => "Dashboard refund: choose its tickets",
+            "seat_lost" => "seat lost after payment",
+            "mail_failed" => "a message could not be sent",
+            other => other,
+        };
+        format!("{what}: order {}", self.order_id)
+    }
+}
+
+/// The attention list as the admin page shows it (payments still unknown
+/// after the sweep's minimum age count).
+pub async fn attention_items(
+    env: &Env,
+    db: &D1Database,
+    now_ms: u64,
+) -> worker::Result<Vec<Waiting>> {
+    let stale_ms = crate::settings::Settings::from_env(env).sweep_min_age_ms;
+    let rows = db::admin::attention(db, now_ms, stale_ms).await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| Waiting {
+            kind: r["kind"].as_str().unwrap_or_default().to_string(),
+            order_id: r["order_id"].as_str().unwrap_or_default().to_string(),
+            showing_id: r["showing_id"].as_str().map(str::to_string),
+            since_ms: r["since_ms"].as_f64().unwrap_or_default() as i64,
+        })
+        .collect())
+}
+
+/// Queues the staff digest when something has waited over an hour; the
+/// row is keyed by the hour, so at most one goes out an hour.
+pub async fn queue_digest(env: &Env, now_ms: u64) -> worker::Result<bool> {
+    let Some(staff) = var(env, "STAFF_EMAIL") else {
+        return Ok(false);
+    };
+    let db = db::database(env)?;
+    let waiting = attention_items(env, &db, now_ms).await?;
+    if !waiting
+        .iter()
+        .any(|w| now_ms.saturating_sub(w.since_ms as u64) >= DIGEST_AFTER_MS)
+    {
+        return Ok(false);
+    }
+    let hour = now_ms / DIGEST_AFTER_MS;
+    mail_rows::queue_to(&db, &format!("digest:{hour}"), Kind::Digest, &staff, now_ms).await
+}
+
+/// Hands one message to the binding. The platform's error code, when its
+/// error carries one, decides whether a retry can help.
+async fn send(
+    env: &Env,
+    settings: &MailSettings,
+    to: &str,
+    message: &Message,
+) -> Result<String, Failure> {
+    let binding = env.send_email("EMAIL").map_err(failed)?;
+    let from = EmailAddress::new(&settings.venue.name, &settings.from);
+    let attachments: Vec<EmailAttachment> = message
+        .attachments
+        .iter()
+        .map(|a| {
+            let bytes = Uint8Array::from(a.content.as_slice());
+            match &a.content_id {
+                Some(cid) => EmailAttachment::new_inline_with_typed_array(
+                    cid,
+                    &a.filename,
+                    a.content_type,
+                    &bytes,
+                ),
+                None => EmailAttachment::new_attachment_with_typed_array(
+                    &a.filename,
+                    a.content_type,
+                    &bytes,
+                ),
+            }
+        })
+        .collect();
+    let mut builder =
+        SendEmailBuilder::builder_with_email_address_and_str(&from, to, &message.subject)
+            .text(&message.text)
+            .html(&message.html)
+            .attachments(&attachments);
+    if let Some(reply_to) = &settings.reply_to {
+        builder = builder.reply_to(reply_to);
+    }
+    match binding.send_with_builder(&builder.build()).await {
+        Ok(result) => Ok(result.message_id()),
+        Err(error) => Err(platform_failure(error.into())),
+    }
+}
+
+fn platform_failure(error: JsValue) -> Failure {
+    let field = |name: &str| {
+        Reflect::get(&error, &JsValue::from_str(name))
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    Failure {
+        code: field("code").filter(|c| !c.is_empty()),
+        message: field("message").unwrap_or_else(|| format!("{error:?}")),
+    }
+}

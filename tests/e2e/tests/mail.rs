@@ -1,0 +1,252 @@
+//! E-mail through the outbox: a paid order's tickets mail (its QR images
+//! scan at the door), retries through a refusing transport, staff resends,
+//! and order links by address. The mail is the platform's own: wrangler
+//! dev's `send_email` binding, read back from the files it writes.
+
+use std::time::Duration;
+
+use e2e::mailbox::SentMail;
+use e2e::{sixteen_seat_room, Api, Method, Stack, StackOptions};
+use serde_json::{json, Value};
+
+const BUYER: &str = "ana@example.com";
+
+/// The QR codes in a mail's inline PNG images, in attachment order.
+fn qr_codes(mail: &SentMail) -> Vec<String> {
+    mail.attachments
+        .iter()
+        .filter(|(name, disposition, _)| name.ends_with(".png") && disposition == "inline")
+        .map(|(_, _, bytes)| {
+            let decoder = png::Decoder::new(std::io::Cursor::new(bytes.clone()));
+            let mut reader = decoder.read_info().expect("a PNG");
+            let mut buf = vec![0; reader.output_buffer_size().expect("size")];
+            let info = reader.next_frame(&mut buf).expect("a frame");
+            let (w, h) = (info.width as usize, info.height as usize);
+            let mut image =
+                rqrr::PreparedImage::prepare_from_greyscale(w, h, |x, y| buf[y * w + x]);
+            let grids = image.detect_grids();
+            assert_eq!(grids.len(), 1, "one QR code per image");
+            grids[0].decode().expect("the QR code decodes").1
+        })
+        .collect()
+}
+
+async fn order_detail(api: &Api, order_id: &str) -> Value {
+    let reply = api
+        .admin(Method::GET, &format!("/api/admin/orders/{order_id}"), None)
+        .await;
+    assert_eq!(reply.status, 200, "{:?}", reply.body);
+    reply.body
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paid_order_mails_its_tickets_once_and_the_mailed_code_admits() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let paid = api.buy(&sid, &["A3", "A4"]).await;
+    let order_id = paid.body["order_id"].as_str().unwrap();
+
+    let mails = stack.wait_for_mail(BUYER, 1);
+    assert_eq!(mails.len(), 1, "one tickets mail:\n{}", stack.log_tail());
+    let mail = &mails[0];
+    // Local time in the cinema's zone (wrangler.toml: Europe/London).
+    assert_eq!(
+        mail.subject,
+        "Your tickets: Paris, Texas, Sat 5 Dec 2099, 19:30 GMT"
+    );
+    assert!(mail.from.contains("Showtime Cinema"), "{}", mail.from);
+    assert!(mail.text.contains("Seats: A3, A4") && mail.text.contains("$24.00"));
+    assert!(mail.html.contains("cid:ticket-1") && mail.html.contains("cid:ticket-2"));
+    let link = format!("{}/orders/{order_id}?key=", stack.base_url);
+    assert!(mail.text.contains(&link), "{}", mail.text);
+    let ics = mail
+        .attachments
+        .iter()
+        .find(|(name, disposition, _)| name == "showing.ics" && disposition == "attachment")
+        .expect("a calendar file");
+    let ics = String::from_utf8_lossy(&ics.2);
+    assert!(ics.contains("DTSTART:20991205T193000Z"), "{ics}");
+
+    let codes = qr_codes(mail);
+    assert_eq!(codes.len(), 2);
+    let tickets = paid.body["tickets"].as_array().unwrap();
+    assert_eq!(codes[0], tickets[0]["code"].as_str().unwrap());
+    assert_eq!(api.door_scan(&codes[0], &sid).await["result"], "admitted");
+    assert_eq!(
+        api.door_scan(&codes[0], &sid).await["result"],
+        "already_checked_in"
+    );
+
+    let detail = order_detail(&api, order_id).await;
+    let emails = detail["emails"].as_array().unwrap();
+    assert_eq!(emails.len(), 1, "{emails:?}");
+    assert_eq!(
+        (&emails[0]["kind"], &emails[0]["to"], &emails[0]["status"]),
+        (&json!("tickets"), &json!(BUYER), &json!("sent"))
+    );
+    assert!(emails[0]["sent_at_ms"].as_u64().is_some());
+    assert!(detail["order_url"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("/orders/{order_id}?key=")));
+
+    // The cron sweep finds nothing left to send: still one message.
+    let cron = reqwest::get(stack.url("/__scheduled?cron=*/5+*+*+*+*"))
+        .await
+        .unwrap();
+    assert_eq!(cron.status(), 200);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(stack.sent_mail().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusing_transport_is_retried_and_sends_once_it_recovers_leaving_the_order_alone() {
+    // The binding may only send to another address, so the platform refuses
+    // the buyer's mail as a misconfigured binding would.
+    let refusing = StackOptions::default()
+        .var("MAIL_RETRY_BASE_MS", "1000")
+        .mail_only_to(&["box-office@cinema.example"]);
+    let mut stack = Stack::start_with(refusing);
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let paid = api.buy(&sid, &["B1"]).await;
+    let order_id = paid.body["order_id"].as_str().unwrap().to_string();
+
+    let refused = wait_for_email_status(&api, &order_id, |m| m["tries"].as_u64() >= Some(1)).await;
+    assert_eq!(refused["status"], "queued", "{refused:?}");
+    assert!(
+        refused["last_error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("not allowed"),
+        "{refused:?}"
+    );
+    let before = order_detail(&api, &order_id).await;
+    assert_eq!(before["order"]["status"], "paid");
+    assert!(stack.sent_mail().is_empty(), "nothing got through");
+
+    // The binding is fixed and redeployed; the next sweep sends the mail.
+    stack.restart_with(StackOptions::default().var("MAIL_RETRY_BASE_MS", "1000"));
+    let api = Api::new(&stack);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let cron = reqwest::get(stack.url("/__scheduled?cron=*/5+*+*+*+*"))
+        .await
+        .unwrap();
+    assert_eq!(cron.status(), 200);
+    let mails = stack.wait_for_mail(BUYER, 1);
+    assert_eq!(mails.len(), 1, "{}", stack.log_tail());
+    let sent = wait_for_email_status(&api, &order_id, |m| m["status"] == "sent").await;
+    assert_eq!(sent["status"], "sent");
+
+    let after = order_detail(&api, &order_id).await;
+    assert_eq!(after["order"], before["order"], "the order is untouched");
+    assert_eq!(after["tickets"], before["tickets"]);
+}
+
+/// Polls the order's one message until `done` holds (20 s at most).
+async fn wait_for_email_status(api: &Api, order_id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..100 {
+        let detail = order_detail(api, order_id).await;
+        last = detail["emails"][0].clone();
+        if done(&last) {
+            return last;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    last
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_resend_the_tickets_as_a_new_message() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let paid = api.buy(&sid, &["A1"]).await;
+    let order_id = paid.body["order_id"].as_str().unwrap();
+    assert_eq!(stack.wait_for_mail(BUYER, 1).len(), 1);
+
+    let resent = api
+        .admin(
+            Method::POST,
+            &format!("/api/admin/orders/{order_id}/resend"),
+            None,
+        )
+        .await;
+    assert_eq!(resent.status, 202, "{:?}", resent.body);
+    assert_eq!(resent.body["email"]["status"], "sent", "{:?}", resent.body);
+    let mails = stack.wait_for_mail(BUYER, 2);
+    assert_eq!(mails.len(), 2);
+    assert_eq!(qr_codes(&mails[1]), qr_codes(&mails[0]));
+    let emails = order_detail(&api, order_id).await["emails"].clone();
+    assert_eq!(emails.as_array().unwrap().len(), 2, "{emails:?}");
+
+    let unknown = api
+        .admin(Method::POST, "/api/admin/orders/nope/resend", None)
+        .await;
+    assert_eq!(unknown.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lookup_answers_alike_for_every_address_and_mails_only_a_buyer() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let paid = api.buy(&sid, &["A2"]).await;
+    let order_id = paid.body["order_id"].as_str().unwrap();
+    assert_eq!(stack.wait_for_mail(BUYER, 1).len(), 1);
+
+    let ask = |email: &str| {
+        let api = api.clone();
+        let body = json!({ "email": email }).to_string().into_bytes();
+        async move {
+            api.send(
+                Method::POST,
+                "/api/orders/lookup",
+                Some(body),
+                &[("cf-connecting-ip", "198.51.100.7")],
+            )
+            .await
+        }
+    };
+    let known = ask("Ana@Example.com").await;
+    let unknown = ask("nobody@example.com").await;
+    assert_eq!((known.status, unknown.status), (202, 202));
+    assert_eq!(known.body, unknown.body);
+
+    let mails = stack.wait_for_mail(BUYER, 2);
+    assert_eq!(mails.len(), 2, "{}", stack.log_tail());
+    assert!(mails[1].subject.starts_with("Your orders at"));
+    assert!(mails[1].text.contains(&format!("/orders/{order_id}?key=")));
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(stack
+        .sent_mail()
+        .iter()
+        .all(|m| m.to != "nobody@example.com"));
+
+    // A couple of mails an hour per address, whoever asks; a few requests
+    // an hour per client, answered with a wait.
+    let again = ask(BUYER).await;
+    assert_eq!(again.status, 202);
+    let third = ask(BUYER).await;
+    assert_eq!(third.status, 202);
+    let fifth = ask("someone@example.com").await;
+    assert_eq!(fifth.status, 202);
+    // The second one to the buyer goes out; the third stays unsent.
+    assert_eq!(stack.wait_for_mail(BUYER, 3).len(), 3);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let lookups = stack
+        .sent_mail()
+        .into_iter()
+        .filter(|m| m.subject.starts_with("Your orders at"))
+        .count();
+    assert_eq!(lookups, 2, "at most two order-link mails an hour");
+    let limited = ask(BUYER).await;
+    assert_eq!(limited.status, 429, "{:?}", limited.body);
+    assert_eq!(limited.body["error"], "rate_limited");
+    assert!(limited.retry_after.is_some());
+
+    let bad = ask("not an address").await;
+    assert_eq!(bad.status, 400);
+}
