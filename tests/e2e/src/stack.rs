@@ -189,7 +189,11 @@ impl Stack {
                 ));
             }
         }
-        let path = self.state_dir.path().join("wrangler.toml");
+        // Its own folder, apart from the persisted state: wrangler dev
+        // watches what sits beside its config and reloads on changes there.
+        let dir = self.state_dir.path().join("config");
+        std::fs::create_dir_all(&dir).expect("config folder");
+        let path = dir.join("wrangler.toml");
         std::fs::write(&path, out).expect("write the config copy");
         path
     }

@@ -390,7 +390,8 @@ async fn the_attention_list_shows_what_needs_a_person_with_its_age() {
                 .body
         }
     };
-    assert_eq!(attention().await["items"], json!([]));
+    let first = attention().await;
+    assert_eq!(first["items"], json!([]), "{first}");
 
     // A partial refund made in the Square Dashboard: one ticket's worth.
     let paid = buy(&api, &sid, &["A1", "A2"], "ana@example.com", "Ana").await;
