@@ -26,9 +26,11 @@ ensure_secret SESSION_SECRET
 ensure_secret DOOR_TOKEN
 ensure_secret SQUARE_ACCESS_TOKEN
 ensure_secret SQUARE_WEBHOOK_SIGNATURE_KEY
-if ! grep -q "^TICKET_SIGNING_KEYS=" .dev.vars; then
-  printf 'TICKET_SIGNING_KEYS="k1:%s"\n' "$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .dev.vars
-fi
+for keys in TICKET_SIGNING_KEYS ORDER_LINK_KEYS; do
+  if ! grep -q "^$keys=" .dev.vars; then
+    printf '%s="k1:%s"\n' "$keys" "$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .dev.vars
+  fi
+done
 secret() { sed -n "s/^$1=\"\(.*\)\"$/\1/p" .dev.vars; }
 ADMIN_TOKEN=$(secret ADMIN_TOKEN)
 

@@ -9,6 +9,8 @@ use worker::{Env, Method, Request};
 
 use crate::admin_session;
 use crate::api_error::ApiError;
+use crate::session;
+use crate::ticket_code::Keys;
 use desk::Code;
 
 /// Succeeds when the request carries `Authorization: Bearer <ADMIN_TOKEN>`,
@@ -57,6 +59,38 @@ pub fn session_secret(env: &Env) -> Result<Vec<u8>, ApiError> {
     env.secret("SESSION_SECRET")
         .map(|s| s.to_string().into_bytes())
         .map_err(|_| ApiError::internal("SESSION_SECRET is not configured"))
+}
+
+/// The order-link keys (`ORDER_LINK_KEYS`, `id:secret[,id:secret…]`), or
+/// none when unset (links then fall back to `SESSION_SECRET`).
+fn order_link_keys(env: &Env) -> Result<Option<Keys>, ApiError> {
+    let Ok(text) = env.secret("ORDER_LINK_KEYS") else {
+        return Ok(None);
+    };
+    Keys::parse(&text.to_string())
+        .map(Some)
+        .map_err(|e| ApiError::internal(format!("ORDER_LINK_KEYS: {e}")))
+}
+
+/// The key of `order_id`'s link.
+pub fn order_key(env: &Env, order_id: &str) -> Result<String, ApiError> {
+    let keys = order_link_keys(env)?;
+    Ok(session::order_access_key(
+        keys.as_ref(),
+        &session_secret(env)?,
+        order_id,
+    ))
+}
+
+/// Whether `key` opens `order_id`'s link.
+pub fn order_key_ok(env: &Env, order_id: &str, key: &str) -> Result<bool, ApiError> {
+    let keys = order_link_keys(env)?;
+    Ok(session::order_key_matches(
+        keys.as_ref(),
+        &session_secret(env)?,
+        order_id,
+        key,
+    ))
 }
 
 /// The token of an `Authorization: Bearer …` header.

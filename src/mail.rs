@@ -12,7 +12,7 @@ use worker::{D1Database, EmailAddress, EmailAttachment, Env, SendEmailBuilder};
 
 use crate::db::mail::{self as mail_rows, Filter, MailRow};
 use crate::db::{self, orders as order_rows, refunds as refund_rows};
-use crate::{session, ticket_code};
+use crate::ticket_code;
 
 /// What the sender needs from the environment.
 pub struct MailSettings {
@@ -177,8 +177,7 @@ async fn send_row(
 
 /// The links to an order and its tickets, as they go into a message.
 pub fn order_link(env: &Env, settings: &MailSettings, order_id: &str) -> Result<String, Failure> {
-    let secret = crate::auth::session_secret(env).map_err(|e| failed(e.detail))?;
-    let key = session::order_access_key(&secret, order_id);
+    let key = crate::auth::order_key(env, order_id).map_err(|e| failed(e.detail))?;
     Ok(format!(
         "{}/orders/{order_id}?key={key}",
         settings.public_url

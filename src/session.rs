@@ -11,6 +11,8 @@ use base64::Engine;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use crate::ticket_code::Keys;
+
 pub const COOKIE_NAME: &str = "showtime_buyer";
 /// A buyer id is 32 hex characters (128 random bits).
 const BUYER_ID_LEN: usize = 32;
@@ -63,20 +65,48 @@ pub fn set_cookie(secret: &[u8], buyer: &str, secure: bool) -> String {
     )
 }
 
-/// The secret in an order's link: whoever has it may read the order and
-/// its tickets. Derived from the order id, so it is never stored.
-pub fn order_access_key(secret: &[u8], order_id: &str) -> String {
+/// The tag of an order's link under one secret: HMAC over the order id,
+/// 16 bytes (128 bits, as hard to guess as a hold token), base64url.
+fn order_tag(secret: &[u8], order_id: &str) -> String {
     let tag = mac(secret, &format!("order:{order_id}"))
         .finalize()
         .into_bytes();
-    // 16 bytes (128 bits) are as hard to guess as the hold tokens.
     URL_SAFE_NO_PAD.encode(&tag[..16])
 }
 
-/// Whether `key` is the access key of `order_id`, compared in constant time.
-pub fn order_key_matches(secret: &[u8], order_id: &str, key: &str) -> bool {
+/// The key in an order's link: whoever has it may read the order and its
+/// tickets. Derived from the order id, so it is never stored. With the
+/// order-link keys (`ORDER_LINK_KEYS`) it is `<key id>.<tag>`, signed by the
+/// first key, so rotating `SESSION_SECRET` leaves links working and a
+/// link key can itself rotate; without them, the bare tag under the
+/// session secret, as links were made before those keys existed.
+pub fn order_access_key(keys: Option<&Keys>, legacy_secret: &[u8], order_id: &str) -> String {
+    match keys {
+        Some(keys) => {
+            let (id, secret) = keys.signer();
+            format!("{id}.{}", order_tag(secret, order_id))
+        }
+        None => order_tag(legacy_secret, order_id),
+    }
+}
+
+/// Whether `key` opens `order_id`: a key-id link checked with that key (any
+/// listed key, so older links outlive a rotation), a bare one with the
+/// session secret. Compared in constant time.
+pub fn order_key_matches(
+    keys: Option<&Keys>,
+    legacy_secret: &[u8],
+    order_id: &str,
+    key: &str,
+) -> bool {
     use subtle::ConstantTimeEq;
-    let expected = order_access_key(secret, order_id);
+    let expected = match key.split_once('.') {
+        Some((id, _)) => match keys.and_then(|k| k.secret(id)) {
+            Some(secret) => format!("{id}.{}", order_tag(secret, order_id)),
+            None => return false,
+        },
+        None => order_tag(legacy_secret, order_id),
+    };
     bool::from(expected.as_bytes().ct_eq(key.as_bytes()))
 }
 
@@ -109,11 +139,41 @@ mod tests {
 
     #[test]
     fn order_keys_are_per_order_and_per_secret() {
-        let key = order_access_key(b"s", "order-1");
+        let key = order_access_key(None, b"s", "order-1");
         assert_eq!(key.len(), 22);
-        assert!(order_key_matches(b"s", "order-1", &key));
-        assert!(!order_key_matches(b"s", "order-2", &key));
-        assert!(!order_key_matches(b"t", "order-1", &key));
+        assert!(order_key_matches(None, b"s", "order-1", &key));
+        assert!(!order_key_matches(None, b"s", "order-2", &key));
+        assert!(!order_key_matches(None, b"t", "order-1", &key));
+    }
+
+    #[test]
+    fn link_keys_outlive_a_new_session_secret_and_a_rotation_of_their_own() {
+        let old = Keys::parse("a:0123456789abcdef0123").unwrap();
+        let key = order_access_key(Some(&old), b"session one", "order-1");
+        assert!(key.starts_with("a.") && key.len() == 24);
+        // The session secret changed: the link still opens.
+        assert!(order_key_matches(
+            Some(&old),
+            b"session two",
+            "order-1",
+            &key
+        ));
+        // A new link key signs; the old one still verifies its links.
+        let rotated = Keys::parse("b:fedcba9876543210fedc,a:0123456789abcdef0123").unwrap();
+        assert!(order_key_matches(Some(&rotated), b"x", "order-1", &key));
+        assert!(order_access_key(Some(&rotated), b"x", "order-1").starts_with("b."));
+        // A key id nobody lists, or another order, opens nothing.
+        let dropped = Keys::parse("b:fedcba9876543210fedc").unwrap();
+        assert!(!order_key_matches(Some(&dropped), b"x", "order-1", &key));
+        assert!(!order_key_matches(Some(&old), b"x", "order-2", &key));
+        // Links from before the link keys keep working with the session secret.
+        let legacy = order_access_key(None, b"session one", "order-1");
+        assert!(order_key_matches(
+            Some(&old),
+            b"session one",
+            "order-1",
+            &legacy
+        ));
     }
 
     #[test]

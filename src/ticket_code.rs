@@ -54,7 +54,14 @@ impl Keys {
         Ok(Keys(keys))
     }
 
-    fn secret(&self, id: &str) -> Option<&[u8]> {
+    /// The key that signs: the first.
+    pub fn signer(&self) -> (&str, &[u8]) {
+        let (id, secret) = &self.0[0];
+        (id, secret)
+    }
+
+    /// The secret of key `id`, if listed.
+    pub fn secret(&self, id: &str) -> Option<&[u8]> {
         self.0
             .iter()
             .find(|(k, _)| k == id)

@@ -220,8 +220,7 @@ pub async fn order(req: Request, ctx: RouteContext<()>) -> Handled {
     let (tickets, events, refunds) = admin_rows::order_detail(&db, order_id).await?;
     let emails = crate::db::mail::of_order(&db, order_id).await?;
     // The buyer's own link, for staff to copy into a reply.
-    let secret = auth::session_secret(&ctx.env)?;
-    let key = crate::session::order_access_key(&secret, order_id);
+    let key = auth::order_key(&ctx.env, order_id)?;
     let order_url = format!("/orders/{order_id}?key={key}");
     Ok(Response::from_json(&json!({
         "order": order, "tickets": tickets, "events": events, "refunds": refunds,

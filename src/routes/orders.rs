@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{Env, Request, Response, RouteContext};
+use worker::{Request, Response, RouteContext};
 
 use super::showings::hold_ref;
 use super::{param, parse_json, read_body, showing_id, Handled};
@@ -10,7 +10,7 @@ use crate::api_error::ApiError;
 use crate::db::mail as mail_rows;
 use crate::db::orders as order_rows;
 use crate::showtime::client::ShowtimeClient;
-use crate::{db, ids, session};
+use crate::{db, ids};
 use checkout::PublicStatus;
 use desk::protocol::{CheckoutRequest, OrderAnswer};
 use desk::Code;
@@ -73,10 +73,6 @@ impl CheckoutBody {
     }
 }
 
-fn secret(env: &Env) -> Result<Vec<u8>, ApiError> {
-    crate::auth::session_secret(env)
-}
-
 pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
     let hold = hold_ref(&req, &ctx)?;
@@ -99,7 +95,7 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
         super::door::add_codes(&ctx.env, sid, &mut body["tickets"])?;
     }
     if let Some(order_id) = body["order_id"].as_str().map(str::to_string) {
-        let key = session::order_access_key(&secret(&ctx.env)?, &order_id);
+        let key = crate::auth::order_key(&ctx.env, &order_id)?;
         body["order_url"] = json!(format!("/api/orders/{order_id}?key={key}"));
         body["access_key"] = json!(key);
     }
@@ -119,7 +115,7 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
         .ok()
         .and_then(|q| q.key)
         .unwrap_or_default();
-    if !session::order_key_matches(&secret(&ctx.env)?, order_id, &key) {
+    if !crate::auth::order_key_ok(&ctx.env, order_id, &key)? {
         return Err(ApiError::not_found("order"));
     }
     let db = db::database(&ctx.env)?;

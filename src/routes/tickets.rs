@@ -8,7 +8,7 @@ use worker::{Request, Response, RouteContext};
 use super::{param, Handled};
 use crate::api_error::ApiError;
 use crate::db::orders as order_rows;
-use crate::{db, session, ticket_code};
+use crate::{db, ticket_code};
 
 #[derive(serde::Deserialize)]
 struct KeyQuery {
@@ -43,8 +43,7 @@ async fn shown(req: &Request, ctx: &RouteContext<()>) -> Result<Shown, ApiError>
         .ok()
         .and_then(|q| q.key)
         .unwrap_or_default();
-    let secret = crate::auth::session_secret(&ctx.env)?;
-    if order_id.is_empty() || !session::order_key_matches(&secret, order_id, &key) {
+    if order_id.is_empty() || !crate::auth::order_key_ok(&ctx.env, order_id, &key)? {
         return Err(ApiError::not_found("ticket"));
     }
     let db = db::database(&ctx.env)?;

@@ -244,19 +244,28 @@ impl Stack {
             .args(["--inspector-port", &free_port().to_string()])
             .arg("--persist-to")
             .arg(self.state_dir.path().join("state"))
-            .args(["--test-scheduled", "--show-interactive-dev-session=false"])
-            .args(["--var", &format!("ADMIN_TOKEN:{}", self.admin_token)])
-            .args([
-                "--var",
-                &format!("SESSION_SECRET:session-{}", self.admin_token),
-            ])
-            .args(["--var", &format!("DOOR_TOKEN:{}", self.door_token())])
-            .args([
-                "--var",
-                "TICKET_SIGNING_KEYS:t1:ticket-key-for-tests-0123456789",
-            ])
-            .args(["--var", &format!("PUBLIC_URL:{}", self.base_url)]);
-        for (name, value) in self.square.worker_vars().iter().chain(&self.options.vars) {
+            .args(["--test-scheduled", "--show-interactive-dev-session=false"]);
+        // The stack's own secrets, unless the test's options set one.
+        let own = [
+            ("ADMIN_TOKEN", self.admin_token.clone()),
+            ("SESSION_SECRET", format!("session-{}", self.admin_token)),
+            ("DOOR_TOKEN", self.door_token()),
+            (
+                "TICKET_SIGNING_KEYS",
+                "t1:ticket-key-for-tests-0123456789".into(),
+            ),
+            (
+                "ORDER_LINK_KEYS",
+                "o1:order-link-key-for-tests-0123456".into(),
+            ),
+            ("PUBLIC_URL", self.base_url.clone()),
+        ];
+        let own = own
+            .iter()
+            .filter(|(name, _)| !self.options.vars.iter().any(|(n, _)| n == name))
+            .map(|(name, value)| (name.to_string(), value.clone()));
+        let square = self.square.worker_vars();
+        for (name, value) in own.chain(square).chain(self.options.vars.clone()) {
             cmd.args(["--var", &format!("{name}:{value}")]);
         }
         cmd.stdout(log.try_clone().expect("log")).stderr(log);

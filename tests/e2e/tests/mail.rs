@@ -250,3 +250,54 @@ async fn a_lookup_answers_alike_for_every_address_and_mails_only_a_buyer() {
     let bad = ask("not an address").await;
     assert_eq!(bad.status, 400);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn order_links_survive_a_new_session_secret() {
+    let mut stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let paid = api.buy(&sid, &["B4"]).await;
+    let order_url = paid.body["order_url"].as_str().unwrap().to_string();
+    assert!(order_url.contains("?key=o1."), "{order_url}");
+    let mailed = stack.wait_for_mail(BUYER, 1);
+    assert_eq!(mailed.len(), 1);
+    // A live hold whose buyer cookie the session secret signs.
+    let hold = api.hold(&sid, &["B5"], None).await;
+    let hold_path = format!(
+        "/api/showings/{sid}/holds/{}",
+        hold.body["hold_id"].as_str().unwrap()
+    );
+    let cookie = hold.cookie.clone().unwrap();
+    let get_hold = |api: Api| {
+        let (path, cookie) = (hold_path.clone(), cookie.clone());
+        async move {
+            api.send(Method::GET, &path, None, &[("cookie", &cookie)])
+                .await
+                .status
+        }
+    };
+    assert_eq!(get_hold(api.clone()).await, 200);
+
+    stack.restart_with(StackOptions::default().var("SESSION_SECRET", "a-brand-new-session-secret"));
+    let api = Api::new(&stack);
+    // The new secret is in force: the old buyer cookie names nobody now.
+    assert_ne!(get_hold(api.clone()).await, 200);
+    let order = api.get(&order_url).await;
+    assert_eq!(order.status, 200, "{:?}", order.body);
+    assert_eq!(order.body["order"]["status"], "paid");
+    let ticket_page = order.body["tickets"][0]["page_url"].as_str().unwrap();
+    let page = reqwest::get(stack.url(ticket_page)).await.unwrap();
+    assert_eq!(page.status(), 200);
+    // The link in the mail (made before the change) opens the order too.
+    let path = mailed[0]
+        .text
+        .split_whitespace()
+        .find(|w| w.contains("/orders/"))
+        .and_then(|w| w.split_once("/orders/"))
+        .map(|(_, rest)| format!("/api/orders/{rest}"))
+        .expect("an order link in the mail");
+    assert_eq!(api.get(&path).await.status, 200, "{path}");
+    // A forged key still opens nothing.
+    let forged = order_url.replace("?key=o1.", "?key=o1.A");
+    assert_eq!(api.get(&forged).await.status, 404);
+}
