@@ -99,21 +99,26 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
         code,
     } = shown(&req, &ctx).await?;
     let qr = qr_svg(&code)?;
-    let starts = chrono::DateTime::from_timestamp_millis(showing.starts_at_ms)
-        .map(|t| t.format("%A %-d %B %Y, %H:%M UTC").to_string())
-        .unwrap_or_default();
+    // The cinema's own clock, with its zone's abbreviation.
+    let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
+    let starts = venue.local_time(showing.starts_at_ms);
     let escape = |text: &str| html_escape::encode_text(text).to_string();
+    let attr = |text: &str| html_escape::encode_double_quoted_attribute(text).to_string();
     let status = status_words(&ticket.status, ticket.checked_in_at_ms.is_some());
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>Ticket: {title}, seat {seat}</title><link rel=\"stylesheet\" href=\"/app.css\"></head>\
-         <body><main><h1>{title}</h1><p>{starts}</p><p>Seat <strong>{seat}</strong></p>\
+         <body><header class=\"site\">{cinema}</header>\
+         <main><h1>{title}</h1><p>{starts}</p><p>Seat <strong>{seat}</strong></p>\
          <p role=\"status\">{status}</p>\
-         <figure role=\"img\" aria-label=\"QR code of the ticket for seat {seat}\">{qr}</figure>\
+         <figure role=\"img\" aria-label=\"QR code of the ticket for seat {seat_attr}\">{qr}</figure>\
          <p><small>Ticket {id}</small></p></main></body></html>",
         title = escape(&showing.title),
         seat = escape(&ticket.seat),
+        seat_attr = attr(&ticket.seat),
+        cinema = escape(&venue.name),
+        starts = escape(&starts),
         id = escape(&ticket.id),
     );
     Ok(Response::from_html(html)?)

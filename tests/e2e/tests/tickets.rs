@@ -43,7 +43,32 @@ async fn the_qr_code_on_the_ticket_page_decodes_to_the_ticket_code() {
     assert!(
         html.contains("Paris, Texas")
             && html.contains("<strong>B6</strong>")
-            && html.contains("Valid")
+            && html.contains("Valid"),
+        "{html}"
+    );
+    // The cinema's name, and the time on its own clock (Europe/London).
+    assert!(html.contains("Showtime Cinema"), "{html}");
+    assert!(html.contains("Sat 5 Dec 2099, 19:30 GMT"), "{html}");
+
+    // In summer the same zone is an hour ahead of UTC, and says so.
+    let mut summer = sixteen_seat_room(None);
+    summer["starts_at"] = serde_json::json!("2099-07-05T19:30:00Z");
+    let summer_sid = api.create_showing(summer).await;
+    let summer_paid = api.buy(&summer_sid, &["A1"]).await;
+    let summer_order = api
+        .get(summer_paid.body["order_url"].as_str().unwrap())
+        .await
+        .body;
+    let summer_page =
+        reqwest::get(stack.url(summer_order["tickets"][0]["page_url"].as_str().unwrap()))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+    assert!(
+        summer_page.contains("5 Jul 2099, 20:30 BST"),
+        "{summer_page}"
     );
     let svg = &html[html.find("<svg").expect("an SVG")..html.find("</svg>").expect("its end") + 6];
     assert_eq!(decode_qr(svg), ticket["code"].as_str().unwrap());
