@@ -80,9 +80,12 @@ pub async fn drain(env: &Env, order_id: Option<&str>, now_ms: u64) -> worker::Re
 async fn drain_rows(env: &Env, filter: Filter<'_>, now_ms: u64) -> worker::Result<Drained> {
     let db = db::database(env)?;
     let rows = mail_rows::due(&db, filter, now_ms, outbox::DRAIN_LIMIT).await?;
+    // Read once a drain: the settings hold the parsed time zone.
+    let settings = MailSettings::from_env(env);
+    let base_ms = settings.as_ref().map_or(60_000, |s| s.retry_base_ms);
     let mut drained = Drained::default();
     for row in rows {
-        if row.status == "sending" {
+        if row.status == outbox::Status::Sending.as_str() {
             // The claim lapsed: its sender stopped, and whether the message
             // left is unknown. Not sent again, so it never arrives twice.
             let note = "the send's outcome is unknown (its sender stopped mid-send); \
@@ -94,11 +97,11 @@ async fn drain_rows(env: &Env, filter: Filter<'_>, now_ms: u64) -> worker::Resul
         if !mail_rows::claim(&db, &row.id, now_ms, outbox::CLAIM_LEASE_MS).await? {
             continue;
         }
-        let result = match MailSettings::from_env(env) {
-            Ok(settings) => send_row(env, &db, &settings, &row, now_ms).await,
+        let result = match &settings {
+            Ok(settings) => send_row(env, &db, settings, &row, now_ms).await,
             Err(e) => Err(Failure {
                 code: None,
-                message: e,
+                message: e.clone(),
             }),
         };
         match result {
@@ -108,13 +111,12 @@ async fn drain_rows(env: &Env, filter: Filter<'_>, now_ms: u64) -> worker::Resul
                 drained.sent += 1;
             }
             Err(failure) => {
-                let base = MailSettings::from_env(env).map_or(60_000, |s| s.retry_base_ms);
                 let next = outbox::after_failure(
                     &failure,
                     row.tries as u32 + 1,
                     row.created_at_ms as u64,
                     now_ms,
-                    base,
+                    base_ms,
                 );
                 worker::console_error!("mail {}: {}", row.id, failure.summary());
                 let retry_at = match next {
