@@ -96,12 +96,6 @@ function preview() {
   document.getElementById('seat-count').textContent = `${count} seats for sale.`;
 }
 
-function localInput(ms) {
-  const d = new Date(ms);
-  const pad = (n) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
 async function loadExisting() {
   const { status, body } = await adminApi(`/api/admin/showings/${sid}`);
   if (status !== 200) return say(messages, 'error', body.detail || 'The showing could not be loaded.');
@@ -128,15 +122,18 @@ async function loadExisting() {
   preview();
 }
 
-async function save(event) {
-  event.preventDefault();
+// Staff type the cinema's local time; the server reads it in the cinema's
+// zone. A time the clocks pass twice comes back with both readings to
+// choose from, `offset` being the one chosen.
+async function save(event, offset) {
+  if (event) event.preventDefault();
   let body;
   try {
     const starts = document.getElementById('starts').value;
     if (!starts) throw new Error('Choose when the showing starts.');
     body = {
       title: document.getElementById('title').value,
-      starts_at: new Date(starts).toISOString(),
+      starts_at: offset || starts,
       price: { amount: Math.round(Number(document.getElementById('price').value) * 100), currency: document.getElementById('currency').value.trim().toUpperCase() },
       layout: layout(),
       max_seats_per_hold: Number(document.getElementById('max-seats').value),
@@ -149,6 +146,7 @@ async function save(event) {
   const saved = sid
     ? await adminApi(`/api/admin/showings/${sid}`, { method: 'PUT', json: body })
     : await adminApi('/api/admin/showings', { json: body });
+  if (saved.status === 400 && saved.body.choices) return chooseOffset(saved.body);
   if (saved.status !== 200 && saved.status !== 201) return say(messages, 'error', saved.body.detail || 'The showing could not be saved.');
   const id = saved.body.id;
   const pin = document.getElementById('door-pin').value;
@@ -159,6 +157,18 @@ async function save(event) {
   location.href = `/admin/showings/${id}`;
 }
 
+function chooseOffset(body) {
+  const [earlier, later] = body.choices;
+  messages.replaceChildren(el('div', { class: 'message error', role: 'alert' }, [
+    el('p', { text: 'The clocks go back that night, so this time happens twice. Which one?' }),
+    el('button', { type: 'button', text: `The first (${earlier.slice(-6)})`, onclick: () => save(null, earlier) }),
+    ' ',
+    el('button', { type: 'button', text: `The second (${later.slice(-6)})`, onclick: () => save(null, later) }),
+  ]));
+  messages.querySelector('button').focus();
+}
+
+document.getElementById('zone').textContent = VENUE_ZONE;
 document.getElementById('add-row').addEventListener('click', () => {
   const last = rowsBody.lastElementChild;
   const prev = last ? last.querySelector('.row-name').value.trim() : '';

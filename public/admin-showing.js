@@ -98,7 +98,7 @@ async function loadOrders(email) {
 function ticketChecks(tickets, idPrefix) {
   return el('div', { class: 'checks' }, tickets.map((t) => el('label', {}, [
     el('input', { type: 'checkbox', value: t.id, id: `${idPrefix}-${t.id}` }),
-    `Seat ${t.seat}${t.checked_in_at_ms ? ` (admitted ${new Date(t.checked_in_at_ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })})` : ''}`,
+    `Seat ${t.seat}${t.checked_in_at_ms ? ` (admitted ${clockTime(t.checked_in_at_ms)})` : ''}`,
   ])));
 }
 

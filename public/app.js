@@ -33,8 +33,44 @@ function money(amount) {
     .format(amount.amount / 100);
 }
 
+// Every time is shown in the cinema's time zone (which the server writes
+// into each page), whatever the zone of the device reading it.
+const VENUE_ZONE = (document.querySelector('meta[name="venue-time-zone"]') || {}).content || 'UTC';
+
+// The zone's abbreviation at that moment (GMT or BST, EST or EDT). A
+// browser knows most only in the locale of their country, so a few English
+// locales are asked before settling for an offset like "GMT+2".
+function zoneName(ms) {
+  let fallback = '';
+  for (const locale of [undefined, 'en-US', 'en-GB', 'en-AU', 'en-NZ', 'en-IN', 'en-CA', 'en-IE']) {
+    const part = new Intl.DateTimeFormat(locale, { timeZone: VENUE_ZONE, timeZoneName: 'short' })
+      .formatToParts(ms).find((p) => p.type === 'timeZoneName');
+    const name = part ? part.value : '';
+    if (name && !/^(GMT|UTC)[+\-\u2212]/.test(name)) return name;
+    fallback = fallback || name;
+  }
+  return fallback;
+}
+
+function localParts(ms, options) {
+  return new Intl.DateTimeFormat(undefined, Object.assign({ timeZone: VENUE_ZONE }, options)).format(ms);
+}
+
+// A date and time: "Sat 14 Mar, 19:30 GMT".
 function when(ms) {
-  return new Date(ms).toLocaleString(undefined, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  return `${localParts(ms, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })} ${zoneName(ms)}`;
+}
+
+// A time of day: "19:30 GMT".
+function clockTime(ms) {
+  return `${localParts(ms, { hour: '2-digit', minute: '2-digit' })} ${zoneName(ms)}`;
+}
+
+// The cinema's local time as a datetime-local input wants it.
+function localInput(ms) {
+  const parts = {};
+  for (const p of new Intl.DateTimeFormat('en-CA', { timeZone: VENUE_ZONE, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(ms)) parts[p.type] = p.value;
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
 }
 
 function say(container, kind, text) {

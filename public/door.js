@@ -15,13 +15,9 @@ function headers() {
   return /^\d{4,12}$/.test(credential) ? { 'x-door-pin': credential } : { authorization: 'Bearer ' + credential };
 }
 
-function time(ms) {
-  return new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-}
-
 const outcomes = {
   admitted: (r) => ['admitted', 'Admitted', `Seat ${r.seat}`],
-  already_checked_in: (r) => ['warn', `Already scanned at ${time(r.checked_in_at_ms)}`, `Seat ${r.seat}`],
+  already_checked_in: (r) => ['warn', `Already scanned at ${clockTime(r.checked_in_at_ms)}`, `Seat ${r.seat}`],
   void: (r) => ['refused', 'Refunded: not valid', `Seat ${r.seat}`],
   wrong_showing: (r) => ['refused', 'Wrong showing', `Seat ${r.seat} is for another showing`],
   invalid: () => ['refused', 'Invalid ticket', 'Not one of ours, or altered'],

@@ -82,39 +82,116 @@ async function refresh() {
   render();
 }
 
+// What this page has asked for and not yet seen the end of, kept in local
+// storage so that a lost answer or a reload leads back to the same hold and
+// order: `attempt` is a hold request and its Idempotency-Key, `hold` the
+// hold it got, `payment` the card token and buyer sent to pay for it.
+const STORE = `showtime.pending.${sid}`;
+let paying = false;
+let checking = false;
+
+function remembered() {
+  try { return JSON.parse(localStorage.getItem(STORE)) || {}; } catch (_) { return {}; }
+}
+
+function remember(pending) {
+  try { localStorage.setItem(STORE, JSON.stringify(pending)); } catch (_) { /* private mode: nothing to keep */ }
+}
+
+function forget() {
+  try { localStorage.removeItem(STORE); } catch (_) { /* nothing kept */ }
+}
+
 async function holdSeats() {
-  const { status, body } = await api(`/api/showings/${sid}/holds`, { json: { seats: [...chosen] } });
+  const seats = [...chosen];
+  let pending = remembered();
+  // The same choice asked again keeps its key, so a hold whose answer was
+  // lost is answered again rather than refused as a second hold.
+  if (!pending.attempt || pending.attempt.seats.join() !== seats.join()) {
+    pending = { attempt: { key: crypto.randomUUID(), seats } };
+    remember(pending);
+  }
+  await requestHold(pending.attempt);
+}
+
+async function requestHold(attempt) {
+  document.getElementById('hold').disabled = true;
+  let answer;
+  try {
+    answer = await api(`/api/showings/${sid}/holds`, { json: { seats: attempt.seats }, headers: { 'idempotency-key': attempt.key } });
+  } catch (_) {
+    render();
+    return say(messages, 'error', 'The connection dropped before the answer came. Press "Hold these seats" again: your seats will not be held twice.');
+  }
+  const { status, body } = answer;
   if (status === 201) {
-    hold = body;
+    adopt(body);
+    remember({ hold: { hold_id: body.hold_id } });
     say(messages, 'ok', `Held: ${body.seats.join(', ')}.`);
-    await startPayment();
-  } else if (status === 409 && body.error === 'seats_unavailable') {
+    render();
+    return startPayment();
+  }
+  forget();
+  if (status === 409 && body.error === 'seats_unavailable') {
     say(messages, 'error', `Sorry, ${body.seats.join(', ')} ${body.seats.length > 1 ? 'were' : 'was'} just taken. The map is up to date; choose again.`);
     for (const seat of body.seats) chosen.delete(seat);
     version = -1;
     if (body.availability) { states = decode(body.availability.codes); version = body.availability.version; }
+  } else if (status === 409 && body.error === 'already_holding') {
+    say(messages, 'error', `You already hold ${body.held_seats.join(', ')} for this showing in another tab or window: pay there, or choose again when that hold ends in ${clock(body.expires_in_ms)}.`);
   } else {
     say(messages, 'error', body.detail || 'The seats could not be held.');
   }
   render();
 }
 
-function tick() {
+// Takes a hold as the server describes it; the countdown runs from the
+// server's "time left", so a wrong clock on this device does not matter.
+function adopt(view) {
+  hold = { hold_id: view.hold_id, seats: view.seats, amount: view.amount, deadline: Date.now() + (view.expires_in_ms || 0) };
+  chosen.clear();
+  for (const seat of view.seats) chosen.add(seat);
+}
+
+function clock(ms) {
+  const m = Math.floor(ms / 60000), s = Math.floor(ms / 1000) % 60;
+  return `${m}:${String(s).padStart(2, '0')}`;
+}
+
+async function tick() {
   if (!hold) return;
-  const left = Math.max(0, hold.expires_at_ms - Date.now());
-  const m = Math.floor(left / 60000), s = Math.floor(left / 1000) % 60;
-  document.getElementById('countdown').textContent = `${m}:${String(s).padStart(2, '0')}`;
-  if (left === 0) {
-    say(messages, 'error', 'Your hold ran out and the seats went back on sale. Choose again.');
-    endHold();
+  const left = Math.max(0, hold.deadline - Date.now());
+  document.getElementById('countdown').textContent = clock(left);
+  if (left > 0 || paying || checking) return;
+  // Time is up here; the server decides (paying may have extended it).
+  checking = true;
+  try {
+    const { status, body } = await api(`/api/showings/${sid}/holds/${hold.hold_id}`);
+    if (status === 200 && (body.state === 'held' || body.state === 'paying') && body.expires_in_ms > 0) adopt(body);
+    else if (status === 200 && body.order_url) toOrder(body);
+    else {
+      say(messages, 'error', 'Your hold ran out and the seats went back on sale. Choose again.');
+      endHold();
+    }
+  } catch (_) {
+    hold.deadline = Date.now() + 5000;
+  } finally {
+    checking = false;
   }
 }
 
 function endHold() {
   hold = null;
+  forget();
   chosen.clear();
   document.getElementById('pay').hidden = true;
+  version = -1;
   refresh();
+}
+
+function toOrder(body) {
+  forget();
+  location.href = '/orders/' + body.order_id + '?key=' + encodeURIComponent(body.access_key);
 }
 
 async function startPayment() {
@@ -145,21 +222,88 @@ async function buy() {
       const why = (result.errors || []).map((e) => e.message).join(' ');
       return say(messages, 'error', why || 'Check the card details.');
     }
-    say(messages, 'info', 'Paying…');
-    const { status, body } = await api(`/api/showings/${sid}/holds/${hold.hold_id}/checkout`, {
-      json: { source_id: result.token, email: document.getElementById('email').value, name: document.getElementById('name').value },
-    });
-    if (body.order_url && (status === 201 || status === 202)) {
-      location.href = '/orders/' + body.order_id + '?key=' + encodeURIComponent(body.access_key);
-      return;
-    }
-    if (status === 402) say(messages, 'error', `Your card was declined (${body.code}). Nothing was charged; your seats are still held, so you can try another card.`);
-    else if (status === 409 && body.error === 'seat_lost') { say(messages, 'error', `Your hold ran out during payment and ${body.seats_lost.join(', ')} went to another buyer. Your payment was cancelled: nothing was charged.`); endHold(); }
-    else if (status === 410) { say(messages, 'error', 'Your hold expired. Choose your seats again.'); endHold(); }
-    else say(messages, 'error', body.detail || 'The payment could not be completed.');
+    const payment = { source_id: result.token, email: document.getElementById('email').value, name: document.getElementById('name').value };
+    remember(Object.assign(remembered(), { payment }));
+    await pay(payment);
   } finally {
     button.disabled = false;
   }
+}
+
+// Sends the checkout. The same hold and card token always find the same
+// order on the server, so sending it again after a lost answer can neither
+// charge twice nor make a second order.
+async function pay(payment) {
+  say(messages, 'info', 'Paying…');
+  paying = true;
+  let answer;
+  try {
+    answer = await api(`/api/showings/${sid}/holds/${hold.hold_id}/checkout`, { json: payment });
+  } catch (_) {
+    say(messages, 'error', 'The connection dropped while paying. Checking again in a moment; you will not be charged twice.');
+    setTimeout(recover, 3000);
+    return;
+  } finally {
+    paying = false;
+  }
+  const { status, body } = answer;
+  if (body.order_url && (status === 201 || status === 202)) return toOrder(body);
+  // The token was used: another try needs the card form again.
+  const pending = remembered();
+  delete pending.payment;
+  remember(pending);
+  if (status === 402) {
+    say(messages, 'error', `Your card was declined (${body.code}). Nothing was charged; your seats are still held, so you can try another card.`);
+    await followHold();
+  } else if (status === 409 && body.error === 'seat_lost') {
+    say(messages, 'error', `Your hold ran out during payment and ${body.seats_lost.join(', ')} went to another buyer. Your payment was cancelled: nothing was charged.`);
+    endHold();
+  } else if (status === 410) {
+    say(messages, 'error', 'Your hold expired. Choose your seats again.');
+    endHold();
+  } else {
+    say(messages, 'error', body.detail || 'The payment could not be completed.');
+    await followHold();
+  }
+}
+
+// Reads the hold again: paying extends it once, and the countdown follows.
+async function followHold() {
+  if (!hold) return;
+  try {
+    const { status, body } = await api(`/api/showings/${sid}/holds/${hold.hold_id}`);
+    if (status === 200 && body.expires_in_ms > 0) adopt(body);
+  } catch (_) { /* the countdown keeps its last value */ }
+}
+
+// Picks up where this page (or the one before a reload) left off.
+async function recover() {
+  const pending = remembered();
+  if (pending.attempt) {
+    // A replayed answer may be old: the hold's time left is read afresh.
+    await requestHold(pending.attempt);
+    return followHold();
+  }
+  if (!pending.hold) return;
+  let answer;
+  try {
+    answer = await api(`/api/showings/${sid}/holds/${pending.hold.hold_id}`);
+  } catch (_) {
+    say(messages, 'error', 'No connection. Trying again…');
+    setTimeout(recover, 3000);
+    return;
+  }
+  const { status, body } = answer;
+  if (status === 200 && body.order_url) return toOrder(body);
+  if (status === 200 && (body.state === 'held' || body.state === 'paying') && body.expires_in_ms > 0) {
+    adopt(body);
+    render();
+    if (pending.payment) return pay(pending.payment);
+    say(messages, 'ok', `Your seats are still held: ${body.seats.join(', ')}.`);
+    return startPayment();
+  }
+  forget();
+  if (status === 200) say(messages, 'info', `Your earlier hold of ${body.seats.join(', ')} has ended. Choose again.`);
 }
 
 async function release() {
@@ -186,4 +330,5 @@ async function release() {
   setInterval(refresh, REFRESH_MS);
   followMap(sid, () => version, refresh);
   setInterval(tick, 1000);
+  await recover();
 })();

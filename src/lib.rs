@@ -23,6 +23,7 @@ mod auth;
 mod db;
 mod ids;
 mod mail;
+mod pages;
 mod routes;
 mod session;
 mod settings;

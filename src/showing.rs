@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use ledger::{MAX_SEATS_PER_HOLD_LIMIT, MAX_UNITS, MAX_UNIT_NAME_BYTES};
+use mail::venue::{LocalTimeError, Venue};
 
 pub const MAX_TITLE_CHARS: usize = 200;
 pub const DEFAULT_MAX_SEATS_PER_HOLD: u32 = 4;
@@ -68,21 +69,40 @@ pub struct NewShowing {
 
 /// Why a showing was refused; the text is shown to staff as it is.
 #[derive(Debug, PartialEq)]
-pub struct InvalidShowing(pub String);
+pub struct InvalidShowing {
+    pub detail: String,
+    /// For a start time the clocks pass twice: the same time with each
+    /// offset, for staff to choose one.
+    pub choices: Vec<String>,
+}
 
 fn invalid<T>(detail: impl Into<String>) -> Result<T, InvalidShowing> {
-    Err(InvalidShowing(detail.into()))
+    Err(InvalidShowing {
+        detail: detail.into(),
+        choices: Vec::new(),
+    })
 }
 
 impl NewShowing {
-    pub fn parse(req: NewShowingRequest) -> Result<NewShowing, InvalidShowing> {
+    /// `starts_at` is the cinema's local time (`2026-03-14T19:30`), or a
+    /// time with its offset (`2026-03-14T19:30:00Z`).
+    pub fn parse(req: NewShowingRequest, venue: &Venue) -> Result<NewShowing, InvalidShowing> {
         let title = req.title.trim().to_string();
         if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS {
             return invalid(format!("title must be 1 to {MAX_TITLE_CHARS} characters"));
         }
-        let starts_at_ms = chrono::DateTime::parse_from_rfc3339(&req.starts_at)
-            .map_err(|e| InvalidShowing(format!("starts_at is not an RFC 3339 time: {e}")))?
-            .timestamp_millis();
+        let starts_at_ms = venue.parse_local(&req.starts_at).map_err(|e| {
+            let choices = match &e {
+                LocalTimeError::Ambiguous { earlier, later } => {
+                    vec![earlier.clone(), later.clone()]
+                }
+                _ => Vec::new(),
+            };
+            InvalidShowing {
+                detail: format!("starts_at: {e}"),
+                choices,
+            }
+        })?;
         check_price(&req.price)?;
         let max_seats_per_hold = req.max_seats_per_hold.unwrap_or(DEFAULT_MAX_SEATS_PER_HOLD);
         if !(1..=MAX_SEATS_PER_HOLD_LIMIT).contains(&max_seats_per_hold) {
@@ -219,11 +239,62 @@ mod tests {
         .unwrap()
     }
 
+    fn utc() -> Venue {
+        Venue::new("Rio", "", "UTC").unwrap()
+    }
+
+    fn starting(at: &str) -> Result<i64, InvalidShowing> {
+        let london = Venue::new("Rio", "", "Europe/London").unwrap();
+        let mut req = request(serde_json::json!({"slots": ["1"]}));
+        req.starts_at = at.to_string();
+        NewShowing::parse(req, &london).map(|s| s.starts_at_ms)
+    }
+
+    #[test]
+    fn start_times_are_the_cinemas_local_time() {
+        // 2026-03-29: London's clocks go forward at 01:00 GMT.
+        assert_eq!(
+            starting("2026-03-28T19:30"),
+            starting("2026-03-28T19:30:00Z")
+        );
+        assert_eq!(
+            starting("2026-03-29T19:30"),
+            starting("2026-03-29T18:30:00Z")
+        );
+        assert_eq!(
+            starting("2026-03-29T19:30+01:00"),
+            starting("2026-03-29T18:30:00Z")
+        );
+        let skipped = starting("2026-03-29T01:30").unwrap_err();
+        assert!(
+            skipped.detail.contains("does not exist"),
+            "{}",
+            skipped.detail
+        );
+        // 2026-10-25: 01:00 to 02:00 happens twice.
+        let twice = starting("2026-10-25T01:30").unwrap_err();
+        assert_eq!(
+            twice.choices,
+            ["2026-10-25T01:30+01:00", "2026-10-25T01:30+00:00"]
+        );
+        assert_eq!(
+            starting(&twice.choices[1]),
+            starting("2026-10-25T01:30:00Z")
+        );
+        assert!(starting("19:30")
+            .unwrap_err()
+            .detail
+            .starts_with("starts_at:"));
+    }
+
     #[test]
     fn rows_become_row_plus_number() {
-        let s = NewShowing::parse(request(serde_json::json!({
-            "rows": [{"name": "A", "seats": 2}, {"name": "B", "seats": 3, "blocked": [2]}]
-        })))
+        let s = NewShowing::parse(
+            request(serde_json::json!({
+                "rows": [{"name": "A", "seats": 2}, {"name": "B", "seats": 3, "blocked": [2]}]
+            })),
+            &utc(),
+        )
         .unwrap();
         let units = s.units().unwrap();
         assert_eq!(units.names, ["A1", "A2", "B1", "B2", "B3"]);
@@ -236,8 +307,11 @@ mod tests {
 
     #[test]
     fn slots_keep_their_names() {
-        let s =
-            NewShowing::parse(request(serde_json::json!({"slots": ["Site 1", "Site 2"]}))).unwrap();
+        let s = NewShowing::parse(
+            request(serde_json::json!({"slots": ["Site 1", "Site 2"]})),
+            &utc(),
+        )
+        .unwrap();
         assert_eq!(s.units().unwrap().names, ["Site 1", "Site 2"]);
     }
 
@@ -260,8 +334,8 @@ mod tests {
             ),
         ];
         for (layout, expected) in cases {
-            let err = NewShowing::parse(request(layout.clone())).unwrap_err();
-            assert!(err.0.contains(expected), "{layout}: {}", err.0);
+            let err = NewShowing::parse(request(layout.clone()), &utc()).unwrap_err();
+            assert!(err.detail.contains(expected), "{layout}: {}", err.detail);
         }
     }
 }

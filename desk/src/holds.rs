@@ -232,12 +232,16 @@ impl Desk {
         new: &NewHold,
         d: &mut Decision,
     ) -> Result<HoldGranted, Refusal> {
-        if let Some(seats) = self.live_hold_of(&new.caller.buyer, now_ms) {
+        if let Some((seats, expires_at_ms)) = self.live_hold_of(&new.caller.buyer, now_ms) {
+            // The hold's token is not kept here, so the page that made it
+            // (which remembers it) is where it can be paid or released; the
+            // buyer is told when it ends otherwise.
             return Err(Refusal::new(
                 Code::AlreadyHolding,
                 "you already hold seats for this showing: pay for them or release them first",
             )
-            .with("held_seats", seats));
+            .with("held_seats", seats)
+            .with("expires_in_ms", expires_at_ms.saturating_sub(now_ms)));
         }
         if new.token.len() != TOKEN_LEN || !new.token.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(Refusal::internal("the hold token is not 32 hex characters"));
@@ -269,11 +273,24 @@ impl Desk {
             amount: showing.price_of(seats.len()),
             seats,
             expires_at_ms: granted.expires_at_ms,
+            expires_in_ms: granted.expires_at_ms.saturating_sub(now_ms),
         })
     }
 
-    /// The seats of the buyer's live hold, if they have one.
-    fn live_hold_of(&self, buyer: &str, now_ms: u64) -> Option<Vec<String>> {
+    /// The order paying for a hold, a paid one first. A declined card leaves
+    /// the hold to be paid with another, so declined orders are not named.
+    fn order_of_hold(&self, hold_id: &str) -> Option<String> {
+        self.checkouts
+            .machines
+            .iter()
+            .filter(|(_, m)| m.order().hold_id == hold_id)
+            .filter(|(_, m)| !matches!(m.status(), checkout::PublicStatus::Declined { .. }))
+            .max_by_key(|(_, m)| matches!(m.status(), checkout::PublicStatus::Paid))
+            .map(|(order_id, _)| order_id.clone())
+    }
+
+    /// The seats of the buyer's live hold and when it ends, if they have one.
+    fn live_hold_of(&self, buyer: &str, now_ms: u64) -> Option<(Vec<String>, u64)> {
         let showing = self.showing.as_ref()?;
         self.owners
             .iter()
@@ -281,13 +298,12 @@ impl Desk {
             .find_map(|(id, _)| {
                 let id = HoldId::new(id.as_str()).ok()?;
                 let record = live(showing, &id, now_ms)?;
-                Some(
-                    record
-                        .seats
-                        .iter()
-                        .map(|&u| showing.ledger.unit_name(u).unwrap_or_default().to_string())
-                        .collect(),
-                )
+                let seats = record
+                    .seats
+                    .iter()
+                    .map(|&u| showing.ledger.unit_name(u).unwrap_or_default().to_string())
+                    .collect();
+                Some((seats, record.expires_at_ms))
             })
     }
 
@@ -323,7 +339,9 @@ impl Desk {
             seats: owner.seats.clone(),
             state: state.to_string(),
             expires_at_ms,
+            expires_in_ms: expires_at_ms.map(|at| at.saturating_sub(now_ms)),
             amount,
+            order_id: self.order_of_hold(id.as_str()),
         }))
     }
 

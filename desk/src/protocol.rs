@@ -162,6 +162,9 @@ pub struct HoldGranted {
     pub hold_id: String,
     pub seats: Vec<String>,
     pub expires_at_ms: u64,
+    /// How long the hold has left as the object answers: a page counts down
+    /// from this, so a wrong clock on the buyer's device does not matter.
+    pub expires_in_ms: u64,
     pub amount: Money,
 }
 
@@ -173,7 +176,12 @@ pub struct HoldView {
     /// `held`, `paying`, `expired`, `released` or `committed`.
     pub state: String,
     pub expires_at_ms: Option<u64>,
+    /// How long the hold has left now; see [`HoldGranted::expires_in_ms`].
+    pub expires_in_ms: Option<u64>,
     pub amount: Money,
+    /// The order paying for this hold, once a checkout began that was not
+    /// declined, so a buyer whose answer was lost finds it again.
+    pub order_id: Option<String>,
 }
 
 /// Where an order stands, for its buyer.

@@ -79,9 +79,9 @@ impl Venue {
         self.format(at_ms, "%H:%M %Z")
     }
 
-    /// "2026-03-14T19:30": what the staff editor shows in its field.
-    pub fn local_input(&self, at_ms: i64) -> String {
-        self.format(at_ms, "%Y-%m-%dT%H:%M")
+    /// "2026-03-14 19:30:05 GMT": sortable, for exports.
+    pub fn local_stamp(&self, at_ms: i64) -> String {
+        self.format(at_ms, "%Y-%m-%d %H:%M:%S %Z")
     }
 
     fn format(&self, at_ms: i64, pattern: &str) -> String {
@@ -165,7 +165,7 @@ mod tests {
         assert_eq!(v.local_time(winter), "Sat 14 Mar 2026, 19:30 GMT");
         let summer = v.parse_local("2026-04-14T19:30").unwrap();
         assert_eq!(v.local_time(summer), "Tue 14 Apr 2026, 19:30 BST");
-        assert_eq!(v.local_input(summer), "2026-04-14T19:30");
+        assert_eq!(v.local_stamp(summer + 5_000), "2026-04-14 19:30:05 BST");
         // An hour apart in UTC terms once the offset is taken off.
         assert_eq!((summer - winter) % 86_400_000, 23 * 3_600_000);
     }

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use worker::{Request, Response, RouteContext};
+use worker::{Env, Request, Response, RouteContext};
 
 use super::{now_ms, param, parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
@@ -14,6 +14,7 @@ use crate::showtime::client::ShowtimeClient;
 use crate::{admin_session, auth, db, ids};
 use desk::protocol::ShowingSetup;
 use desk::Code;
+use mail::venue::Venue;
 
 /// Longest e-mail search text.
 const MAX_SEARCH_CHARS: usize = 200;
@@ -83,9 +84,17 @@ pub async fn sign_out(req: Request, ctx: RouteContext<()>) -> Handled {
 }
 
 /// A showing's layout and limits, checked, with the object's view of it.
-fn parse_showing(body: NewShowingRequest) -> Result<(NewShowing, Units), ApiError> {
-    let invalid = |e: crate::showing::InvalidShowing| ApiError::new(Code::InvalidShowing, e.0);
-    let showing = NewShowing::parse(body).map_err(invalid)?;
+fn parse_showing(body: NewShowingRequest, env: &Env) -> Result<(NewShowing, Units), ApiError> {
+    let venue = crate::mail::venue(env).map_err(ApiError::internal)?;
+    let invalid = |e: crate::showing::InvalidShowing| {
+        let error = ApiError::new(Code::InvalidShowing, e.detail);
+        if e.choices.is_empty() {
+            error
+        } else {
+            error.with("choices", e.choices)
+        }
+    };
+    let showing = NewShowing::parse(body, &venue).map_err(invalid)?;
     let units = showing.units().map_err(invalid)?;
     Ok((showing, units))
 }
@@ -104,7 +113,7 @@ fn object_settings(id: &str, showing: &NewShowing, units: Units) -> ShowingSetup
 pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env)?;
     let body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
-    let (showing, units) = parse_showing(body)?;
+    let (showing, units) = parse_showing(body, &ctx.env)?;
     let id = ids::new_showing_id().map_err(|e| ApiError::internal(e.to_string()))?;
     let seat_count = units.names.len();
     // The object is set up first: a showing becomes visible (its D1 row)
@@ -123,7 +132,7 @@ pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
     auth::require_admin(&req, &ctx.env)?;
     let sid = showing_id(&ctx)?.to_string();
     let body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
-    let (showing, units) = parse_showing(body)?;
+    let (showing, units) = parse_showing(body, &ctx.env)?;
     let db = db::database(&ctx.env)?;
     let existing = db::get_showing(&db, &sid)
         .await?
@@ -337,10 +346,10 @@ fn csv_cell(value: &Value) -> String {
     }
 }
 
-fn iso_time(ms: &Value) -> String {
+/// A time as the cinema's clock showed it, with the zone's abbreviation.
+fn local_time(venue: &Venue, ms: &Value) -> String {
     ms.as_f64()
-        .and_then(|ms| chrono::DateTime::from_timestamp_millis(ms as i64))
-        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .map(|ms| venue.local_stamp(ms as i64))
         .unwrap_or_default()
 }
 
@@ -354,6 +363,7 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
     let rows = admin_rows::ticket_export(&db, sid).await?;
+    let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
     let mut out = csv::Writer::from_writer(Vec::new());
     let csv_error = |e: csv::Error| ApiError::internal(e.to_string());
     out.write_record([
@@ -374,13 +384,13 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
             csv_cell(&row["seat"]),
             csv_cell(&row["ticket_id"]),
             csv_cell(&row["status"]),
-            iso_time(&row["checked_in_at_ms"]),
-            iso_time(&row["voided_at_ms"]),
+            local_time(&venue, &row["checked_in_at_ms"]),
+            local_time(&venue, &row["voided_at_ms"]),
             csv_cell(&row["order_id"]),
             csv_cell(&row["order_status"]),
             csv_cell(&row["name"]),
             csv_cell(&row["email"]),
-            iso_time(&row["created_at_ms"]),
+            local_time(&venue, &row["created_at_ms"]),
         ])
         .map_err(csv_error)?;
     }
@@ -420,11 +430,10 @@ mod tests {
     }
 
     #[test]
-    fn times_are_utc_rfc3339() {
-        assert_eq!(
-            iso_time(&json!(1_796_499_000_000.0)),
-            "2026-12-05T19:30:00Z"
-        );
-        assert_eq!(iso_time(&Value::Null), "");
+    fn times_are_the_cinemas_local_time() {
+        let venue = Venue::new("Rio", "", "Europe/London").unwrap();
+        let summer = json!(1_783_103_400_000.0);
+        assert_eq!(local_time(&venue, &summer), "2026-07-03 19:30:00 BST");
+        assert_eq!(local_time(&venue, &Value::Null), "");
     }
 }

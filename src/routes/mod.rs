@@ -220,7 +220,16 @@ fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> std::result::Result<T, ApiEr
 /// itself in from the API.
 async fn page(ctx: RouteContext<()>, asset: &str) -> Handled {
     let url = format!("https://assets.invalid{asset}");
-    Ok(ctx.env.assets("ASSETS")?.fetch(url, None).await?)
+    let mut resp = ctx.env.assets("ASSETS")?.fetch(url, None).await?;
+    if resp.status_code() != 200 {
+        return Ok(resp);
+    }
+    let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
+    let html = crate::pages::fill(&resp.text().await?, &venue);
+    let filled = Response::from_html(html)?;
+    // Settings change on a deploy; the page is checked each time.
+    filled.headers().set("cache-control", "no-cache")?;
+    Ok(filled)
 }
 
 /// What the pages need to know: the Square Web Payments SDK to load and

@@ -95,11 +95,21 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
         super::door::add_codes(&ctx.env, sid, &mut body["tickets"])?;
     }
     if let Some(order_id) = body["order_id"].as_str().map(str::to_string) {
-        let key = crate::auth::order_key(&ctx.env, &order_id)?;
-        body["order_url"] = json!(format!("/api/orders/{order_id}?key={key}"));
-        body["access_key"] = json!(key);
+        add_order_link(&ctx.env, &order_id, &mut body)?;
     }
     Ok(Response::from_json(&body)?.with_status(status))
+}
+
+/// Adds the order's API address and access key to an answer for its buyer.
+pub(super) fn add_order_link(
+    env: &worker::Env,
+    order_id: &str,
+    body: &mut Value,
+) -> Result<(), ApiError> {
+    let key = crate::auth::order_key(env, order_id)?;
+    body["order_url"] = json!(format!("/api/orders/{order_id}?key={key}"));
+    body["access_key"] = json!(key);
+    Ok(())
 }
 
 #[derive(Deserialize)]

@@ -286,7 +286,13 @@ pub async fn get_hold(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
     let hold = hold_ref(&req, &ctx)?;
     let view = ShowtimeClient::new(&ctx.env, sid)?.get_hold(hold).await?;
-    Ok(Response::from_json(&view)?)
+    let mut body = serde_json::to_value(&view).map_err(|e| ApiError::internal(e.to_string()))?;
+    // The hold's owner may open the order paying for it: a page whose
+    // checkout answer was lost finds its order here.
+    if let Some(order_id) = &view.order_id {
+        super::orders::add_order_link(&ctx.env, order_id, &mut body)?;
+    }
+    Ok(Response::from_json(&body)?)
 }
 
 pub async fn release_hold(req: Request, ctx: RouteContext<()>) -> Handled {

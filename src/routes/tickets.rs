@@ -109,7 +109,7 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>Ticket: {title}, seat {seat}</title><link rel=\"stylesheet\" href=\"/app.css\"></head>\
-         <body><header class=\"site\">{cinema}</header>\
+         <body><header class=\"site\">{name}{address}</header>\
          <main><h1>{title}</h1><p>{starts}</p><p>Seat <strong>{seat}</strong></p>\
          <p role=\"status\">{status}</p>\
          <figure role=\"img\" aria-label=\"QR code of the ticket for seat {seat_attr}\">{qr}</figure>\
@@ -117,9 +117,10 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
         title = escape(&showing.title),
         seat = escape(&ticket.seat),
         seat_attr = attr(&ticket.seat),
-        cinema = escape(&venue.name),
+        name = crate::pages::NAME_MARKER,
+        address = crate::pages::ADDRESS_MARKER,
         starts = escape(&starts),
         id = escape(&ticket.id),
     );
-    Ok(Response::from_html(html)?)
+    Ok(Response::from_html(crate::pages::fill(&html, &venue))?)
 }

@@ -19,7 +19,9 @@ const VIEWPORTS = [['phone', { width: 390, height: 844 }], ['desktop', { width: 
 const browser = await launch();
 
 async function signedIn(viewport) {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  // Staff whose device is set to another zone still see and type the
+  // cinema's own time (the stack's VENUE_TIME_ZONE is Europe/London).
+  const context = await browser.newContext({ viewport, acceptDownloads: true, timezoneId: 'America/New_York', locale: 'en-GB' });
   const page = await context.newPage();
   page.setDefaultTimeout(15000);
   await page.goto(`${base}/admin`);
@@ -60,7 +62,11 @@ try {
     await page.getByRole('heading', { name: 'New showing' }).waitFor();
     const title = `Late show ${width}`;
     await page.getByLabel('Title').fill(title);
-    await page.getByLabel('Starts (your local time)').fill('2099-06-01T21:15');
+    // On the phone, a time the clocks pass twice (London, 25 Oct 2026):
+    // staff choose which.
+    const [typed, shown] = width === 'phone' ? ['2026-10-25T01:30', /25 Oct.* 01:30 GMT/] : ['2099-06-01T21:15', /1 Jun.* 21:15 BST/];
+    await page.getByText('Europe/London').first().waitFor();
+    await page.getByLabel("Starts (the cinema's local time, Europe/London)").fill(typed);
     await page.getByLabel('Price of one seat').fill('9.50');
     await page.getByLabel('Row 1 aisle after seats').fill('5');
     await page.getByRole('button', { name: 'Seat B1, for sale' }).click();
@@ -72,7 +78,12 @@ try {
     await page.getByLabel('Door PIN').fill('13579');
     await photographAndCheck(page, `admin-editor-${width}`, 'the layout editor');
     await page.getByRole('button', { name: 'Create showing' }).click();
+    if (width === 'phone') {
+      await page.getByRole('alert').filter({ hasText: 'this time happens twice' }).waitFor();
+      await page.getByRole('button', { name: 'The second (+00:00)' }).click();
+    }
     await page.getByRole('heading', { name: title }).waitFor();
+    await page.getByText(shown).first().waitFor();
     await page.getByText('A door PIN is set.').waitFor();
     await page.getByRole('button', { name: 'Seat B1, house seat' }).waitFor();
     await page.getByText('0 of 39').waitFor();
@@ -82,6 +93,7 @@ try {
     await page.getByRole('link', { name: 'Edit showing' }).click();
     await page.getByRole('heading', { name: `Edit ${title}` }).waitFor();
     assert.equal(await page.getByLabel('Price of one seat').inputValue(), '9.50');
+    assert.equal(await page.getByLabel(/^Starts/).inputValue(), typed);
     assert.equal(await page.getByLabel('Row 1 aisle after seats').inputValue(), '5');
     await photographAndCheck(page, `admin-edit-${width}`, 'the edit page');
     await page.context().close();

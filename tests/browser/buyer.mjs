@@ -12,18 +12,23 @@ const shots = process.env.SCREENSHOT_DIR;
 const browser = await launch();
 try {
   for (const [name, viewport] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 900 }]]) {
-    const context = await browser.newContext({ viewport });
+    // The buyer's device is in California; the cinema (the stack's
+    // VENUE_TIME_ZONE) is in London, and times are the cinema's.
+    const context = await browser.newContext({ viewport, timezoneId: 'America/Los_Angeles' });
     const page = await context.newPage();
     page.setDefaultTimeout(15000);
     const seats = name === 'phone' ? ['A3', 'A4'] : ['B5', 'B6'];
 
     await page.goto(`${base}/`);
     await page.getByRole('link', { name: 'Paris, Texas' }).first().waitFor();
+    await page.getByRole('banner').getByText('Showtime Cinema').waitFor();
+    await page.getByText(/(19:30|07:30 PM) GMT/).first().waitFor();
     await page.screenshot({ path: `${shots}/showings-${name}.png`, fullPage: true });
     await checkAccessibility(page, 'the showings page');
 
     await page.goto(`${base}/showings/${sid}`);
     await page.getByText('Choose up to 4 seats').waitFor();
+    await page.getByText(/(19:30|07:30 PM) GMT/).waitFor();
     for (const seat of seats) await page.getByRole('button', { name: `Seat ${seat}, available` }).click();
     assert.equal(await page.getByRole('button', { name: `Seat ${seats[0]}, chosen by you` }).getAttribute('aria-pressed'), 'true');
     await page.screenshot({ path: `${shots}/seat-map-${name}.png`, fullPage: true });

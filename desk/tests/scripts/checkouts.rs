@@ -16,6 +16,7 @@ fn a_checkout_authorizes_commits_writes_and_captures_one_step_at_a_time() {
         @40 perform o1 payment p1 COMPLETED    => store paid, announce 4
         @50 perform o1 stored                  =>
         @70 status o1                          => o1 paid
+        @70 get ana h1                         => committed A1 A2 o1
         @70 map                                => ssaaaaaa
         @70 next                               => None
         ",
@@ -31,7 +32,9 @@ fn a_decline_keeps_the_hold_for_another_card() {
         @20 perform o1 declined GENERIC_DECLINE => store final declined
         @30 perform o1 stored                  =>
         @30 status o1                          => o1 declined
+        @35 get ana h1                         => paying A1 left 599965
         @40 checkout ana h1 cnon:ok            => o2 pending settling; square Post /v2/payments
+        @45 get ana h1                         => paying A1 left 599955 o2
         ",
     );
 }

@@ -9,7 +9,7 @@ fn a_buyer_holds_reads_and_releases_and_nobody_else_can() {
         r"
         @0 hold ana h1 A1 A2          => 201 held A1 A2 until 300000; announce 1
         @0 map                        => hhaaaaaa
-        @10 get ana h1                => held A1 A2
+        @10 get ana h1                => held A1 A2 left 299990
         @10 get bob h1                => 404 hold_not_found
         @10 release bob h1            => 404 hold_not_found
         @20 hold ana h2 A3            => 409 already_holding
@@ -47,7 +47,7 @@ fn an_idempotent_hold_is_answered_once_even_across_a_restart() {
         @8 hold ana h4 key=k1 A3      => 422 idempotency_key_reused
         @9 hold bob h5 key=k2 A1      => 409 seats_unavailable
         @10 hold bob h6 key=k2 A1     => replayed 409 for bob
-        @11 get ana h1                => held A1 A2
+        @11 get ana h1                => held A1 A2 left 299989
         ",
     );
 }
@@ -61,7 +61,7 @@ fn holds_owners_and_ended_holds_survive_a_restart() {
         @10 release bob h2            => 204; announce 3
         @20 restart                   => restarted
         @20 map                       => haaaaaaa; announce 3
-        @30 get ana h1                => held A1
+        @30 get ana h1                => held A1 left 299970
         @30 get bob h2                => released A2
         @40 hold ana h3 A3            => 409 already_holding
         @3600011 alarm                => announce 4

@@ -166,7 +166,17 @@ impl Script {
             Reply::Done => "204".into(),
             Reply::Held(h) => format!("201 held {} until {}", h.seats.join(" "), h.expires_at_ms),
             Reply::Replayed { status, buyer, .. } => format!("replayed {status} for {buyer}"),
-            Reply::Hold(view) => format!("{} {}", view.state, view.seats.join(" ")),
+            Reply::Hold(view) => {
+                let mut line = format!("{} {}", view.state, view.seats.join(" "));
+                if let Some(left) = view.expires_in_ms {
+                    line += &format!(" left {left}");
+                }
+                if let Some(order_id) = view.order_id {
+                    let n = self.orders.iter().position(|o| *o == order_id).unwrap() + 1;
+                    line += &format!(" o{n}");
+                }
+                line
+            }
             Reply::Codes(codes) => codes.codes,
             Reply::Order(order) => {
                 if !self.orders.contains(&order.order_id) {

@@ -184,6 +184,30 @@ async fn edits_change_price_and_limits_at_any_time_and_the_seats_only_before_sal
         (400, &json!("invalid_showing"))
     );
 
+    // Start times are the cinema's local time (the stack's zone is
+    // Europe/London): one the clocks skip is refused, one they pass twice
+    // comes back with both readings to choose from.
+    let mut skipped = room.clone();
+    skipped["starts_at"] = json!("2026-03-29T01:30");
+    let refused = api.admin(Method::PUT, &path, Some(skipped)).await;
+    assert_eq!(refused.status, 400);
+    assert!(refused.body["detail"]
+        .as_str()
+        .unwrap()
+        .contains("does not exist"));
+    let mut twice = room.clone();
+    twice["starts_at"] = json!("2026-10-25T01:30");
+    let refused = api.admin(Method::PUT, &path, Some(twice.clone())).await;
+    assert_eq!(
+        refused.body["choices"],
+        json!(["2026-10-25T01:30+01:00", "2026-10-25T01:30+00:00"])
+    );
+    twice["starts_at"] = refused.body["choices"][1].clone();
+    let summer = api.admin(Method::PUT, &path, Some(twice)).await;
+    assert_eq!(summer.status, 200, "{:?}", summer.body);
+    let read = api.get(&path.replace("/admin", "")).await;
+    assert_eq!(read.body["showing"]["starts_at_ms"], 1_792_891_800_000_i64);
+
     // A new layout while nothing is held: the map follows.
     let mut bigger = room.clone();
     bigger["layout"]["rows"]
@@ -339,6 +363,12 @@ async fn staff_see_each_seats_order_search_by_email_and_export_tickets() {
         lines[1].starts_with("A1,")
             && lines[1].contains(",valid,")
             && lines[1].contains("Ana@Example.com")
+    );
+    // Times as the cinema's clock shows them (London), with the zone.
+    let ordered_at = lines[1].rsplit(',').next().unwrap();
+    assert!(
+        ordered_at.ends_with(" GMT") || ordered_at.ends_with(" BST"),
+        "{ordered_at}"
     );
     assert!(
         lines[3].starts_with("B3,") && lines[3].contains("\"'=HYPERLINK(\"\"http://x\"\")\""),

@@ -5,11 +5,17 @@ use std::process::Command;
 
 use e2e::{sixteen_seat_room, Api, Stack};
 
-fn run_browser_script(script: &str, stack: &Stack, showing_id: &str) {
-    run_browser_script_with(script, stack, showing_id, &[]);
+fn run_browser_script(script: &str, stack: &Stack, showing_id: &str) -> String {
+    run_browser_script_with(script, stack, showing_id, &[])
 }
 
-fn run_browser_script_with(script: &str, stack: &Stack, showing_id: &str, env: &[(&str, &str)]) {
+/// Runs a script and answers what it printed.
+fn run_browser_script_with(
+    script: &str,
+    stack: &Stack,
+    showing_id: &str,
+    env: &[(&str, &str)],
+) -> String {
     let root = e2e::repo_root();
     let shots = root.join("test-output/screenshots");
     std::fs::create_dir_all(&shots).expect("screenshot folder");
@@ -28,6 +34,7 @@ fn run_browser_script_with(script: &str, stack: &Stack, showing_id: &str, env: &
         String::from_utf8_lossy(&output.stderr),
         stack.log_tail()
     );
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -35,7 +42,7 @@ async fn a_buyer_picks_two_seats_pays_and_sees_tickets_with_qr_codes() {
     let stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
-    run_browser_script("buyer.mjs", &stack, &sid);
+    let _ = run_browser_script("buyer.mjs", &stack, &sid);
     let map = api.seat_map(&sid).await;
     for seat in ["A3", "A4", "B5", "B6"] {
         assert_eq!(map[seat], "sold", "{seat}");
@@ -47,7 +54,7 @@ async fn two_buyers_race_for_a_seat_while_a_third_watches_the_map() {
     let stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
-    run_browser_script("race.mjs", &stack, &sid);
+    let _ = run_browser_script("race.mjs", &stack, &sid);
     assert_eq!(api.seat_map(&sid).await["A1"], "sold");
 }
 
@@ -64,7 +71,7 @@ async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
         .unwrap()
         .to_string();
     api.set_door_pin(&sid, "2468").await;
-    run_browser_script_with(
+    let _ = run_browser_script_with(
         "door.mjs",
         &stack,
         &sid,
@@ -80,7 +87,7 @@ async fn staff_refund_an_order_in_admin_and_a_watching_buyer_sees_the_seats_reop
     let hold = api.hold(&sid, &["A1", "A2"], None).await;
     let paid = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
     assert_eq!(paid.status, 201, "{:?}", paid.body);
-    run_browser_script_with(
+    let _ = run_browser_script_with(
         "admin.mjs",
         &stack,
         &sid,
@@ -96,4 +103,41 @@ async fn staff_refund_an_order_in_admin_and_a_watching_buyer_sees_the_seats_reop
         "SELECT status FROM tickets WHERE order_id = '{order_id}'"
     ));
     assert!(tickets.iter().all(|t| t["status"] == "void"), "{tickets:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_after_a_lost_answer_finds_the_same_hold_and_the_same_order() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let printed = run_browser_script("recovery.mjs", &stack, &sid);
+    let seen: serde_json::Value = serde_json::from_str(printed.lines().last().unwrap_or_default())
+        .expect("the script's JSON");
+    let order_id = seen["order_id"].as_str().unwrap();
+
+    // One declined card and two paid checkouts reached Square: a lost
+    // answer was never sent again as a second authorization.
+    let requests = stack.square.get("/_control/requests").await;
+    let creates = requests["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["method"] == "POST" && r["path"] == "/v2/payments")
+        .count();
+    assert_eq!(creates, 3, "{requests}");
+    let orders = stack.d1_query(&format!(
+        "SELECT id, status FROM orders WHERE showing_id = '{sid}' AND status = 'paid' ORDER BY id"
+    ));
+    assert_eq!(orders.len(), 2, "{orders:?}");
+    assert!(orders.iter().any(|o| o["id"] == order_id), "{orders:?}");
+    let tickets = stack.d1_query(&format!(
+        "SELECT seat FROM tickets WHERE showing_id = '{sid}' AND status = 'valid' ORDER BY seat"
+    ));
+    assert_eq!(
+        tickets,
+        [
+            serde_json::json!({"seat": "A1"}),
+            serde_json::json!({"seat": "A2"})
+        ]
+    );
 }
