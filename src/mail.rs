@@ -12,6 +12,7 @@ use worker::{D1Database, EmailAddress, EmailAttachment, Env, SendEmailBuilder};
 
 use crate::db::mail::{self as mail_rows, Filter, MailRow};
 use crate::db::{self, orders as order_rows, refunds as refund_rows};
+use crate::settings::{Settings, DIGEST_EVERY_MS};
 use crate::ticket_code;
 
 /// What the sender needs from the environment.
@@ -352,20 +353,18 @@ async fn lookup_message(
     Ok(compose::lookup(&settings.venue, &views))
 }
 
-/// Items waiting longer than this go into the staff digest.
-pub const DIGEST_AFTER_MS: u64 = 3600 * 1000;
-
 async fn digest_message(
     env: &Env,
     db: &D1Database,
     settings: &MailSettings,
     now_ms: u64,
 ) -> Result<Message, Failure> {
+    let after_ms = Settings::from_env(env).digest_after_ms;
     let items: Vec<compose::AttentionItem> = attention_items(env, db, now_ms)
         .await
         .map_err(failed)?
         .into_iter()
-        .filter(|item| now_ms.saturating_sub(item.since_ms as u64) >= DIGEST_AFTER_MS)
+        .filter(|item| now_ms.saturating_sub(item.since_ms as u64) >= after_ms)
         .map(|item| compose::AttentionItem {
             what: item.describe(),
             since_ms: item.since_ms,
@@ -417,7 +416,7 @@ pub async fn attention_items(
     db: &D1Database,
     now_ms: u64,
 ) -> worker::Result<Vec<Waiting>> {
-    let stale_ms = crate::settings::Settings::from_env(env).sweep_min_age_ms;
+    let stale_ms = Settings::from_env(env).sweep_min_age_ms;
     let rows = db::admin::attention(db, now_ms, stale_ms).await?;
     Ok(rows
         .into_iter()
@@ -430,21 +429,23 @@ pub async fn attention_items(
         .collect())
 }
 
-/// Queues the staff digest when something has waited over an hour; the
-/// row is keyed by the hour, so at most one goes out an hour.
+/// Queues the staff digest when something has waited over an hour
+/// (`DIGEST_AFTER_MS`); the row is keyed by the hour, so at most one goes
+/// out an hour.
 pub async fn queue_digest(env: &Env, now_ms: u64) -> worker::Result<bool> {
     let Some(staff) = var(env, "STAFF_EMAIL") else {
         return Ok(false);
     };
     let db = db::database(env)?;
+    let after_ms = Settings::from_env(env).digest_after_ms;
     let waiting = attention_items(env, &db, now_ms).await?;
     if !waiting
         .iter()
-        .any(|w| now_ms.saturating_sub(w.since_ms as u64) >= DIGEST_AFTER_MS)
+        .any(|w| now_ms.saturating_sub(w.since_ms as u64) >= after_ms)
     {
         return Ok(false);
     }
-    let hour = now_ms / DIGEST_AFTER_MS;
+    let hour = now_ms / DIGEST_EVERY_MS;
     mail_rows::queue_to(&db, &format!("digest:{hour}"), Kind::Digest, &staff, now_ms).await
 }
 

@@ -5,6 +5,9 @@
 
 use worker::Env;
 
+/// At most one staff digest goes out in each such period.
+pub const DIGEST_EVERY_MS: u64 = 3600 * 1000;
+
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub desk: desk::Settings,
@@ -12,6 +15,9 @@ pub struct Settings {
     /// steps in (`SWEEP_MIN_AGE_MS`, a minute): younger ones are still in
     /// their own object's or webhook's hands.
     pub sweep_min_age_ms: u64,
+    /// How long something waits on the attention list before the staff
+    /// digest mentions it (`DIGEST_AFTER_MS`, an hour).
+    pub digest_after_ms: u64,
 }
 
 fn var(env: &Env, name: &str) -> Option<String> {
@@ -25,7 +31,7 @@ fn number<T: std::str::FromStr>(env: &Env, name: &str) -> Option<T> {
 impl Settings {
     /// `HOLD_RATE_BURST`, `HOLD_RATE_PER_MINUTE` (holds per client
     /// address), `CHECKOUT_RETRY_BASE_MS`, `CHECKOUT_ANSWER_TIMEOUT_MS`,
-    /// `SQUARE_LOCATION_ID`, `SWEEP_MIN_AGE_MS`, and the test-only
+    /// `SQUARE_LOCATION_ID`, `SWEEP_MIN_AGE_MS`, `DIGEST_AFTER_MS`, and the test-only
     /// `SHOWTIME_FAILPOINT`.
     pub fn from_env(env: &Env) -> Settings {
         let rate = desk::RateLimit::default();
@@ -48,6 +54,7 @@ impl Settings {
                     == Some("after_capture"),
             },
             sweep_min_age_ms: number(env, "SWEEP_MIN_AGE_MS").unwrap_or(60_000),
+            digest_after_ms: number(env, "DIGEST_AFTER_MS").unwrap_or(DIGEST_EVERY_MS),
         }
     }
 }

@@ -121,6 +121,24 @@ try {
   assert.match(csv, /^seat,ticket,ticket_status/);
   assert.match(csv, /\nA1,[^\n]*,valid,[^\n]*ana@example\.com/);
 
+  // Its messages: the tickets mail is listed; staff resend it, then copy
+  // the order link, which opens the order for anyone who has it.
+  await staff.getByRole('cell', { name: 'Tickets', exact: true }).first().waitFor();
+  assert.equal(await staff.getByRole('cell', { name: 'Tickets', exact: true }).count(), 1);
+  await staff.getByRole('button', { name: 'Resend tickets' }).click();
+  await staff.getByRole('status').filter({ hasText: /^Tickets (sent again to ana@example\.com|queued)/ }).waitFor();
+  assert.equal(await staff.getByRole('cell', { name: 'Tickets', exact: true }).count(), 2);
+  await staff.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  await staff.getByRole('button', { name: 'Copy order link' }).click();
+  await staff.getByRole('status').filter({ hasText: 'Order link copied' }).waitFor();
+  const link = await staff.evaluate(() => navigator.clipboard.readText());
+  assert.match(link, /\/orders\/[0-9a-f]+\?key=/);
+  const stranger = await browser.newContext();
+  const opened = await stranger.newPage();
+  await opened.goto(link);
+  await opened.getByText('Paid. Show a ticket at the door.').waitFor();
+  await stranger.close();
+
   await staff.getByRole('button', { name: 'Refund whole order' }).click();
   await staff.getByRole('button', { name: /^Confirm: refund all 2 tickets/ }).click();
   // Square answers a refund PENDING or COMPLETED; its webhook completes it.

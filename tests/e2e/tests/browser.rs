@@ -47,6 +47,22 @@ async fn a_buyer_picks_two_seats_pays_and_sees_tickets_with_qr_codes() {
     for seat in ["A3", "A4", "B5", "B6"] {
         assert_eq!(map[seat], "sold", "{seat}");
     }
+    // Two tickets mails, then the order links the find page asked for,
+    // naming both orders.
+    let mails = stack.wait_for_mail("ana@example.com", 3);
+    assert_eq!(mails.len(), 3, "{}", stack.log_tail());
+    let links = &mails[2];
+    assert!(links.subject.contains("order"), "{}", links.subject);
+    let orders = stack.d1_query(&format!("SELECT id FROM orders WHERE showing_id = '{sid}'"));
+    assert_eq!(orders.len(), 2);
+    for order in orders {
+        let id = order["id"].as_str().unwrap();
+        assert!(
+            links.text.contains(&format!("/orders/{id}?key=")),
+            "{}",
+            links.text
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

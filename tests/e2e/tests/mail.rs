@@ -301,3 +301,118 @@ async fn order_links_survive_a_new_session_secret() {
     let forged = order_url.replace("?key=o1.", "?key=o1.A");
     assert_eq!(api.get(&forged).await.status, 404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_get_one_digest_an_hour_of_what_has_waited_on_the_attention_list() {
+    const STAFF: &str = "box-office@cinema.example";
+    const AFTER_MS: u64 = 8_000;
+    let stack = Stack::start_with(
+        StackOptions::default()
+            .var("STAFF_EMAIL", STAFF)
+            .var("DIGEST_AFTER_MS", &AFTER_MS.to_string()),
+    );
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let paid = api.buy(&sid, &["A7", "A8"]).await;
+    let order_id = paid.body["order_id"].as_str().unwrap().to_string();
+    let payment_id = stack.d1_query(&format!(
+        "SELECT payment_id FROM orders WHERE id = '{order_id}'"
+    ))[0]["payment_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // A partial refund from the Dashboard: staff must choose its tickets.
+    stack
+        .square
+        .control(
+            "/_control/dashboard/refund",
+            json!({"payment_id": payment_id, "amount": 500}),
+        )
+        .await;
+    let waiting_for = || async {
+        let list = api
+            .admin(Method::GET, "/api/admin/attention", None)
+            .await
+            .body;
+        let item = list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["order_id"] == order_id.as_str())
+            .cloned();
+        item.map(|i| list["now_ms"].as_u64().unwrap() - i["since_ms"].as_u64().unwrap())
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let mut age = waiting_for().await;
+    while age.is_none() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        age = waiting_for().await;
+    }
+    let age = age.expect("the order waits on the attention list");
+    let sweep = || async {
+        let cron = reqwest::get(stack.url("/__scheduled?cron=*/5+*+*+*+*"))
+            .await
+            .unwrap();
+        assert_eq!(cron.status(), 200);
+    };
+
+    // Younger than DIGEST_AFTER_MS: the sweep mails nobody.
+    if age + 3_000 < AFTER_MS {
+        sweep().await;
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let staff_mail = stack
+            .sent_mail()
+            .into_iter()
+            .filter(|m| m.to == STAFF)
+            .count();
+        assert_eq!(staff_mail, 0, "nothing has waited long enough yet");
+    }
+
+    tokio::time::sleep(Duration::from_millis(AFTER_MS)).await;
+    let hour = |ms: u128| ms / 3_600_000;
+    let first_at = std::time::SystemTime::UNIX_EPOCH
+        .elapsed()
+        .unwrap()
+        .as_millis();
+    sweep().await;
+    let digests = stack.wait_for_mail(STAFF, 1);
+    assert_eq!(digests.len(), 1, "{}", stack.log_tail());
+    let digest = &digests[0];
+    // The order is listed as needing attention and as a refund whose
+    // tickets staff must choose.
+    assert_eq!(digest.subject, "Showtime Cinema: 2 items waiting for staff");
+    assert!(
+        digest.text.contains("Dashboard refund: choose its tickets"),
+        "{}",
+        digest.text
+    );
+    assert!(
+        digest.text.contains(&format!("order {order_id} (waiting ")),
+        "{}",
+        digest.text
+    );
+    assert!(
+        digest
+            .text
+            .contains(&format!("/admin/showings/{sid}?order={order_id}")),
+        "{}",
+        digest.text
+    );
+    assert!(digest.html.contains("<li>"), "{}", digest.html);
+
+    // The next sweep in the same hour sends no second digest.
+    sweep().await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let again = std::time::SystemTime::UNIX_EPOCH
+        .elapsed()
+        .unwrap()
+        .as_millis();
+    if hour(first_at) == hour(again) {
+        let staff_mail = stack
+            .sent_mail()
+            .into_iter()
+            .filter(|m| m.to == STAFF)
+            .count();
+        assert_eq!(staff_mail, 1, "one digest an hour");
+    }
+}
