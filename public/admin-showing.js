@@ -77,7 +77,8 @@ async function load() {
   const s = body.showing;
   document.title = `${s.title} · Admin`;
   document.getElementById('title').textContent = s.title;
-  document.getElementById('subtitle').textContent = `${when(s.starts_at_ms)} · ${money(s.price)} · up to ${s.max_seats_per_hold} seats a hold`;
+  document.getElementById('subtitle').textContent = `${s.cancelled_at_ms ? 'CANCELLED · ' : ''}${when(s.starts_at_ms)} · ${money(s.price)} · up to ${s.max_seats_per_hold} seats a hold`;
+  renderCancel(s);
   document.getElementById('pin-state').textContent = body.has_door_pin ? 'A door PIN is set. Setting a new one replaces it.' : 'No door PIN is set yet: door staff cannot sign in to this showing with a PIN.';
   renderTotals();
   renderMap();
@@ -118,6 +119,30 @@ function confirmButton(label, confirmLabel, action) {
     await action();
   });
   return button;
+}
+
+function renderCancel(s) {
+  const form = document.getElementById('cancel-form');
+  if (s.cancelled_at_ms) {
+    form.hidden = true;
+    document.getElementById('cancel-state').textContent = `Cancelled ${when(s.cancelled_at_ms)}${s.cancel_reason ? `: “${s.cancel_reason}”` : ''}. Paid orders are refunded and their buyers e-mailed; any left are refunded by the next sweep, within minutes.`;
+    return;
+  }
+  document.getElementById('cancel-action').replaceChildren(confirmButton('Cancel showing', 'Confirm: cancel it and refund every order', cancelShowing));
+}
+
+async function cancelShowing() {
+  const out = document.getElementById('cancel-messages');
+  const reason = document.getElementById('cancel-reason').value;
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/cancel`, { json: { reason } });
+  if (status !== 200) {
+    say(out, 'error', body.detail || 'The showing could not be cancelled.');
+    return renderCancel(data.showing);
+  }
+  await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
+  const refused = body.refused.length ? ` Square refused ${body.refused.length} refund(s): open those orders to see why.` : '';
+  const more = body.more ? ' More orders are refunded by the sweep within minutes.' : '';
+  say(out, body.refused.length ? 'error' : 'ok', `Cancelled. ${body.refunds.length} order(s) refunded and their buyers e-mailed.${more}${refused}`);
 }
 
 async function showOrder(orderId) {

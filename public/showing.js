@@ -137,6 +137,9 @@ async function requestHold(attempt) {
     for (const seat of body.seats) chosen.delete(seat);
     version = -1;
     if (body.availability) { states = decode(body.availability.codes); version = body.availability.version; }
+  } else if (status === 409 && body.error === 'showing_cancelled') {
+    say(messages, 'error', 'This showing has just been cancelled; nothing can be booked for it.');
+    document.getElementById('hold').hidden = true;
   } else if (status === 409 && body.error === 'already_holding') {
     say(messages, 'error', `You already hold ${body.held_seats.join(', ')} for this showing in another tab or window: pay there, or choose again when that hold ends in ${clock(body.expires_in_ms)}.`);
   } else {
@@ -324,6 +327,13 @@ async function release() {
   states = body.availability.seats;
   version = body.availability.version;
   render();
+  if (showing.cancelled_at_ms) {
+    document.getElementById('hold').hidden = true;
+    document.getElementById('limit').textContent = '';
+    const why = showing.cancel_reason ? ` ${showing.cancel_reason}` : '';
+    forget();
+    return say(messages, 'error', `This showing is cancelled; nothing can be booked for it.${why} Anyone who paid is refunded in full and has been e-mailed.`);
+  }
   document.getElementById('hold').addEventListener('click', holdSeats);
   document.getElementById('buy').addEventListener('click', buy);
   document.getElementById('release').addEventListener('click', release);

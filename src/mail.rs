@@ -174,6 +174,11 @@ async fn send_row(
         Kind::Refund => refund_message(env, db, settings, row).await?,
         Kind::Lookup => lookup_message(env, db, settings, &row.to_addr, now_ms).await?,
         Kind::Digest => digest_message(env, db, settings, now_ms).await?,
+        Kind::Cancelled => {
+            let facts = order_facts(env, db, settings, row).await?;
+            let reason = facts.showing.cancel_reason.clone().unwrap_or_default();
+            compose::cancelled(&settings.venue, &view(&facts), &reason)
+        }
     };
     send(env, settings, &row.to_addr, &message).await
 }
@@ -236,6 +241,13 @@ async fn tickets_message(
     now_ms: u64,
 ) -> Result<Message, Failure> {
     let facts = order_facts(env, db, settings, row).await?;
+    if facts.showing.cancelled_at_ms.is_some() {
+        // Its buyer gets the cancellation instead.
+        return Err(Failure {
+            code: Some("SHOWING_CANCELLED".into()),
+            message: "the showing was cancelled".into(),
+        });
+    }
     let live: Vec<order_rows::TicketRow> = order_rows::tickets_of(db, &facts.order.id)
         .await
         .map_err(failed)?

@@ -48,6 +48,7 @@ impl Desk {
         if let Some(order_id) = self.checkouts.by_key.get(&auth_key).cloned() {
             return self.order_status(&order_id);
         }
+        self.refuse_if_cancelled()?;
         let showing = self
             .showing
             .as_mut()

@@ -177,6 +177,7 @@ impl Desk {
                 }
             }
         }
+        self.refuse_if_cancelled()?;
         if let Err(wait_ms) = self.take_hold_token(&new.caller.client, now_ms, d) {
             return Err(Refusal::new(
                 Code::RateLimited,

@@ -122,6 +122,7 @@ impl Desk {
         match request {
             Request::Init(setup) => self.init(setup, d),
             Request::Configure(setup) => self.configure(setup, d),
+            Request::Cancel => self.cancel(now_ms, d),
             Request::Seats => self.seat_map(now_ms, d, false),
             Request::SeatCodes => self.seat_map(now_ms, d, true),
             Request::Summary => self.summary(now_ms, d),

@@ -271,6 +271,12 @@ impl Desk {
             };
         };
         let order_of = |id: &str| OrderId::new(id).map_err(|e| format!("{e:?}"));
+        if showing.meta.cancelled_at_ms.is_some() && matches!(action, Action::CommitSeats { .. }) {
+            // The authorization is voided and the order goes to staff.
+            return Answer::CommitRefused {
+                reason: "the showing was cancelled".into(),
+            };
+        }
         match action {
             Action::CommitSeats {
                 hold_id,

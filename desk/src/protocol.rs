@@ -99,6 +99,8 @@ pub enum Request {
     Init(ShowingSetup),
     /// Staff edited the showing.
     Configure(ShowingSetup),
+    /// Staff cancelled the showing; cancelling again changes nothing.
+    Cancel,
     /// Seat name → state, fresh.
     Seats,
     /// One letter a seat in layout order.
@@ -207,6 +209,11 @@ pub enum Reply {
     },
     Configured {
         relayout: bool,
+    },
+    /// The showing is cancelled: by this request (`new`) or before.
+    Cancelled {
+        new: bool,
+        cancelled_at_ms: u64,
     },
     Seats(SeatMap),
     Codes(SeatCodes),

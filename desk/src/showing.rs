@@ -21,6 +21,9 @@ pub struct ShowingMeta {
     pub showing_id: String,
     pub price: Money,
     pub config: ledger::Config,
+    /// When staff cancelled it; nothing is sold after that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancelled_at_ms: Option<u64>,
 }
 
 pub struct Showing {
@@ -134,6 +137,7 @@ impl Desk {
             showing_id: setup.showing_id,
             price: setup.price,
             config,
+            cancelled_at_ms: None,
         };
         d.writes.push(Write::CreateTables);
         storage::all_units(&ledger, d);
@@ -158,6 +162,7 @@ impl Desk {
         edit: ShowingSetup,
         d: &mut Decision,
     ) -> Result<Reply, Refusal> {
+        self.refuse_if_cancelled()?;
         let showing = self.showing_mut()?;
         let current = showing.ledger.snapshot();
         let config = config_of(&edit, current.config.clone());
@@ -198,6 +203,7 @@ impl Desk {
             showing_id: showing.meta.showing_id.clone(),
             price: edit.price,
             config: ledger.config().clone(),
+            cancelled_at_ms: None,
         };
         if relayout {
             d.writes.push(Write::ClearUnits);
@@ -213,6 +219,59 @@ impl Desk {
         });
         *showing = Showing { meta, ledger };
         Ok(Reply::Configured { relayout })
+    }
+
+    /// Staff cancelled the showing. From now on no hold or checkout
+    /// starts, holds not yet paying are released, and a checkout already
+    /// paying gets no seats (its authorization is voided), so nobody is
+    /// charged for it; orders paid before are refunded by the Worker.
+    pub(crate) fn cancel(&mut self, now_ms: u64, d: &mut Decision) -> Result<Reply, Refusal> {
+        let showing = self.showing_mut()?;
+        if let Some(at) = showing.meta.cancelled_at_ms {
+            return Ok(Reply::Cancelled {
+                new: false,
+                cancelled_at_ms: at,
+            });
+        }
+        showing.meta.cancelled_at_ms = Some(now_ms);
+        d.writes.push(Write::Meta {
+            key: storage::SHOWING,
+            value: storage::to_json(&showing.meta),
+        });
+        let open: Vec<ledger::HoldId> = self
+            .owners
+            .iter()
+            .filter(|(_, owner)| owner.ended.is_none())
+            .filter_map(|(id, _)| ledger::HoldId::new(id.as_str()).ok())
+            .collect();
+        let showing = self.showing_mut()?;
+        let unpaid: Vec<ledger::HoldId> = open
+            .into_iter()
+            .filter(|id| showing.ledger.hold_record(id).is_some_and(|r| !r.paying))
+            .collect();
+        for id in unpaid {
+            let Some(showing) = self.showing.as_mut() else {
+                break;
+            };
+            let outcome = showing.ledger.release(now_ms, &id);
+            let end = Some((&id, HoldEnd::Released));
+            showing.persist(&outcome.changes, end, now_ms, &mut self.owners, d);
+        }
+        Ok(Reply::Cancelled {
+            new: true,
+            cancelled_at_ms: now_ms,
+        })
+    }
+
+    /// Refuses what would sell seats of a cancelled showing.
+    pub(crate) fn refuse_if_cancelled(&self) -> Result<(), Refusal> {
+        match self.showing()?.meta.cancelled_at_ms {
+            Some(_) => Err(Refusal::new(
+                Code::ShowingCancelled,
+                "this showing was cancelled; nothing can be booked for it",
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Releases expired holds now and saves that.

@@ -76,6 +76,25 @@ fn page(venue: &Venue, body: &str) -> String {
     )
 }
 
+/// A message with no attachment.
+fn plain(subject: String, text: String, html: String) -> Message {
+    Message {
+        subject,
+        text,
+        html,
+        attachments: Vec::new(),
+    }
+}
+
+/// The order's number and link, closing a message about it.
+fn order_footer(order: &OrderView) -> String {
+    format!(
+        "<p>Order {}: {}</p>",
+        esc(order.order_id),
+        link(order.order_url, "see the order")
+    )
+}
+
 fn link(url: &str, words: &str) -> String {
     format!("<a href=\"{}\">{}</a>", attr(url), esc(words))
 }
@@ -208,22 +227,60 @@ pub fn refund(venue: &Venue, order: &OrderView, refunded: u64, seats: &[String])
         &format!(
             "<p>Hello {},</p><p>We have refunded <strong>{}</strong> to your card for {} on {}.</p>\
              <p>Seats refunded: {}. Those tickets no longer admit.<br>\
-             Banks take a few days to show a refund.</p><p>Order {}: {}</p>",
+             Banks take a few days to show a refund.</p>{}",
             esc(order.buyer_name),
             esc(&amount),
             esc(order.film),
             esc(&when),
             esc(&seats),
-            esc(order.order_id),
-            link(order.order_url, "see the order")
+            order_footer(order)
         ),
     );
-    Message {
-        subject,
-        text,
-        html,
-        attachments: Vec::new(),
-    }
+    plain(subject, text, html)
+}
+
+/// The order's showing was cancelled: what, why (if staff said), and that
+/// the whole order is refunded to the card it was paid with.
+pub fn cancelled(venue: &Venue, order: &OrderView, reason: &str) -> Message {
+    let when = venue.local_time(order.starts_at_ms);
+    let amount = money::format(order.amount, order.currency);
+    let subject = format!("Cancelled: {}, {when}", order.film);
+    let why_text = if reason.is_empty() {
+        String::new()
+    } else {
+        format!("\n{reason}\n")
+    };
+    let text = format!(
+        "{}Hello {},\n\nWe are sorry: {} on {when} is cancelled.\n{why_text}\n\
+         Your tickets no longer admit. We are refunding the whole order, {amount}, \
+         to the card you paid with; a confirmation follows when the refund is made, \
+         and banks take a few days to show it.\n\nOrder {}: {}\n",
+        header_text(venue),
+        order.buyer_name,
+        order.film,
+        order.order_id,
+        order.order_url
+    );
+    let why_html = if reason.is_empty() {
+        String::new()
+    } else {
+        format!("<p>{}</p>", esc(reason))
+    };
+    let html = page(
+        venue,
+        &format!(
+            "<p>Hello {},</p><p>We are sorry: <strong>{}</strong> on {} is cancelled.</p>{why_html}\
+             <p>Your tickets no longer admit. We are refunding the whole order, \
+             <strong>{}</strong>, to the card you paid with; a confirmation follows when \
+             the refund is made, and banks take a few days to show it.</p>{}",
+            esc(order.buyer_name),
+            esc(order.film),
+            esc(&when),
+            esc(&amount),
+            order_footer(order)
+        ),
+    );
+    plain(subject, text, html)
 }
 
 /// The links of a buyer's orders, asked for by address.
@@ -371,6 +428,29 @@ mod tests {
 
     fn tickets_mail(tickets: &[TicketView]) -> Message {
         super::tickets(&venue(), &order(), tickets, 0).unwrap()
+    }
+
+    #[test]
+    fn a_cancellation_says_what_why_and_how_much_comes_back() {
+        let c = cancelled(&venue(), &order(), "The <projector> broke.");
+        assert_eq!(
+            c.subject,
+            "Cancelled: Paris, Texas, Tue 14 Apr 2026, 19:30 BST"
+        );
+        assert!(c.text.contains("The <projector> broke."), "{}", c.text);
+        assert!(
+            c.text.contains("refunding the whole order, £24.00"),
+            "{}",
+            c.text
+        );
+        assert!(
+            c.html.contains("The &lt;projector&gt; broke."),
+            "{}",
+            c.html
+        );
+        assert!(c.html.contains("Ann &lt;script&gt;"));
+        let plain = cancelled(&venue(), &order(), "");
+        assert!(!plain.html.contains("<p></p>"));
     }
 
     #[test]

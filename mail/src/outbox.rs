@@ -18,7 +18,12 @@ pub const DRAIN_LIMIT: u32 = 20;
 /// Our own codes for a row with nothing left to say: an order with no
 /// valid ticket, an address with no order, a digest with nothing waiting.
 /// Like the platform's permanent refusals, they are not retried.
-pub const NOTHING_TO_SEND: [&str; 3] = ["NO_LIVE_TICKETS", "NO_ORDERS", "NOTHING_WAITING"];
+pub const NOTHING_TO_SEND: [&str; 4] = [
+    "NO_LIVE_TICKETS",
+    "NO_ORDERS",
+    "NOTHING_WAITING",
+    "SHOWING_CANCELLED",
+];
 
 /// What a message is about; each kind has its own composer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,10 +36,18 @@ pub enum Kind {
     Lookup,
     /// The hourly list for staff of what waits on the attention list.
     Digest,
+    /// The order's showing was cancelled; its refund follows.
+    Cancelled,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [Kind::Tickets, Kind::Refund, Kind::Lookup, Kind::Digest];
+    pub const ALL: [Kind; 5] = [
+        Kind::Tickets,
+        Kind::Refund,
+        Kind::Lookup,
+        Kind::Digest,
+        Kind::Cancelled,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -42,6 +55,7 @@ impl Kind {
             Kind::Refund => "refund",
             Kind::Lookup => "lookup",
             Kind::Digest => "digest",
+            Kind::Cancelled => "cancelled",
         }
     }
 

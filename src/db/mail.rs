@@ -55,6 +55,43 @@ pub fn queue_refund(
     )
 }
 
+/// The showing was cancelled: one message to each order paid so far (an
+/// order paid later is queued when it is refunded).
+pub fn queue_cancelled_of_showing(
+    db: &D1Database,
+    showing_id: &str,
+    now_ms: u64,
+) -> Result<D1PreparedStatement> {
+    db.prepare(
+        "INSERT INTO mail_outbox (id, kind, order_id, refund_id, to_addr, status, next_try_at_ms, \
+         created_at_ms, updated_at_ms) \
+         SELECT 'cancelled:' || id, ?1, id, NULL, email, 'queued', ?2, ?2, ?2 FROM orders \
+         WHERE showing_id = ?3 AND status = 'paid' \
+         ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(&[
+        Kind::Cancelled.as_str().into(),
+        num(now_ms),
+        showing_id.into(),
+    ])
+}
+
+/// The cancellation message of one order, queued once.
+pub fn queue_cancelled(
+    db: &D1Database,
+    order_id: &str,
+    now_ms: u64,
+) -> Result<D1PreparedStatement> {
+    queue_for_order(
+        db,
+        &format!("cancelled:{order_id}"),
+        Kind::Cancelled,
+        order_id,
+        None,
+        now_ms,
+    )
+}
+
 fn queue_for_order(
     db: &D1Database,
     row_id: &str,

@@ -36,6 +36,9 @@ pub struct Showing {
     pub seat_count: u32,
     pub max_seats_per_hold: u32,
     pub hold_ttl_ms: u64,
+    /// When staff cancelled it, and what buyers are told.
+    pub cancelled_at_ms: Option<i64>,
+    pub cancel_reason: Option<String>,
 }
 
 /// A row of `showings` as D1 returns it. Numbers arrive as JSON numbers
@@ -51,6 +54,8 @@ struct ShowingRow {
     seat_count: f64,
     max_seats_per_hold: f64,
     hold_ttl_ms: f64,
+    cancelled_at_ms: Option<f64>,
+    cancel_reason: Option<String>,
 }
 
 impl ShowingRow {
@@ -69,12 +74,14 @@ impl ShowingRow {
             seat_count: self.seat_count as u32,
             max_seats_per_hold: self.max_seats_per_hold as u32,
             hold_ttl_ms: self.hold_ttl_ms as u64,
+            cancelled_at_ms: self.cancelled_at_ms.map(|ms| ms as i64),
+            cancel_reason: self.cancel_reason,
         })
     }
 }
 
 const SHOWING_COLUMNS: &str = "id, title, starts_at_ms, price_amount, currency, layout_json, \
-     seat_count, max_seats_per_hold, hold_ttl_ms";
+     seat_count, max_seats_per_hold, hold_ttl_ms, cancelled_at_ms, cancel_reason";
 
 pub async fn insert_showing(
     db: &D1Database,
@@ -129,6 +136,53 @@ pub async fn upcoming_showings(db: &D1Database, from_ms: i64) -> Result<Vec<Show
         .await?
         .results()?;
     rows.into_iter().map(ShowingRow::into_showing).collect()
+}
+
+/// Marks the showing cancelled (the first time only; a repeat keeps the
+/// first time and reason) and, in the same batch, queues the cancellation
+/// message of every order paid so far.
+pub async fn cancel_showing(db: &D1Database, id: &str, reason: &str, now_ms: u64) -> Result<()> {
+    let mark = db
+        .prepare(
+            "UPDATE showings SET cancelled_at_ms = COALESCE(cancelled_at_ms, ?1), \
+             cancel_reason = COALESCE(cancel_reason, ?2) WHERE id = ?3",
+        )
+        .bind(&[JsValue::from(now_ms as f64), reason.into(), id.into()])?;
+    let mails = mail::queue_cancelled_of_showing(db, id, now_ms)?;
+    db.batch(vec![mark, mails]).await?;
+    Ok(())
+}
+
+/// Cancelled showings whose orders are not all refunded yet, oldest first.
+pub async fn cancels_unsettled(db: &D1Database, limit: u32) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: String,
+    }
+    let rows: Vec<Row> = db
+        .prepare(
+            "SELECT id FROM showings WHERE cancelled_at_ms IS NOT NULL \
+             AND cancel_settled_at_ms IS NULL ORDER BY cancelled_at_ms LIMIT ?1",
+        )
+        .bind(&[limit.into()])?
+        .all()
+        .await?
+        .results()?;
+    Ok(rows.into_iter().map(|r| r.id).collect())
+}
+
+/// The cancelled showing has no paid or pending order left: the sweep
+/// stops looking at it.
+pub async fn settle_cancel(db: &D1Database, id: &str, now_ms: u64) -> Result<()> {
+    db.prepare(
+        "UPDATE showings SET cancel_settled_at_ms = ?1 WHERE id = ?2 \
+         AND NOT EXISTS (SELECT 1 FROM orders WHERE showing_id = ?2 \
+         AND status IN ('paid', 'pending'))",
+    )
+    .bind(&[JsValue::from(now_ms as f64), id.into()])?
+    .run()
+    .await?;
+    Ok(())
 }
 
 pub async fn set_door_pin_hash(db: &D1Database, showing_id: &str, hash: &str) -> Result<bool> {

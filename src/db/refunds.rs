@@ -49,6 +49,29 @@ pub async fn order_by_payment(db: &D1Database, payment_id: &str) -> Result<Optio
     .await
 }
 
+/// Paid orders of a showing that still have a live ticket, oldest first.
+pub async fn paid_with_live_tickets(
+    db: &D1Database,
+    showing_id: &str,
+    limit: u32,
+) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: String,
+    }
+    let rows: Vec<Row> = db
+        .prepare(
+            "SELECT id FROM orders WHERE showing_id = ?1 AND status = 'paid' \
+             AND EXISTS (SELECT 1 FROM tickets WHERE tickets.order_id = orders.id \
+             AND tickets.status = 'valid') ORDER BY created_at_ms LIMIT ?2",
+        )
+        .bind(&[showing_id.into(), limit.into()])?
+        .all()
+        .await?
+        .results()?;
+    Ok(rows.into_iter().map(|r| r.id).collect())
+}
+
 pub async fn order(db: &D1Database, order_id: &str) -> Result<Option<PaidOrder>> {
     db.prepare("SELECT id, showing_id, amount, currency, payment_id FROM orders WHERE id = ?1")
         .bind(&[order_id.into()])?

@@ -125,6 +125,53 @@ pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
     Ok(Response::from_json(&json!({ "id": id }))?.with_status(201))
 }
 
+/// The longest reason for a cancellation, which every buyer is sent.
+const MAX_CANCEL_REASON_CHARS: usize = 500;
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct CancelBody {
+    reason: Option<String>,
+}
+
+/// `POST /api/admin/showings/{sid}/cancel`, optionally `{"reason": "…"}`:
+/// the object stops every sale at once, D1 marks the showing cancelled and
+/// queues each paid order's message in one batch, then paid orders are
+/// refunded whole (the sweep goes on with any left). Repeating it refunds
+/// nothing twice and keeps the first reason.
+pub async fn cancel_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let sid = showing_id(&ctx)?.to_string();
+    let bytes = read_body(&mut req).await?;
+    let body: CancelBody = if bytes.is_empty() {
+        CancelBody::default()
+    } else {
+        parse_json(&bytes)?
+    };
+    let reason = body.reason.unwrap_or_default().trim().to_string();
+    let reason_ok = reason.chars().count() <= MAX_CANCEL_REASON_CHARS
+        && !reason.chars().any(|c| c.is_control() && c != '\n');
+    if !reason_ok {
+        return Err(ApiError::new(
+            Code::InvalidReason,
+            format!("reason: at most {MAX_CANCEL_REASON_CHARS} characters, no control characters"),
+        ));
+    }
+    let db = db::database(&ctx.env)?;
+    db::get_showing(&db, &sid)
+        .await?
+        .ok_or_else(|| ApiError::not_found("showing"))?;
+    let (new, cancelled_at_ms) = ShowtimeClient::new(&ctx.env, &sid)?.cancel().await?;
+    db::cancel_showing(&db, &sid, &reason, cancelled_at_ms).await?;
+    let mut refunds = super::refunds::refund_cancelled(&ctx.env, &db, &sid).await?;
+    if let Err(e) = crate::mail::drain(&ctx.env, None, now_ms() as u64).await {
+        worker::console_error!("cancel {sid}: mail not sent now: {e}");
+    }
+    refunds["cancelled_at_ms"] = json!(cancelled_at_ms);
+    refunds["new"] = json!(new);
+    Ok(Response::from_json(&refunds)?)
+}
+
 /// `PUT /api/admin/showings/{sid}`: the same body as creating one. The
 /// object decides first (it refuses new seats once any was held or sold),
 /// then D1's row follows; repeating an edit is harmless.

@@ -96,6 +96,9 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/api/admin/showings/:sid", |req, ctx| {
             respond(admin::showing(req, ctx))
         })
+        .post_async("/api/admin/showings/:sid/cancel", |req, ctx| {
+            respond(admin::cancel_showing(req, ctx))
+        })
         .put_async("/api/admin/showings/:sid", |req, ctx| {
             respond(admin::update_showing(req, ctx))
         })

@@ -55,17 +55,43 @@ pub async fn refund_order(mut req: Request, ctx: RouteContext<()>) -> Handled {
         parse_json(&bytes)?
     };
     let db = db::database(&ctx.env)?;
-    let order = refund_rows::order(&db, &order_id)
+    let asked = refund_tickets(&ctx.env, &db, &order_id, body.ticket_ids).await?;
+    Ok(Response::from_json(&json!({
+        "refund_id": asked.refund_id, "status": asked.status,
+        "ticket_ids": asked.ticket_ids, "amount": asked.amount
+    }))?
+    .with_status(202))
+}
+
+/// A refund asked of Square.
+pub(super) struct Asked {
+    pub refund_id: String,
+    pub status: String,
+    pub ticket_ids: Vec<String>,
+    pub amount: u64,
+}
+
+/// Refunds the order's chosen live tickets (every live one when `None`):
+/// stored with its tickets, then asked of Square under a key made of the
+/// order and those tickets, so asking twice refunds once; applied at once
+/// if Square completes it in its answer.
+pub(super) async fn refund_tickets(
+    env: &Env,
+    db: &D1Database,
+    order_id: &str,
+    ticket_ids: Option<Vec<String>>,
+) -> Result<Asked, ApiError> {
+    let order = refund_rows::order(db, order_id)
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
     let payment_id = order
         .payment_id
         .clone()
         .ok_or_else(|| ApiError::new(Code::NotPaid, "this order was never paid"))?;
-    let tickets = refund_rows::tickets(&db, &order_id).await?;
+    let tickets = refund_rows::tickets(db, order_id).await?;
     let live: Vec<&refund_rows::TicketSeat> =
         tickets.iter().filter(|t| t.status != "void").collect();
-    let chosen: Vec<String> = match body.ticket_ids {
+    let chosen: Vec<String> = match ticket_ids {
         None => live.iter().map(|t| t.id.clone()).collect(),
         Some(ids) => {
             let unknown: Vec<&String> = ids
@@ -92,30 +118,68 @@ pub async fn refund_order(mut req: Request, ctx: RouteContext<()>) -> Handled {
         ));
     }
     let amount = unit_price(&order, &tickets) * chosen.len() as u64;
-    let key = refund_key(&order_id, &chosen);
+    let key = refund_key(order_id, &chosen);
     // The refund and its tickets are stored before Square is asked.
     refund_rows::upsert(
-        &db,
+        db,
         &key,
         None,
-        &order_id,
+        order_id,
         Some(&chosen),
         amount,
         "requested",
         now_ms(),
     )
     .await?;
-    let square = Square::from_env(&ctx.env).map_err(ApiError::internal)?;
-    let status = request_refund(&square, &db, &key, &order, &payment_id, amount).await?;
+    let square = Square::from_env(env).map_err(ApiError::internal)?;
+    let status = request_refund(&square, db, &key, &order, &payment_id, amount).await?;
     if status == "COMPLETED" {
-        if let Some(row) = refund_rows::by_id(&db, &key).await? {
-            apply(&ctx.env, &db, &row).await?;
+        if let Some(row) = refund_rows::by_id(db, &key).await? {
+            apply(env, db, &row).await?;
         }
     }
-    Ok(Response::from_json(&json!({
-        "refund_id": key, "status": status, "ticket_ids": chosen, "amount": amount
-    }))?
-    .with_status(202))
+    Ok(Asked {
+        refund_id: key,
+        status,
+        ticket_ids: chosen,
+        amount,
+    })
+}
+
+/// Most orders of a cancelled showing one request refunds (each is a call
+/// to Square); the cron sweep refunds the rest, as many each run.
+pub const CANCEL_REFUNDS_PER_CALL: u32 = 20;
+
+/// Refunds what a cancelled showing still owes: each paid order with a
+/// live ticket, whole, at most [`CANCEL_REFUNDS_PER_CALL`] of them, each
+/// with its cancellation message queued (once). Repeating it asks nothing
+/// new: the refunds' keys are the same, and refunded orders drop out.
+/// Answers what was asked, what Square refused, and whether more remain.
+pub async fn refund_cancelled(
+    env: &Env,
+    db: &D1Database,
+    showing_id: &str,
+) -> Result<Value, ApiError> {
+    let orders =
+        refund_rows::paid_with_live_tickets(db, showing_id, CANCEL_REFUNDS_PER_CALL + 1).await?;
+    let mut asked = Vec::new();
+    let mut refused = Vec::new();
+    for order_id in orders.iter().take(CANCEL_REFUNDS_PER_CALL as usize) {
+        crate::db::mail::queue_cancelled(db, order_id, now_ms())?
+            .run()
+            .await?;
+        match refund_tickets(env, db, order_id, None).await {
+            Ok(a) => asked.push(json!({
+                "order_id": order_id, "refund_id": a.refund_id, "status": a.status, "amount": a.amount
+            })),
+            Err(e) => refused.push(json!({"order_id": order_id, "error": e.code, "detail": e.detail})),
+        }
+    }
+    Ok(json!({
+        "refunds": asked,
+        "refused": refused,
+        "more": orders.len() > CANCEL_REFUNDS_PER_CALL as usize,
+    }))
 }
 
 /// Asks Square for a refund with its key and records what Square said.
@@ -132,6 +196,8 @@ async fn request_refund(
         "idempotency_key": key,
         "payment_id": payment_id,
         "amount_money": {"amount": amount, "currency": order.currency},
+        // The same words every time: a retry with the same key must send
+        // the same body, or Square refuses it.
         "reason": "Refunded by the cinema",
     });
     match square.refund_payment(&body).await {

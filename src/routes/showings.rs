@@ -33,6 +33,7 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
                 "starts_at_ms": showing.starts_at_ms,
                 "price": showing.price,
                 "seat_count": showing.seat_count,
+                "cancelled": showing.cancelled_at_ms.is_some(),
                 "seats_available": summary.as_ref().map(|s| Value::from(s.available)).unwrap_or(Value::Null),
             })
         })

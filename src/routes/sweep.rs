@@ -8,9 +8,13 @@ use crate::db::orders as order_rows;
 use crate::settings::Settings;
 use crate::showtime::client::ShowtimeClient;
 
+/// Most cancelled showings one sweep refunds for.
+const CANCELS_PER_SWEEP: u32 = 5;
+
 /// The cron sweep: every showing with an order pending for longer than
 /// `SWEEP_MIN_AGE_MS` is told to resume its due checkouts (its own alarm
-/// normally does), refunds whose webhook never came are looked up, the
+/// normally does), refunds whose webhook never came are looked up, what
+/// cancelled showings still owe is refunded, the
 /// staff digest is queued when something has waited an hour, and mail
 /// still due is sent.
 pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
@@ -31,6 +35,14 @@ pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
         if let Err(e) = nudged {
             worker::console_error!("recovery sweep: showing {sid}: {}", e.detail);
         }
+    }
+    // Cancelled showings: orders paid while the cancel was under way, or
+    // beyond what the cancel itself refunded.
+    for sid in db::cancels_unsettled(&db, CANCELS_PER_SWEEP).await? {
+        if let Err(e) = super::refunds::refund_cancelled(env, &db, &sid).await {
+            worker::console_error!("recovery sweep: cancelled showing {sid}: {}", e.detail);
+        }
+        db::settle_cancel(&db, &sid, now_ms).await?;
     }
     if let Err(e) = crate::mail::queue_digest(env, now_ms).await {
         worker::console_error!("recovery sweep: staff digest: {e}");

@@ -86,6 +86,18 @@ impl ShowtimeClient {
         }
     }
 
+    /// Staff cancelled the showing: when it was cancelled, and whether this
+    /// request did it.
+    pub async fn cancel(&self) -> Result<(bool, u64), ApiError> {
+        match self.ask(&Request::Cancel).await? {
+            Reply::Cancelled {
+                new,
+                cancelled_at_ms,
+            } => Ok((new, cancelled_at_ms)),
+            other => Err(unexpected(other)),
+        }
+    }
+
     pub async fn seats(&self) -> Result<SeatMap, ApiError> {
         match self.ask(&Request::Seats).await? {
             Reply::Seats(map) => Ok(map),

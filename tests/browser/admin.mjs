@@ -162,6 +162,24 @@ try {
   await staff.goto(`${base}/admin/showings/${sid}`);
   await staff.getByRole('button', { name: 'Seat A1, available' }).waitFor();
   await staff.screenshot({ path: `${shots}/admin-showing-desktop.png`, fullPage: true });
+
+  // Staff cancel the showing (its order was refunded above): a second
+  // press confirms; buyers then see it cancelled.
+  await staff.getByLabel('What buyers are told (optional)').fill('The projector broke.');
+  await staff.getByRole('button', { name: 'Cancel showing' }).click();
+  await staff.getByRole('button', { name: 'Confirm: cancel it and refund every order' }).click();
+  await staff.getByRole('status').filter({ hasText: /^Cancelled\. 0 order\(s\) refunded/ }).waitFor();
+  await staff.getByText(/^Cancelled .*: “The projector broke\.”/).waitFor();
+  await photographAndCheck(staff, 'admin-showing-cancelled-desktop', 'a cancelled showing in admin');
+  const buyer = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const listing = await buyer.newPage();
+  await listing.goto(`${base}/`);
+  await listing.getByText(/· Cancelled$/).first().waitFor();
+  await listing.goto(`${base}/showings/${sid}`);
+  await listing.getByRole('alert').filter({ hasText: 'This showing is cancelled' }).waitFor();
+  assert.equal(await listing.getByRole('button', { name: 'Hold these seats' }).isHidden(), true);
+  await photographAndCheck(listing, 'showing-cancelled-phone', 'a cancelled showing');
+  await buyer.close();
   console.log('1 passed, 0 failed');
 } finally {
   await browser.close();

@@ -70,3 +70,30 @@ fn holds_owners_and_ended_holds_survive_a_restart() {
         ",
     );
 }
+
+/// Cancelling releases the holds not yet paying; a checkout already paying
+/// gets no seats: its authorization is voided and the order goes to staff.
+#[test]
+fn a_cancelled_showing_sells_nothing_more_and_stays_cancelled() {
+    check(
+        r"
+        @0 hold ana h1 A1                      => 201 held A1 until 300000; announce 1
+        @0 hold bob h2 A2                      => 201 held A2 until 300000; announce 2
+        @5 checkout bob h2 cnon:ok             => o1 pending settling; square Post /v2/payments, announce 3
+        @10 cancel                             => cancelled now at 10; announce 4
+        @11 cancel                             => cancelled at 10
+        @12 get ana h1                         => released A1
+        @12 map                                => ahaaaaaa
+        @13 hold cy h3 A3                      => 409 showing_cancelled
+        @14 checkout ana h1 cnon:ok            => 409 showing_cancelled
+        @15 checkout bob h2 cnon:ok            => o1 pending settling
+        @20 perform o1 payment p1 APPROVED     => square Post /v2/payments/p1/cancel
+        @21 perform o1 payment p1 CANCELED     => store final needs_attention
+        @22 status o1                          => o1 needs_attention settling
+        @22 map                                => ahaaaaaa
+        @30 restart                            => restarted
+        @31 cancel                             => cancelled at 10; announce 4
+        @32 hold cy h4 A4                      => 409 showing_cancelled
+        ",
+    );
+}

@@ -124,6 +124,7 @@ impl Script {
                 matched: args[0] == "right",
             },
             "map" => Request::SeatCodes,
+            "cancel" => Request::Cancel,
             "checkout" => Request::Checkout(CheckoutRequest {
                 hold: hold_ref(args[0], args[1]),
                 source_id: args[2].into(),
@@ -191,6 +192,13 @@ impl Script {
                 let settling = if order.settling { " settling" } else { "" };
                 format!("o{name} {}{settling}", desk::status_name(&order.status))
             }
+            Reply::Cancelled {
+                new,
+                cancelled_at_ms,
+            } => format!(
+                "cancelled{} at {cancelled_at_ms}",
+                if new { " now" } else { "" }
+            ),
             other => format!("{other:?}"),
         }
     }

@@ -143,6 +143,11 @@ impl Stack {
         crate::mailbox::parse(&std::fs::read_to_string(self.log_path()).unwrap_or_default())
     }
 
+    /// How many messages went to `to` so far.
+    pub fn sent_to(&self, to: &str) -> usize {
+        self.sent_mail().iter().filter(|m| m.to == to).count()
+    }
+
     /// Waits (up to 30 s) for `count` messages to `to`.
     pub fn wait_for_mail(&self, to: &str, count: usize) -> Vec<crate::mailbox::SentMail> {
         crate::mailbox::wait_for(
@@ -217,6 +222,14 @@ impl Stack {
 
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base_url, path)
+    }
+
+    /// Runs the cron sweep now, as its five-minute trigger would.
+    pub async fn run_sweep(&self) {
+        let cron = reqwest::get(self.url("/__scheduled?cron=*/5+*+*+*+*"))
+            .await
+            .expect("the sweep's trigger answers");
+        assert_eq!(cron.status(), 200, "the sweep ran");
     }
 
     pub fn state_dir(&self) -> &Path {

@@ -92,10 +92,7 @@ async fn a_paid_order_mails_its_tickets_once_and_the_mailed_code_admits() {
         .starts_with(&format!("/orders/{order_id}?key=")));
 
     // The cron sweep finds nothing left to send: still one message.
-    let cron = reqwest::get(stack.url("/__scheduled?cron=*/5+*+*+*+*"))
-        .await
-        .unwrap();
-    assert_eq!(cron.status(), 200);
+    stack.run_sweep().await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(stack.sent_mail().len(), 1);
 }
@@ -130,10 +127,7 @@ async fn a_refusing_transport_is_retried_and_sends_once_it_recovers_leaving_the_
     stack.restart_with(StackOptions::default().var("MAIL_RETRY_BASE_MS", "1000"));
     let api = Api::new(&stack);
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    let cron = reqwest::get(stack.url("/__scheduled?cron=*/5+*+*+*+*"))
-        .await
-        .unwrap();
-    assert_eq!(cron.status(), 200);
+    stack.run_sweep().await;
     let mails = stack.wait_for_mail(BUYER, 1);
     assert_eq!(mails.len(), 1, "{}", stack.log_tail());
     let sent = wait_for_email_status(&api, &order_id, |m| m["status"] == "sent").await;
@@ -349,22 +343,12 @@ async fn staff_get_one_digest_an_hour_of_what_has_waited_on_the_attention_list()
         age = waiting_for().await;
     }
     let age = age.expect("the order waits on the attention list");
-    let sweep = || async {
-        let cron = reqwest::get(stack.url("/__scheduled?cron=*/5+*+*+*+*"))
-            .await
-            .unwrap();
-        assert_eq!(cron.status(), 200);
-    };
 
     // Younger than DIGEST_AFTER_MS: the sweep mails nobody.
     if age + 3_000 < AFTER_MS {
-        sweep().await;
+        stack.run_sweep().await;
         tokio::time::sleep(Duration::from_secs(2)).await;
-        let staff_mail = stack
-            .sent_mail()
-            .into_iter()
-            .filter(|m| m.to == STAFF)
-            .count();
+        let staff_mail = stack.sent_to(STAFF);
         assert_eq!(staff_mail, 0, "nothing has waited long enough yet");
     }
 
@@ -374,7 +358,7 @@ async fn staff_get_one_digest_an_hour_of_what_has_waited_on_the_attention_list()
         .elapsed()
         .unwrap()
         .as_millis();
-    sweep().await;
+    stack.run_sweep().await;
     let digests = stack.wait_for_mail(STAFF, 1);
     assert_eq!(digests.len(), 1, "{}", stack.log_tail());
     let digest = &digests[0];
@@ -401,18 +385,14 @@ async fn staff_get_one_digest_an_hour_of_what_has_waited_on_the_attention_list()
     assert!(digest.html.contains("<li>"), "{}", digest.html);
 
     // The next sweep in the same hour sends no second digest.
-    sweep().await;
+    stack.run_sweep().await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let again = std::time::SystemTime::UNIX_EPOCH
         .elapsed()
         .unwrap()
         .as_millis();
     if hour(first_at) == hour(again) {
-        let staff_mail = stack
-            .sent_mail()
-            .into_iter()
-            .filter(|m| m.to == STAFF)
-            .count();
+        let staff_mail = stack.sent_to(STAFF);
         assert_eq!(staff_mail, 1, "one digest an hour");
     }
 }

@@ -286,10 +286,7 @@ async fn the_cron_sweep_finishes_a_refund_whose_webhook_never_came() {
         "no webhook, no change yet"
     );
 
-    let cron = reqwest::get(stack.url("/__scheduled?cron=*/5+*+*+*+*"))
-        .await
-        .unwrap();
-    assert!(cron.status().is_success());
+    stack.run_sweep().await;
     let map = until(&api, &sid, "B7", "available").await;
     assert_eq!(map["B7"], "available");
     let tickets = stack.d1_query(&format!(
