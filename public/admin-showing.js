@@ -181,7 +181,7 @@ async function showOrder(orderId) {
         confirmButton('Refund whole order', `Confirm: refund all ${live.length} tickets (${minor(unit * live.length, o.currency)})`, () => refund(o.id, null)),
       ]));
   }
-  const MAIL_KINDS = { tickets: 'Tickets', refund: 'Refund confirmation', lookup: 'Order links' };
+  const MAIL_KINDS = { tickets: 'Tickets', refund: 'Refund confirmation', lookup: 'Order links', cancelled: 'Showing cancelled' };
   parts.push(el('h3', { text: 'Messages' }),
     body.emails.length
       ? table(['Message', 'To', 'Status', 'Time'], body.emails.map((m) => [

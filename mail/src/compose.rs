@@ -142,8 +142,11 @@ pub fn tickets(
             ticket.seat, ticket.id, ticket.page_url
         ));
     }
+    // The start is in UTC for the calendar to place; the description says
+    // it as the cinema's clock does, zone and all.
     let description = format!(
-        "Seats {}. Order {}: {}",
+        "{}. Seats {}. Order {}: {}",
+        venue.local_time(order.starts_at_ms),
         seats.join(", "),
         order.order_id,
         order.order_url
@@ -424,6 +427,11 @@ mod tests {
         assert!(m.attachments[0].content.starts_with(b"\x89PNG"));
         let ics = String::from_utf8(m.attachments[2].content.clone()).unwrap();
         assert!(ics.contains("DTSTART:20260414T183000Z"), "{ics}");
+        assert!(
+            ics.contains("DESCRIPTION:Tue 14 Apr 2026\\, 19:30 BST. Seats A1\\, A2"),
+            "{ics}"
+        );
+        assert!(ics.contains("LOCATION:The <Plaza>\\, 1 High St"), "{ics}");
     }
 
     fn tickets_mail(tickets: &[TicketView]) -> Message {

@@ -29,6 +29,7 @@ pub async fn showings(db: &D1Database) -> Result<Vec<Value>> {
         &format!(
             "SELECT s.id, s.title, s.starts_at_ms, s.price_amount, s.currency, s.seat_count, \
                s.max_seats_per_hold, s.hold_ttl_ms, s.door_pin_hash IS NOT NULL AS has_door_pin, \
+               s.cancelled_at_ms, \
                (SELECT COUNT(*) FROM tickets t WHERE t.showing_id = s.id AND t.status = 'valid') AS sold, \
                (SELECT COUNT(*) FROM tickets t WHERE t.showing_id = s.id AND t.status = 'valid' \
                   AND t.checked_in_at_ms IS NOT NULL) AS admitted \
