@@ -50,6 +50,9 @@ impl Settings {
                     ..checkout
                 },
                 location_id: var(env, "SQUARE_LOCATION_ID").unwrap_or_default(),
+                authorization_delay: number(env, "AUTHORIZATION_DELAY_MINUTES")
+                    .and_then(desk::square::AuthorizationDelay::minutes)
+                    .unwrap_or_default(),
                 failpoint_after_capture: var(env, "SHOWTIME_FAILPOINT").as_deref()
                     == Some("after_capture"),
             },

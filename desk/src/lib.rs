@@ -57,6 +57,8 @@ pub struct Settings {
     pub checkout: checkout::Config,
     /// The Square location payments are made at.
     pub location_id: String,
+    /// When Square cancels an authorization nobody captured or voided.
+    pub authorization_delay: square::AuthorizationDelay,
     /// Test-only: crash once right after a capture is answered.
     pub failpoint_after_capture: bool,
 }

@@ -217,7 +217,7 @@ impl Desk {
             .is_some_and(|m| m.is_current(action));
         let step = action.step();
         let effect = match (current, step) {
-            (true, Some(step)) => match square::call_for(action, &self.settings.location_id) {
+            (true, Some(step)) => match square::call_for(action, &self.settings) {
                 Some(call) => Some(Effect::Square {
                     order_id: order_id.to_string(),
                     step,

@@ -64,6 +64,49 @@ pub fn sort(status: u16, body: &[u8]) -> SquareReply {
     }
 }
 
+/// How long after it is made Square cancels an authorization that was
+/// neither captured nor voided (`delay_duration` with `delay_action:
+/// CANCEL`). Square's own default for a card-not-present payment is 7
+/// days, which would hold a buyer's money a week if an order got stuck; 6
+/// hours is far longer than any recovery here takes (the sweep runs every
+/// five minutes) and short enough to release the money the same day.
+/// <https://developer.squareup.com/docs/payments-api/take-payments/card-payments/delayed-capture>
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuthorizationDelay {
+    minutes: u32,
+}
+
+impl AuthorizationDelay {
+    /// Square takes one minute to seven days.
+    pub const MIN_MINUTES: u32 = 1;
+    pub const MAX_MINUTES: u32 = 7 * 24 * 60;
+    pub const DEFAULT_MINUTES: u32 = 6 * 60;
+
+    /// `None` outside Square's range.
+    pub fn minutes(minutes: u32) -> Option<AuthorizationDelay> {
+        (Self::MIN_MINUTES..=Self::MAX_MINUTES)
+            .contains(&minutes)
+            .then_some(AuthorizationDelay { minutes })
+    }
+
+    /// As an RFC 3339 duration: `PT6H`, `PT90M`.
+    pub fn duration(&self) -> String {
+        if self.minutes % 60 == 0 {
+            format!("PT{}H", self.minutes / 60)
+        } else {
+            format!("PT{}M", self.minutes)
+        }
+    }
+}
+
+impl Default for AuthorizationDelay {
+    fn default() -> Self {
+        AuthorizationDelay {
+            minutes: Self::DEFAULT_MINUTES,
+        }
+    }
+}
+
 /// Ids from Square are alphanumeric with `_` and `-`; anything else is
 /// dropped so that an id can never change the path it is put in.
 pub fn path_segment(id: &str) -> String {
@@ -82,7 +125,10 @@ fn post(path: String, body: Value) -> SquareCall {
 
 /// The request a checkout's Square action sends; `None` for the actions
 /// that are not Square's.
-pub fn call_for(action: &Action, location_id: &str) -> Option<SquareCall> {
+/// A repeated CreatePayment must carry the same body as the first (Square
+/// refuses a key reused with other values), so the location and the delay
+/// come from settings that only a deploy changes.
+pub fn call_for(action: &Action, settings: &crate::Settings) -> Option<SquareCall> {
     let payment = |id: &str, verb: &str| format!("/v2/payments/{}{verb}", path_segment(id));
     Some(match action {
         Action::CreatePayment {
@@ -101,7 +147,9 @@ pub fn call_for(action: &Action, location_id: &str) -> Option<SquareCall> {
                 "source_id": source_id,
                 "amount_money": {"amount": amount_minor, "currency": currency},
                 "autocomplete": autocomplete,
-                "location_id": location_id,
+                "delay_action": "CANCEL",
+                "delay_duration": settings.authorization_delay.duration(),
+                "location_id": settings.location_id,
                 "reference_id": reference_id,
                 "buyer_email_address": buyer_email,
             }),
@@ -249,6 +297,34 @@ mod tests {
             step: checkout::StepTag(2),
             payment_id: "../admin".into(),
         };
-        assert_eq!(call_for(&get, "L").unwrap().path, "/v2/payments/admin");
+        let settings = crate::Settings::default();
+        assert_eq!(
+            call_for(&get, &settings).unwrap().path,
+            "/v2/payments/admin"
+        );
+    }
+
+    #[test]
+    fn authorizations_lapse_after_six_hours_unless_set_otherwise() {
+        assert_eq!(AuthorizationDelay::default().duration(), "PT6H");
+        assert_eq!(AuthorizationDelay::minutes(90).unwrap().duration(), "PT90M");
+        assert_eq!(AuthorizationDelay::minutes(0), None);
+        assert_eq!(AuthorizationDelay::minutes(7 * 24 * 60 + 1), None);
+        let create = Action::CreatePayment {
+            step: checkout::StepTag(1),
+            idempotency_key: "k".into(),
+            source_id: "cnon:ok".into(),
+            amount_minor: 1200,
+            currency: "USD".into(),
+            reference_id: "o".into(),
+            buyer_email: "a@example.com".into(),
+            autocomplete: false,
+        };
+        let body = call_for(&create, &crate::Settings::default())
+            .unwrap()
+            .body
+            .unwrap();
+        assert_eq!(body["delay_action"], "CANCEL");
+        assert_eq!(body["delay_duration"], "PT6H");
     }
 }

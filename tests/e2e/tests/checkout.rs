@@ -1,12 +1,14 @@
 //! Checkout through the real Worker, Showtime object and D1, paying the
 //! Square stand-in.
 
-use e2e::{sixteen_seat_room, Api, Stack};
+use e2e::{sixteen_seat_room, Api, Stack, StackOptions};
 use serde_json::Value;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_held_pair_is_paid_and_sold_with_one_ticket_per_seat() {
-    let stack = Stack::start();
+    // Authorizations lapse at Square after 90 minutes here (6 hours unless
+    // set), so a stuck order never holds a buyer's money for long.
+    let stack = Stack::start_with(StackOptions::default().var("AUTHORIZATION_DELAY_MINUTES", "90"));
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let hold = api.hold(&sid, &["A3", "A4"], None).await;
@@ -65,6 +67,8 @@ async fn a_held_pair_is_paid_and_sold_with_one_ticket_per_seat() {
     assert_eq!(creates.len(), 1, "{requests}");
     assert_eq!(completes.len(), 1);
     assert_eq!(creates[0]["body"]["autocomplete"], false);
+    assert_eq!(creates[0]["body"]["delay_action"], "CANCEL");
+    assert_eq!(creates[0]["body"]["delay_duration"], "PT90M");
     let key = creates[0]["idempotency_key"].as_str().unwrap();
     assert!(!key.is_empty() && key.len() <= 45, "{key}");
 
