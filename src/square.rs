@@ -10,9 +10,14 @@ use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, Reque
 
 /// The API version this client speaks; sent on every call.
 const SQUARE_VERSION: &str = "2025-08-20";
-/// Longest wait for one answer. Square answers in well under a second; a
-/// call that takes longer is treated as unknown and found out later.
-const CALL_TIMEOUT: Duration = Duration::from_secs(8);
+/// Longest wait for the answer to a call that moves money (CreatePayment,
+/// RefundPayment). Square usually answers in well under a second, but a
+/// card network can take much longer, and giving up early only turns a
+/// good answer into an unknown one to be found out later; Square's own
+/// examples wait 30 seconds.
+const MONEY_CALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest wait for any other call (reads, capture, cancel).
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest answer body read; Square's are a few kilobytes.
 const MAX_ANSWER_BYTES: usize = 256 * 1024;
 
@@ -60,6 +65,7 @@ impl Square {
     }
 
     async fn call(&self, method: Method, path: &str, body: Option<&Value>) -> Reply {
+        let moves_money = method == Method::Post && matches!(path, "/v2/payments" | "/v2/refunds");
         let request = match self.request(method, path, body) {
             Ok(request) => request,
             Err(e) => return Reply::Unknown(format!("could not build the request: {e}")),
@@ -68,13 +74,18 @@ impl Square {
         let signal = controller.signal();
         let fetch = Fetch::Request(request);
         let sent = Box::pin(fetch.send_with_signal(&signal));
-        let timeout = Box::pin(Delay::from(CALL_TIMEOUT));
+        let limit = if moves_money {
+            MONEY_CALL_TIMEOUT
+        } else {
+            CALL_TIMEOUT
+        };
+        let timeout = Box::pin(Delay::from(limit));
         let mut resp = match select(sent, timeout).await {
             Either::Left((Ok(resp), _)) => resp,
             Either::Left((Err(e), _)) => return Reply::Unknown(format!("no answer: {e}")),
             Either::Right(_) => {
                 controller.abort();
-                return Reply::Unknown(format!("no answer within {CALL_TIMEOUT:?}"));
+                return Reply::Unknown(format!("no answer within {limit:?}"));
             }
         };
         let status = resp.status_code();
@@ -83,7 +94,16 @@ impl Square {
             Ok(_) => return Reply::Unknown("answer too large".into()),
             Err(e) => return Reply::Unknown(format!("answer cut short: {e}")),
         };
-        sort(status, &bytes)
+        let reply = sort(status, &bytes);
+        if moves_money && status == 404 {
+            // Nothing to find on these paths: the base URL or the token is
+            // for the other environment (sandbox against production).
+            worker::console_error!(
+                "Square answered 404 to POST {path}: check that SQUARE_BASE_URL and \
+                 SQUARE_ACCESS_TOKEN are for the same environment (sandbox or production)"
+            );
+        }
+        reply
     }
 
     fn request(&self, method: Method, path: &str, body: Option<&Value>) -> worker::Result<Request> {

@@ -38,8 +38,10 @@ impl State {
         match answer {
             Answer::Payment { payment_id, status } if is_square_id(&payment_id) => {
                 if status == PaymentStatus::Pending {
+                    // Not made again: the next attempt looks this one up.
+                    self.payment.merge(&payment_id, status);
                     return Applied::Unanswered(format!(
-                        "CreatePayment: payment {payment_id} PENDING"
+                        "CreatePayment: payment {payment_id} PENDING, looking it up"
                     ));
                 }
                 self.payment.merge(&payment_id, status);
@@ -62,8 +64,8 @@ impl State {
             }
             Answer::Rejected { code } => {
                 let code = bounded_code(&code);
-                let detail = format!("CreatePayment: rejected {code}");
-                self.authorization = Authorization::Rejected { code };
+                let detail = format!("CreatePayment: rejected {code}, voiding by key");
+                self.authorization = Authorization::Refused { code };
                 self.source_id = None;
                 Applied::Learned(detail)
             }
@@ -77,7 +79,12 @@ impl State {
     fn apply_void_by_key(&mut self, answer: Answer) -> Applied {
         match answer {
             Answer::CanceledByKey => {
-                self.authorization = Authorization::VoidedByKey;
+                self.authorization = match &self.authorization {
+                    Authorization::Refused { code } => {
+                        Authorization::Rejected { code: code.clone() }
+                    }
+                    _ => Authorization::VoidedByKey,
+                };
                 // Whatever the key made is void, or never existed.
                 if !self.payment.status.is_some_and(PaymentStatus::is_final) {
                     self.payment.status = Some(PaymentStatus::Canceled);

@@ -45,7 +45,9 @@ impl State {
         }
         match self.authorization {
             Authorization::Awaiting { .. } => return Next::Run(Step::Authorize),
-            Authorization::GivenUp => return Next::Run(Step::VoidUncertainPayment),
+            Authorization::GivenUp | Authorization::Refused { .. } => {
+                return Next::Run(Step::VoidUncertainPayment)
+            }
             _ => {}
         }
         if self.nothing_will_be_charged() {
@@ -152,7 +154,9 @@ impl State {
                     code: AUTHORIZATION_VOIDED.to_owned(),
                 },
             },
-            Authorization::Awaiting { .. } | Authorization::GivenUp => {
+            Authorization::Awaiting { .. }
+            | Authorization::GivenUp
+            | Authorization::Refused { .. } => {
                 unreachable!("next() runs Authorize or VoidUncertainPayment first")
             }
         }

@@ -92,7 +92,12 @@ impl State {
                 status,
                 None | Some(PaymentStatus::Pending | PaymentStatus::Failed)
             ),
-            Authorization::Rejected { .. } => matches!(status, None | Some(PaymentStatus::Pending)),
+            Authorization::Refused { .. } => matches!(status, None | Some(PaymentStatus::Pending)),
+            // The void by key cancels whatever the key made.
+            Authorization::Rejected { .. } => matches!(
+                status,
+                None | Some(PaymentStatus::Pending | PaymentStatus::Canceled)
+            ),
             Authorization::GivenUp | Authorization::VoidByKeyRejected { .. } => true,
             Authorization::VoidedByKey => status.is_some_and(PaymentStatus::is_final),
         };

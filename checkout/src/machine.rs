@@ -160,6 +160,7 @@ impl State {
                 self.authorization,
                 Authorization::Awaiting { .. }
                     | Authorization::GivenUp
+                    | Authorization::Refused { .. }
                     | Authorization::VoidByKeyRejected { .. }
             ),
         };

@@ -1,7 +1,7 @@
 //! The request each step sends, and the bounds on text that answers bring in.
 
 use crate::actions::{Action, Step, StepTag};
-use crate::events::Answer;
+use crate::events::{Answer, PaymentStatus};
 use crate::keys::refund_key;
 use crate::order::{check_id, check_text};
 use crate::state::State;
@@ -62,6 +62,15 @@ impl State {
         let order = &self.order;
         let ask_first = sent % 2 == 1;
         match step {
+            // A PENDING payment is looked up, never made again.
+            Step::Authorize
+                if self.payment.is(PaymentStatus::Pending) && self.payment.id.is_some() =>
+            {
+                Action::GetPayment {
+                    step: tag,
+                    payment_id: self.payment.id.clone().unwrap_or_default(),
+                }
+            }
             Step::Authorize => Action::CreatePayment {
                 step: tag,
                 idempotency_key: self.authorization_key.clone(),

@@ -99,7 +99,13 @@ pub(crate) enum Authorization {
     Declined {
         code: String,
     },
-    /// Refused as a whole; nothing was made.
+    /// CreatePayment was refused, not as a decline (a malformed request,
+    /// a wrong environment, a key in use): being voided by key before the
+    /// order fails, in case the refusal hid a payment.
+    Refused {
+        code: String,
+    },
+    /// Refused as a whole, and voided by key; nothing was made.
     Rejected {
         code: String,
     },

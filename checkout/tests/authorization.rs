@@ -75,14 +75,19 @@ fn a_declined_card_ends_the_order_and_leaves_the_seats_alone() {
     assert!(!touched_seats);
 }
 
+/// A refusal that is not a decline may still hide a payment (a key in use,
+/// a request Square half did): it is voided by key before the order fails.
 #[test]
-fn a_refused_request_fails_with_its_code() {
+fn a_refused_request_is_voided_by_key_then_fails_with_its_code() {
     let rejected = Answer::Rejected {
         code: "CARD_TOKEN_USED".to_owned(),
     };
     Script::start("audit, CreatePayment").run(vec![
+        (Answer(rejected), "audit, CancelPaymentByKey", "pending"),
+        (Answer(Answer::OutcomeUnknown), "audit", "pending"),
+        (Wait(1_000), "audit, CancelPaymentByKey", "pending"),
         (
-            Answer(rejected),
+            Answer(Answer::CanceledByKey),
             "audit, RecordFinal",
             "failed CARD_TOKEN_USED",
         ),
@@ -164,12 +169,19 @@ fn an_approved_webhook_while_the_answer_is_unknown_counts_as_the_answer() {
     ]);
 }
 
+/// A PENDING payment is looked up until it settles, never made again.
 #[test]
-fn a_pending_payment_is_asked_for_again() {
+fn a_pending_payment_is_looked_up_not_made_again() {
     Script::start("audit, CreatePayment").run(vec![
         (Answer(payment("pay-1", Pending)), "audit", "pending"),
-        (Wait(1_000), "audit, CreatePayment", "pending"),
-        (Answer(approved()), "audit, CommitSeats", "pending"),
+        (Wait(1_000), "audit, GetPayment pay-1", "pending"),
+        (Answer(payment("pay-1", Pending)), "audit", "pending"),
+        (Wait(2_000), "audit, GetPayment pay-1", "pending"),
+        (
+            Answer(payment("pay-1", Approved)),
+            "audit, CommitSeats",
+            "pending",
+        ),
     ]);
 }
 

@@ -91,7 +91,7 @@ impl AuthorizationDelay {
 
     /// As an RFC 3339 duration: `PT6H`, `PT90M`.
     pub fn duration(&self) -> String {
-        if self.minutes % 60 == 0 {
+        if self.minutes.is_multiple_of(60) {
             format!("PT{}H", self.minutes / 60)
         } else {
             format!("PT{}M", self.minutes)
@@ -206,6 +206,21 @@ pub fn answer_for(action: &Action, reply: SquareReply) -> Answer {
             SquareReply::Unknown(_) => Answer::OutcomeUnknown,
             SquareReply::Refused { code, .. } => Answer::Rejected { code },
         },
+        Action::CreatePayment { .. } => match reply {
+            // Nothing is looked up by CreatePayment, so a 404 is no missing
+            // payment: the request went to the wrong place (a sandbox token
+            // against production). A refusal; retrying cannot help.
+            SquareReply::Refused {
+                status: 404, code, ..
+            } => Answer::Rejected {
+                code: if code.is_empty() {
+                    "NOT_FOUND".into()
+                } else {
+                    code
+                },
+            },
+            other => payment_answer(other),
+        },
         _ => payment_answer(reply),
     }
 }
@@ -286,7 +301,19 @@ mod tests {
             404,
             br#"{"errors":[{"category":"INVALID_REQUEST_ERROR","code":"NOT_FOUND"}]}"#,
         );
-        assert_eq!(answer_for(&create, missing), Answer::PaymentNotFound);
+        // CreatePayment finds nothing: a 404 there is a misconfiguration,
+        // refused; the same answer to a lookup is a payment not found.
+        assert_eq!(
+            answer_for(&create, missing.clone()),
+            Answer::Rejected {
+                code: "NOT_FOUND".into()
+            }
+        );
+        let get = Action::GetPayment {
+            step: checkout::StepTag(2),
+            payment_id: "p1".into(),
+        };
+        assert_eq!(answer_for(&get, missing), Answer::PaymentNotFound);
     }
 
     #[test]

@@ -348,3 +348,47 @@ async fn a_live_ticket_written_out_of_band_voids_the_authorization() {
     ));
     assert_eq!(live[0]["n"], 0);
 }
+
+/// A card token from the other environment (a sandbox page against a
+/// production account) is refused with 404 at once: the order fails with
+/// that code after one CreatePayment, not a minute of retries, and the
+/// key is voided in case the refusal hid a payment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_authorization_fails_at_once_and_is_voided_by_key() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let hold = api.hold(&sid, &["B8"], None).await;
+    let started = std::time::Instant::now();
+    let failed = api
+        .checkout(&sid, &hold, "cnon:from-another-environment")
+        .await;
+    assert_eq!(
+        (failed.status, &failed.body["error"], &failed.body["code"]),
+        (
+            402,
+            &serde_json::json!("payment_failed"),
+            &serde_json::json!("NOT_FOUND")
+        ),
+        "{:?}",
+        failed.body
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    let requests = stack.square.get("/_control/requests").await;
+    let calls: Vec<(&str, &str)> = requests["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["method"].as_str().unwrap(), r["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        calls,
+        [("POST", "/v2/payments"), ("POST", "/v2/payments/cancel")],
+        "{requests}"
+    );
+    assert_eq!(
+        api.seat_map(&sid).await["B8"],
+        "held",
+        "the hold stays for another card"
+    );
+}
