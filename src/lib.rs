@@ -38,8 +38,13 @@ use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, Sc
 pub use showtime::Showtime;
 
 #[event(fetch)]
-async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
+async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
     console_error_panic_hook::set_once();
+    // Square's webhooks are answered before they are handled, which needs
+    // the request's context (its `waitUntil`); the router does not carry it.
+    if req.method() == worker::Method::Post && req.path() == "/webhooks/square" {
+        return routes::square_webhook(req, env, &ctx).await;
+    }
     routes::handle(req, env).await
 }
 

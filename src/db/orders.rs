@@ -285,32 +285,82 @@ pub async fn showings_with_stale_orders(db: &D1Database, before_ms: u64) -> Resu
     Ok(rows.into_iter().map(|r| r.showing_id).collect())
 }
 
-/// Whether a webhook event was handled before.
-pub async fn webhook_seen(db: &D1Database, event_id: &str) -> Result<bool> {
-    let row: Option<serde_json::Value> = db
-        .prepare("SELECT event_id FROM webhook_events WHERE event_id = ?1")
-        .bind(&[event_id.into()])?
-        .first(None)
-        .await?;
-    Ok(row.is_some())
-}
-
-/// Records a handled webhook event. Written after handling, so a failure
-/// midway leaves the event to Square's retry.
-pub async fn webhook_handled(
+/// Stores a verified webhook delivery in the inbox. Answers `true` the
+/// first time its event id is seen; a repeat changes nothing.
+pub async fn webhook_received(
     db: &D1Database,
     event_id: &str,
     kind: &str,
+    body: &str,
     now_ms: u64,
-) -> Result<()> {
+) -> Result<bool> {
+    let result = db
+        .prepare(
+            "INSERT INTO webhook_events (event_id, type, received_at_ms, body) \
+             VALUES (?1, ?2, ?3, ?4) ON CONFLICT (event_id) DO NOTHING",
+        )
+        .bind(&[event_id.into(), kind.into(), num(now_ms), body.into()])?
+        .run()
+        .await?;
+    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
+}
+
+/// A stored webhook event not yet handled: its body.
+pub async fn webhook_unhandled_body(db: &D1Database, event_id: &str) -> Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        body: Option<String>,
+    }
+    let row: Option<Row> = db
+        .prepare("SELECT body FROM webhook_events WHERE event_id = ?1 AND handled_at_ms IS NULL")
+        .bind(&[event_id.into()])?
+        .first(None)
+        .await?;
+    Ok(row.and_then(|r| r.body))
+}
+
+/// The event was handled: it leaves the inbox, and its body is dropped.
+pub async fn webhook_handled(db: &D1Database, event_id: &str, now_ms: u64) -> Result<()> {
     db.prepare(
-        "INSERT INTO webhook_events (event_id, type, received_at_ms) VALUES (?1, ?2, ?3) \
-         ON CONFLICT (event_id) DO NOTHING",
+        "UPDATE webhook_events SET handled_at_ms = ?1, body = NULL, last_error = NULL \
+         WHERE event_id = ?2",
     )
-    .bind(&[event_id.into(), kind.into(), num(now_ms)])?
+    .bind(&[num(now_ms), event_id.into()])?
     .run()
     .await?;
     Ok(())
+}
+
+/// Handling the event failed this time; the sweep tries again.
+pub async fn webhook_failed(db: &D1Database, event_id: &str, error: &str) -> Result<()> {
+    let error: String = error.chars().take(300).collect();
+    db.prepare("UPDATE webhook_events SET tries = tries + 1, last_error = ?1 WHERE event_id = ?2")
+        .bind(&[error.into(), event_id.into()])?
+        .run()
+        .await?;
+    Ok(())
+}
+
+/// Events received before `before_ms` and still not handled, oldest first.
+pub async fn webhooks_unhandled(
+    db: &D1Database,
+    before_ms: u64,
+    limit: u32,
+) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        event_id: String,
+    }
+    let rows: Vec<Row> = db
+        .prepare(
+            "SELECT event_id FROM webhook_events WHERE handled_at_ms IS NULL \
+             AND received_at_ms < ?1 ORDER BY received_at_ms LIMIT ?2",
+        )
+        .bind(&[num(before_ms), limit.into()])?
+        .all()
+        .await?
+        .results()?;
+    Ok(rows.into_iter().map(|r| r.event_id).collect())
 }
 
 /// What a door scan found.

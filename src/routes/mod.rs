@@ -21,6 +21,7 @@ mod webhooks;
 
 pub use door::signing_keys;
 pub use sweep::recovery_sweep;
+pub use webhooks::square_webhook;
 
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -75,9 +76,6 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/showings/:sid", |_, ctx| respond(page(ctx, "/showing")))
         .get_async("/orders/:oid", |_, ctx| respond(page(ctx, "/order")))
         .get_async("/door", |_, ctx| respond(page(ctx, "/door")))
-        .post_async("/webhooks/square", |req, ctx| {
-            respond(webhooks::square_webhook(req, ctx))
-        })
         .post_async("/api/door/checkin", |req, ctx| {
             respond(door::check_in(req, ctx))
         })

@@ -13,20 +13,22 @@ const CANCELS_PER_SWEEP: u32 = 5;
 
 /// The cron sweep: every showing with an order pending for longer than
 /// `SWEEP_MIN_AGE_MS` is told to resume its due checkouts (its own alarm
-/// normally does), refunds whose webhook never came are looked up, what
+/// normally does), webhooks whose handling did not finish are handled,
+/// refunds whose webhook never came are looked up, what
 /// cancelled showings still owe is refunded, the
 /// staff digest is queued when something has waited an hour, and mail
 /// still due is sent.
 pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
+    let min_age_ms = Settings::from_env(env).sweep_min_age_ms;
+    if let Err(e) = super::webhooks::webhook_sweep(env, now_ms.saturating_sub(min_age_ms)).await {
+        worker::console_error!("recovery sweep: webhooks: {}", e.detail);
+    }
     if let Err(e) = super::refunds::refund_sweep(env, now_ms).await {
         worker::console_error!("recovery sweep: refunds: {}", e.detail);
     }
     let db = db::database(env)?;
-    let showings = order_rows::showings_with_stale_orders(
-        &db,
-        now_ms.saturating_sub(Settings::from_env(env).sweep_min_age_ms),
-    )
-    .await?;
+    let showings =
+        order_rows::showings_with_stale_orders(&db, now_ms.saturating_sub(min_age_ms)).await?;
     for sid in &showings {
         let nudged = match ShowtimeClient::new(env, sid) {
             Ok(object) => object.recover().await,

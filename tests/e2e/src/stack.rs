@@ -143,6 +143,17 @@ impl Stack {
         crate::mailbox::parse(&std::fs::read_to_string(self.log_path()).unwrap_or_default())
     }
 
+    /// The Square payment of an order, from D1.
+    pub fn payment_of(&self, order_id: &str) -> String {
+        let rows = self.d1_query(&format!(
+            "SELECT payment_id FROM orders WHERE id = '{order_id}'"
+        ));
+        rows[0]["payment_id"]
+            .as_str()
+            .expect("a paid order has its payment")
+            .to_string()
+    }
+
     /// How many messages went to `to` so far.
     pub fn sent_to(&self, to: &str) -> usize {
         self.sent_mail().iter().filter(|m| m.to == to).count()

@@ -309,12 +309,7 @@ async fn staff_get_one_digest_an_hour_of_what_has_waited_on_the_attention_list()
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let paid = api.buy(&sid, &["A7", "A8"]).await;
     let order_id = paid.body["order_id"].as_str().unwrap().to_string();
-    let payment_id = stack.d1_query(&format!(
-        "SELECT payment_id FROM orders WHERE id = '{order_id}'"
-    ))[0]["payment_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let payment_id = stack.payment_of(&order_id);
     // A partial refund from the Dashboard: staff must choose its tickets.
     stack
         .square

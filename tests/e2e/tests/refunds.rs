@@ -8,13 +8,6 @@ use e2e::square::{NOTIFICATION_URL, SIGNATURE_KEY};
 use e2e::{sixteen_seat_room, Api, Method, Stack};
 use serde_json::{json, Value};
 
-fn payment_of(stack: &Stack, order_id: &str) -> String {
-    let rows = stack.d1_query(&format!(
-        "SELECT payment_id FROM orders WHERE id = '{order_id}'"
-    ));
-    rows[0]["payment_id"].as_str().unwrap().to_string()
-}
-
 async fn until(api: &Api, sid: &str, seat: &str, want: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
@@ -40,7 +33,7 @@ async fn a_dashboard_refund_voids_the_tickets_and_reopens_the_seats() {
         .square
         .control(
             "/_control/dashboard/refund",
-            json!({"payment_id": payment_of(&stack, order_id)}),
+            json!({"payment_id": stack.payment_of(order_id)}),
         )
         .await;
     let map = until(&api, &sid, "A2", "available").await;
@@ -129,7 +122,7 @@ async fn repeated_and_shuffled_refund_events_apply_once() {
     // The same completed refund, ten times at once.
     let paid = api.buy(&sid, &["B1", "B2"]).await;
     let order_id = paid.body["order_id"].as_str().unwrap().to_string();
-    let payment = payment_of(&stack, &order_id);
+    let payment = stack.payment_of(&order_id);
     let event = refund_event("evt-refund-1", "refund-1", &payment, "COMPLETED", 2400);
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..10 {
@@ -164,7 +157,7 @@ async fn repeated_and_shuffled_refund_events_apply_once() {
     // where in-order delivery ends: its tickets void, its seats open.
     let second = api.buy(&sid, &["B3"]).await;
     let second_id = second.body["order_id"].as_str().unwrap().to_string();
-    let payment = payment_of(&stack, &second_id);
+    let payment = stack.payment_of(&second_id);
     let payment_event = |id: &str, status: &str| {
         json!({"merchant_id": "MSTANDIN0001", "type": "payment.updated", "event_id": id,
                "created_at": "2026-11-29T19:02:11Z",
@@ -239,7 +232,7 @@ async fn staff_refund_one_ticket_and_a_partial_dashboard_refund_waits_for_staff(
         .square
         .control(
             "/_control/dashboard/refund",
-            json!({"payment_id": payment_of(&stack, &other_id), "amount": 500}),
+            json!({"payment_id": stack.payment_of(&other_id), "amount": 500}),
         )
         .await;
     let deadline = Instant::now() + Duration::from_secs(15);

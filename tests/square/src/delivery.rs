@@ -60,6 +60,9 @@ struct Attempt {
     status: Option<u16>,
     error: Option<String>,
     delivered: bool,
+    /// How long the receiver took to answer (or to fail), so a test can
+    /// hold it to Square's 10 seconds or to its own budget.
+    elapsed_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
@@ -257,8 +260,7 @@ impl Webhooks {
         let Some(target) = target else {
             self.log(
                 outgoing,
-                1,
-                copy,
+                (1, copy, None),
                 None,
                 Some("no webhook url configured".to_owned()),
             );
@@ -299,14 +301,15 @@ impl Webhooks {
                 .acquire()
                 .await
                 .expect("the delivery semaphore stays open");
+            let sent_at = std::time::Instant::now();
             let answer = request.body(outgoing.body.to_string()).send().await;
+            let elapsed = Some(sent_at.elapsed().as_millis() as u64);
             drop(permit);
             match answer {
                 Ok(answer) if answer.status().is_success() => {
                     self.log(
                         outgoing,
-                        attempt,
-                        copy,
+                        (attempt, copy, elapsed),
                         Some(answer.status().as_u16()),
                         None,
                     );
@@ -315,8 +318,7 @@ impl Webhooks {
                 Ok(answer) => {
                     self.log(
                         outgoing,
-                        attempt,
-                        copy,
+                        (attempt, copy, elapsed),
                         Some(answer.status().as_u16()),
                         None,
                     );
@@ -328,20 +330,26 @@ impl Webhooks {
                     } else {
                         "connection_error"
                     });
-                    self.log(outgoing, attempt, copy, None, Some(error.to_string()));
+                    self.log(
+                        outgoing,
+                        (attempt, copy, elapsed),
+                        None,
+                        Some(error.to_string()),
+                    );
                 }
             }
         }
     }
 
+    /// `try_` is the attempt, the copy and how long it took.
     fn log(
         &self,
         outgoing: &Outgoing,
-        attempt: usize,
-        copy: u8,
+        try_: (usize, u8, Option<u64>),
         status: Option<u16>,
         error: Option<String>,
     ) {
+        let (attempt, copy, elapsed_ms) = try_;
         let delivered = status.is_some_and(|s| (200..300).contains(&s));
         lock(&self.state).attempts.push(Attempt {
             event_id: outgoing.event_id.clone(),
@@ -352,6 +360,7 @@ impl Webhooks {
             status,
             error,
             delivered,
+            elapsed_ms,
         });
     }
 }
