@@ -10,6 +10,7 @@ const KINDS = {
   partial_refund: 'Partial refund: choose its tickets',
   seat_lost: 'Seat lost after payment (nothing charged)',
   mail_failed: 'A message could not be sent',
+  refund_failed: 'A refund did not happen: refund again, or settle it by hand',
 };
 
 function orderLink(row) {
@@ -18,7 +19,7 @@ function orderLink(row) {
 
 // What staff can settle by hand; an unknown payment is settled by the
 // recovery sweep, and a partial refund by choosing its tickets.
-const HANDLED_BY_HAND = ['needs_attention', 'paid_without_tickets', 'seat_lost', 'mail_failed'];
+const HANDLED_BY_HAND = ['needs_attention', 'paid_without_tickets', 'seat_lost', 'mail_failed', 'refund_failed'];
 
 // "Mark handled…" opens a note field: what was done, kept in the history.
 function handledButton(item) {

@@ -415,6 +415,7 @@ impl Waiting {
             "partial_refund" => "Dashboard refund: choose its tickets",
             "seat_lost" => "seat lost after payment",
             "mail_failed" => "a message could not be sent",
+            "refund_failed" => "a refund did not happen",
             other => other,
         };
         format!("{what}: order {}", self.order_id)

@@ -66,7 +66,7 @@ codes! {
     ShowingCancelled = 409 "showing_cancelled",
     LimitsConflict = 409 "limits_conflict",
     CannotVoid = 409 "cannot_void",
-    NotPaid = 409 "not_paid",
+    OrderNotPaid = 409 "order_not_paid",
     NothingToRefund = 409 "nothing_to_refund",
     PaymentUnsettled = 409 "payment_unsettled",
     AlreadyHandled = 409 "already_handled",

@@ -107,6 +107,11 @@ impl Default for AuthorizationDelay {
     }
 }
 
+/// What every refund tells Square it is for. One text for all: a refund
+/// asked again under its key must carry the same body, or Square refuses
+/// it, and the sweep asks again without knowing who asked first.
+pub const REFUND_REASON: &str = "Refunded by the cinema";
+
 /// Ids from Square are alphanumeric with `_` and `-`; anything else is
 /// dropped so that an id can never change the path it is put in.
 pub fn path_segment(id: &str) -> String {
@@ -181,7 +186,7 @@ pub fn call_for(action: &Action, settings: &crate::Settings) -> Option<SquareCal
                 "idempotency_key": idempotency_key,
                 "payment_id": payment_id,
                 "amount_money": {"amount": amount_minor, "currency": currency},
-                "reason": "Seats could not be issued",
+                "reason": REFUND_REASON,
             }),
         ),
         _ => return None,

@@ -168,7 +168,9 @@ pub async fn attention(db: &D1Database, now_ms: u64, stale_ms: u64) -> Result<Ve
     )
     .await?;
     // D1 allows five terms in a compound SELECT, so messages that could not
-    // be sent are read on their own and merged in by age.
+    // be sent and refunds that did not happen are read on their own and
+    // merged in by age. A failed refund leaves the list once a later refund
+    // of its order goes through.
     let mail = all(
         db,
         &format!(
@@ -178,7 +180,15 @@ pub async fn attention(db: &D1Database, now_ms: u64, stale_ms: u64) -> Result<Ve
                m.updated_at_ms AS since_ms, NULL AS refund_id \
              FROM mail_outbox m JOIN orders o ON o.id = m.order_id \
              WHERE m.status = 'failed' AND m.handled_at_ms IS NULL \
-             ORDER BY m.updated_at_ms LIMIT {LIST_LIMIT}"
+             UNION ALL \
+             SELECT 'refund_failed', o.id, o.showing_id, o.email, r.amount, o.currency, \
+               COALESCE(r.failure, 'Square did not make the refund'), r.updated_at_ms, r.id \
+             FROM refunds r JOIN orders o ON o.id = r.order_id \
+             WHERE r.status IN ('refused', 'REJECTED', 'FAILED') AND r.handled_at_ms IS NULL \
+               AND NOT EXISTS (SELECT 1 FROM refunds later WHERE later.order_id = r.order_id \
+                 AND later.created_at_ms > r.created_at_ms \
+                 AND later.status NOT IN ('refused', 'REJECTED', 'FAILED')) \
+             ORDER BY since_ms LIMIT {LIST_LIMIT}"
         ),
         &[],
     )
@@ -289,7 +299,8 @@ pub async fn mark_handled(
     note: &str,
     now_ms: u64,
 ) -> Result<bool> {
-    // Messages that could not be sent leave the list with their order.
+    // Messages that could not be sent and refunds that did not happen
+    // leave the list with their order.
     let results = db
         .batch(vec![
             db.prepare(
@@ -300,6 +311,11 @@ pub async fn mark_handled(
             db.prepare(
                 "UPDATE mail_outbox SET handled_at_ms = ?1 WHERE order_id = ?2 \
                  AND status = 'failed' AND handled_at_ms IS NULL",
+            )
+            .bind(&[num(now_ms), order_id.into()])?,
+            db.prepare(
+                "UPDATE refunds SET handled_at_ms = ?1 WHERE order_id = ?2 \
+                 AND status IN ('refused', 'REJECTED', 'FAILED') AND handled_at_ms IS NULL",
             )
             .bind(&[num(now_ms), order_id.into()])?,
         ])

@@ -38,11 +38,12 @@ pub struct PaidOrder {
     pub amount: f64,
     pub currency: String,
     pub payment_id: Option<String>,
+    pub status: String,
 }
 
 pub async fn order_by_payment(db: &D1Database, payment_id: &str) -> Result<Option<PaidOrder>> {
     db.prepare(
-        "SELECT id, showing_id, amount, currency, payment_id FROM orders WHERE payment_id = ?1",
+        "SELECT id, showing_id, amount, currency, payment_id, status FROM orders WHERE payment_id = ?1",
     )
     .bind(&[payment_id.into()])?
     .first(None)
@@ -73,10 +74,12 @@ pub async fn paid_with_live_tickets(
 }
 
 pub async fn order(db: &D1Database, order_id: &str) -> Result<Option<PaidOrder>> {
-    db.prepare("SELECT id, showing_id, amount, currency, payment_id FROM orders WHERE id = ?1")
-        .bind(&[order_id.into()])?
-        .first(None)
-        .await
+    db.prepare(
+        "SELECT id, showing_id, amount, currency, payment_id, status FROM orders WHERE id = ?1",
+    )
+    .bind(&[order_id.into()])?
+    .first(None)
+    .await
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -146,7 +149,7 @@ pub async fn upsert(
          created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) \
          ON CONFLICT (id) DO UPDATE SET \
          square_refund_id = COALESCE(refunds.square_refund_id, excluded.square_refund_id), \
-         status = CASE WHEN refunds.status IN ('COMPLETED', 'REJECTED', 'FAILED') \
+         status = CASE WHEN refunds.status IN ('COMPLETED', 'REJECTED', 'FAILED', 'refused') \
                   THEN refunds.status ELSE excluded.status END, \
          updated_at_ms = excluded.updated_at_ms",
     )
@@ -161,6 +164,17 @@ pub async fn upsert(
     ])?
     .run()
     .await?;
+    Ok(())
+}
+
+/// Why a refund did not happen (Square's code and detail, or the status
+/// Square gave it), for the attention list.
+pub async fn record_failure(db: &D1Database, id: &str, failure: &str) -> Result<()> {
+    let failure: String = failure.chars().take(300).collect();
+    db.prepare("UPDATE refunds SET failure = ?1 WHERE id = ?2")
+        .bind(&[failure.into(), id.into()])?
+        .run()
+        .await?;
     Ok(())
 }
 
@@ -188,6 +202,7 @@ pub async fn mark_applied(db: &D1Database, refund: &RefundRow, now_ms: u64) -> R
             .bind(&[num(now_ms), refund.id.as_str().into()])?,
         db.prepare(
             "UPDATE orders SET status = 'refunded', updated_at_ms = ?1 WHERE id = ?2 \
+             AND status = 'paid' \
              AND NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = ?2 AND status <> 'void')",
         )
         .bind(&[num(now_ms), refund.order_id.as_str().into()])?,
@@ -219,7 +234,7 @@ pub async fn mark_order_for_staff(
 pub async fn unsettled(db: &D1Database, before_ms: u64) -> Result<Vec<RefundRow>> {
     db.prepare(format!(
         "SELECT {COLUMNS} FROM refunds WHERE applied_at_ms IS NULL AND updated_at_ms < ?1 \
-         AND status NOT IN ('REJECTED', 'FAILED') LIMIT 50"
+         AND status NOT IN ('REJECTED', 'FAILED', 'refused') LIMIT 50"
     ))
     .bind(&[num(before_ms)])?
     .all()

@@ -26,16 +26,51 @@ fn unit_price(order: &refund_rows::PaidOrder, tickets: &[refund_rows::TicketSeat
     (order.amount as u64) / (tickets.len().max(1) as u64)
 }
 
-/// A refund's idempotency key: the order and exactly the tickets it
-/// covers, so asking twice for the same tickets refunds once.
-fn refund_key(order_id: &str, ticket_ids: &[String]) -> String {
+/// A refund's idempotency key: the order, exactly the tickets it covers,
+/// and which try this is, so asking twice for the same tickets refunds
+/// once, and asking again after Square refused or failed a refund is a new
+/// request. The first try's key is what it always was (`rf-…`).
+fn refund_key(order_id: &str, ticket_ids: &[String], attempt: u32) -> String {
     let mut hash = Sha256::new();
     hash.update(order_id.as_bytes());
     for id in ticket_ids {
         hash.update([0u8]);
         hash.update(id.as_bytes());
     }
-    format!("rf-{}", &hex::encode(hash.finalize())[..42])
+    if attempt <= 1 {
+        return format!("rf-{}", &hex::encode(hash.finalize())[..42]);
+    }
+    hash.update([1u8]);
+    hash.update(attempt.to_be_bytes());
+    // At most 45 characters, Square's limit.
+    format!("rf{attempt}-{}", &hex::encode(hash.finalize())[..40])
+}
+
+/// Most tries at refunding the same tickets.
+const MAX_REFUND_ATTEMPTS: u32 = 20;
+
+/// The statuses of a refund that did not happen, after which the same
+/// tickets may be refunded again under a new key.
+const FAILED_REFUND: [&str; 3] = ["refused", "REJECTED", "FAILED"];
+
+/// The key for refunding these tickets now: the first try's, or, after
+/// tries that did not happen, the next one's.
+async fn next_refund_key(
+    db: &D1Database,
+    order_id: &str,
+    ticket_ids: &[String],
+) -> Result<String, ApiError> {
+    for attempt in 1..=MAX_REFUND_ATTEMPTS {
+        let key = refund_key(order_id, ticket_ids, attempt);
+        match refund_rows::by_id(db, &key).await? {
+            Some(row) if FAILED_REFUND.contains(&row.status.as_str()) => continue,
+            _ => return Ok(key),
+        }
+    }
+    Err(ApiError::new(
+        Code::RefundRefused,
+        format!("{MAX_REFUND_ATTEMPTS} refunds of these tickets did not happen; refund them in the Square Dashboard"),
+    ))
 }
 
 #[derive(Deserialize, Default)]
@@ -84,10 +119,21 @@ pub(super) async fn refund_tickets(
     let order = refund_rows::order(db, order_id)
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
+    // Square refunds only a completed payment; an order still paying, or
+    // one that failed, has nothing to refund.
     let payment_id = order
         .payment_id
         .clone()
-        .ok_or_else(|| ApiError::new(Code::NotPaid, "this order was never paid"))?;
+        .filter(|_| order.status == "paid")
+        .ok_or_else(|| {
+            ApiError::new(
+                Code::OrderNotPaid,
+                format!(
+                    "this order is {}, not paid: there is nothing to refund",
+                    order.status
+                ),
+            )
+        })?;
     let tickets = refund_rows::tickets(db, order_id).await?;
     let live: Vec<&refund_rows::TicketSeat> =
         tickets.iter().filter(|t| t.status != "void").collect();
@@ -118,7 +164,7 @@ pub(super) async fn refund_tickets(
         ));
     }
     let amount = unit_price(&order, &tickets) * chosen.len() as u64;
-    let key = refund_key(order_id, &chosen);
+    let key = next_refund_key(db, order_id, &chosen).await?;
     // The refund and its tickets are stored before Square is asked.
     refund_rows::upsert(
         db,
@@ -198,7 +244,7 @@ async fn request_refund(
         "amount_money": {"amount": amount, "currency": order.currency},
         // The same words every time: a retry with the same key must send
         // the same body, or Square refuses it.
-        "reason": "Refunded by the cinema",
+        "reason": desk::square::REFUND_REASON,
     });
     match square.refund_payment(&body).await {
         Reply::Ok(answer) => {
@@ -206,12 +252,14 @@ async fn request_refund(
             let status = refund["status"].as_str().unwrap_or("PENDING").to_string();
             let id = refund["id"].as_str();
             refund_rows::upsert(db, key, id, order_id, None, amount, &status, now_ms()).await?;
+            note_failure(db, key, &status).await?;
             Ok(status)
         }
         // Recorded as requested; the sweep asks again with the same key.
         Reply::Unknown(_) => Ok("requested".into()),
         Reply::Refused { code, detail, .. } => {
-            refund_rows::upsert(db, key, None, order_id, None, amount, "REJECTED", now_ms())
+            refund_rows::upsert(db, key, None, order_id, None, amount, "refused", now_ms()).await?;
+            refund_rows::record_failure(db, key, &format!("Square refused it: {code}: {detail}"))
                 .await?;
             Err(ApiError::new(
                 Code::RefundRefused,
@@ -286,8 +334,19 @@ pub async fn on_refund_event(env: &Env, refund: &Value) -> Result<(), ApiError> 
     )
     .await?;
     let row = refund_rows::by_id(&db, &row.id).await?.unwrap_or(row);
+    note_failure(&db, &row.id, &row.status).await?;
     if row.status == "COMPLETED" {
         apply(env, &db, &row).await?;
+    }
+    Ok(())
+}
+
+/// A refund Square ended REJECTED or FAILED goes on the attention list
+/// with that status; its tickets may be refunded again.
+async fn note_failure(db: &D1Database, refund_id: &str, status: &str) -> Result<(), ApiError> {
+    if matches!(status, "REJECTED" | "FAILED") {
+        let failure = format!("Square marked the refund {status}");
+        refund_rows::record_failure(db, refund_id, &failure).await?;
     }
     Ok(())
 }
@@ -446,6 +505,7 @@ pub async fn refund_sweep(env: &Env, now_ms: u64) -> Result<usize, ApiError> {
             )
             .await?;
             if let Some(row) = refund_rows::by_id(&db, &refund.id).await? {
+                note_failure(&db, &row.id, &row.status).await?;
                 if row.status == "COMPLETED" {
                     apply(env, &db, &row).await?;
                 }

@@ -33,6 +33,9 @@ impl Showtime {
                     step,
                     call,
                 } => {
+                    if call.path == "/v2/refunds" {
+                        self.record_own_refund(&order_id, &call).await;
+                    }
                     let reply = match Square::from_env(&self.env) {
                         Ok(square) => square.send(&call).await,
                         Err(e) => desk::square::SquareReply::Unknown(e),
@@ -131,6 +134,41 @@ impl Showtime {
                 )
                 .await,
             ),
+        }
+    }
+
+    /// The checkout's own refund (money taken for seats it could not give)
+    /// is recorded before it is asked for, covering no ticket, so its
+    /// webhook is known for what it is and not taken for a refund made in
+    /// the Dashboard. Asked again, it is the same row.
+    async fn record_own_refund(&self, order_id: &str, call: &desk::square::SquareCall) {
+        let Some(body) = &call.body else { return };
+        let (Some(key), Some(amount)) = (
+            body["idempotency_key"].as_str(),
+            body["amount_money"]["amount"].as_u64(),
+        ) else {
+            return;
+        };
+        let recorded = match self.env.d1("DB") {
+            Ok(db) => {
+                let none: &[String] = &[];
+                crate::db::refunds::upsert(
+                    &db,
+                    key,
+                    None,
+                    order_id,
+                    Some(none),
+                    amount,
+                    "requested",
+                    now_ms(),
+                )
+                .await
+            }
+            Err(e) => Err(e),
+        };
+        if let Err(e) = recorded {
+            // The refund still goes ahead; its webhook then asks staff.
+            worker::console_error!("order {order_id}: refund {key} not recorded first: {e}");
         }
     }
 

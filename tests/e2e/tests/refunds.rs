@@ -287,3 +287,124 @@ async fn the_cron_sweep_finishes_a_refund_whose_webhook_never_came() {
     ));
     assert_eq!(tickets, [json!({"status": "void"})]);
 }
+
+/// Square rejects a staff refund: it goes on the attention list with that
+/// reason, and refunding again asks Square anew (a new key), which goes
+/// through and voids the tickets once. An order that is not paid is never
+/// refunded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejected_refund_waits_for_staff_and_a_retry_goes_through() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+
+    let declined_hold = api.hold(&sid, &["B4"], None).await;
+    let declined = api
+        .checkout(&sid, &declined_hold, "cnon:card-nonce-declined")
+        .await;
+    assert_eq!(declined.status, 402, "{:?}", declined.body);
+    let declined_id = declined.body["order_id"].as_str().unwrap();
+    let not_paid = api
+        .admin_post(&format!("/api/admin/orders/{declined_id}/refund"), None)
+        .await;
+    assert_eq!(
+        (not_paid.status, &not_paid.body["error"]),
+        (409, &json!("order_not_paid"))
+    );
+
+    let paid = api.buy(&sid, &["B2", "B3"]).await;
+    let order_id = paid.body["order_id"].as_str().unwrap().to_string();
+    // Square holds refunds PENDING until told otherwise.
+    stack
+        .square
+        .control("/_control/refunds", json!({"auto_complete_ms": null}))
+        .await;
+    let path = format!("/api/admin/orders/{order_id}/refund");
+    let first = api.admin_post(&path, None).await;
+    assert_eq!(first.status, 202, "{:?}", first.body);
+    let square_refund = |n: usize| {
+        let stack = &stack;
+        async move {
+            let refunds = stack.square.get("/_control/refunds").await;
+            refunds["refunds"][n]["id"].as_str().unwrap().to_string()
+        }
+    };
+    let rejected = square_refund(0).await;
+    stack
+        .square
+        .control(&format!("/_control/refunds/{rejected}/reject"), json!({}))
+        .await;
+    let attention = || async {
+        let list = api
+            .admin(Method::GET, "/api/admin/attention", None)
+            .await
+            .body;
+        list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["kind"] == "refund_failed")
+            .cloned()
+            .collect::<Vec<Value>>()
+    };
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let waiting = loop {
+        let items = attention().await;
+        if !items.is_empty() || Instant::now() > deadline {
+            break items;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert_eq!(waiting[0]["order_id"], order_id.as_str());
+    assert_eq!(waiting[0]["detail"], "Square marked the refund REJECTED");
+    assert_eq!(
+        api.seat_map(&sid).await["B2"],
+        "sold",
+        "nothing was refunded"
+    );
+
+    // Staff refund again: a new request, which Square completes.
+    let second = api.admin_post(&path, None).await;
+    assert_eq!(second.status, 202, "{:?}", second.body);
+    assert_ne!(
+        second.body["refund_id"], first.body["refund_id"],
+        "a new key"
+    );
+    let completed = square_refund(1).await;
+    assert_ne!(completed, rejected);
+    stack
+        .square
+        .control(
+            &format!("/_control/refunds/{completed}/complete"),
+            json!({}),
+        )
+        .await;
+    let map = until(&api, &sid, "B3", "available").await;
+    assert_eq!(map["B2"], "available");
+    let tickets = stack.d1_query(&format!(
+        "SELECT status, voided_at_ms FROM tickets WHERE order_id = '{order_id}'"
+    ));
+    assert!(tickets.iter().all(|t| t["status"] == "void"), "{tickets:?}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !attention().await.is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the rejected refund left the list"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let statuses = stack.d1_query(&format!(
+        "SELECT status FROM refunds WHERE order_id = '{order_id}' ORDER BY created_at_ms"
+    ));
+    assert_eq!(
+        statuses,
+        [
+            json!({"status": "REJECTED"}),
+            json!({"status": "COMPLETED"})
+        ]
+    );
+    // Once is once: a third ask finds nothing left to refund.
+    let third = api.admin_post(&path, None).await;
+    assert_eq!(third.status, 409, "{:?}", third.body);
+}
