@@ -104,8 +104,8 @@ async function loadExisting() {
   document.getElementById('save').textContent = 'Save changes';
   document.getElementById('title').value = s.title;
   document.getElementById('starts').value = localInput(s.starts_at_ms);
-  document.getElementById('price').value = (s.price.amount / 100).toFixed(2);
   document.getElementById('currency').value = s.price.currency;
+  document.getElementById('price').value = majorText(s.price.amount, s.price.currency);
   document.getElementById('max-seats').value = s.max_seats_per_hold;
   document.getElementById('hold-minutes').value = s.hold_ttl_ms / 60000;
   document.getElementById('pay-minutes').value = (body.payment_cap_ms || s.hold_ttl_ms) / 60000;
@@ -122,6 +122,18 @@ async function loadExisting() {
   preview();
 }
 
+// The price as typed, in the currency's minor units: "9.50" USD is 950,
+// "1500" JPY is 1500.
+function price() {
+  const currency = document.getElementById('currency').value.trim().toUpperCase();
+  const amount = toMinor(document.getElementById('price').value, currency);
+  const digits = minorDigits(currency);
+  if (amount === null || amount <= 0) {
+    throw new Error(`Give the price in ${currency} with at most ${digits} decimal${digits === 1 ? '' : 's'}, like ${digits ? '9.' + '5'.padEnd(digits, '0') : '1500'}.`);
+  }
+  return { amount, currency };
+}
+
 // Staff type the cinema's local time; the server reads it in the cinema's
 // zone. A time the clocks pass twice comes back with both readings to
 // choose from, `offset` being the one chosen.
@@ -134,7 +146,7 @@ async function save(event, offset) {
     body = {
       title: document.getElementById('title').value,
       starts_at: offset || starts,
-      price: { amount: Math.round(Number(document.getElementById('price').value) * 100), currency: document.getElementById('currency').value.trim().toUpperCase() },
+      price: price(),
       layout: layout(),
       max_seats_per_hold: Number(document.getElementById('max-seats').value),
       hold_ttl_ms: Math.round(Number(document.getElementById('hold-minutes').value) * 60000),

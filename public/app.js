@@ -28,9 +28,38 @@ function el(tag, attrs, children) {
   return node;
 }
 
+// Amounts are integers in the currency's minor units. How many decimals
+// each currency has comes from the server's table (ISO 4217), written into
+// every page: two unless listed.
+const MINOR_UNITS = Object.fromEntries(
+  ((document.querySelector('meta[name="minor-units"]') || {}).content || '')
+    .split(',').filter(Boolean).map((pair) => { const [code, digits] = pair.split(':'); return [code, Number(digits)]; }));
+
+function minorDigits(currency) {
+  return currency in MINOR_UNITS ? MINOR_UNITS[currency] : 2;
+}
+
+// 150000 JPY → "150000"; 1250 GBP → "12.50": exact, no floating point.
+function majorText(amount, currency) {
+  const digits = minorDigits(currency);
+  if (!digits) return String(amount);
+  const text = String(amount).padStart(digits + 1, '0');
+  return `${text.slice(0, -digits)}.${text.slice(-digits)}`;
+}
+
+// "12.50" GBP → 1250; "1500" JPY → 1500. `null` for anything else,
+// including more decimals than the currency has.
+function toMinor(text, currency) {
+  const digits = minorDigits(currency);
+  const match = /^(\d{1,9})(?:\.(\d+))?$/.exec(String(text).trim());
+  if (!match || (match[2] || '').length > digits) return null;
+  return Number(match[1]) * 10 ** digits + Number((match[2] || '').padEnd(digits, '0') || 0);
+}
+
 function money(amount) {
-  return new Intl.NumberFormat(undefined, { style: 'currency', currency: amount.currency })
-    .format(amount.amount / 100);
+  const digits = minorDigits(amount.currency);
+  return new Intl.NumberFormat(undefined, { style: 'currency', currency: amount.currency, minimumFractionDigits: digits, maximumFractionDigits: digits })
+    .format(majorText(amount.amount, amount.currency));
 }
 
 // Every time is shown in the cinema's time zone (which the server writes

@@ -10,6 +10,8 @@ pub const NAME_MARKER: &str = "<span data-venue>Showtime</span>";
 pub const ADDRESS_MARKER: &str = r#"<span class="venue-address" data-venue-address></span>"#;
 /// Where each page learns the cinema's time zone.
 pub const ZONE_MARKER: &str = r#"<meta name="venue-time-zone" content="UTC">"#;
+/// Where each page learns how many decimals each currency has.
+pub const MONEY_MARKER: &str = r#"<meta name="minor-units" content="">"#;
 
 /// The page with the cinema's name, address and time zone filled in.
 pub fn fill(html: &str, venue: &Venue) -> String {
@@ -25,6 +27,14 @@ pub fn fill(html: &str, venue: &Venue) -> String {
         .replacen(
             ZONE_MARKER,
             &format!(r#"<meta name="venue-time-zone" content="{zone}">"#),
+            1,
+        )
+        .replacen(
+            MONEY_MARKER,
+            &format!(
+                r#"<meta name="minor-units" content="{}">"#,
+                mail::money::exceptions()
+            ),
             1,
         )
 }
@@ -43,6 +53,7 @@ mod tests {
                 let html = std::fs::read_to_string(&path).unwrap();
                 assert_eq!(html.matches(NAME_MARKER).count(), 1, "{path:?}");
                 assert_eq!(html.matches(ZONE_MARKER).count(), 1, "{path:?}");
+                assert_eq!(html.matches(MONEY_MARKER).count(), 1, "{path:?}");
                 let staff = html.contains(r#"class="staff""#) || html.contains("door.js");
                 let addresses = html.matches(ADDRESS_MARKER).count();
                 assert_eq!(addresses, usize::from(!staff), "{path:?}");

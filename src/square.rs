@@ -24,6 +24,59 @@ const MAX_ANSWER_BYTES: usize = 256 * 1024;
 pub use desk::square::SquareReply as Reply;
 use desk::square::{path_segment, sort, SquareCall};
 
+/// How long a Worker instance trusts the location's currency it read.
+const LOCATION_CACHE_MS: u64 = 10 * 60 * 1000;
+
+thread_local! {
+    /// (location id, currency, when read).
+    static LOCATION: std::cell::RefCell<Option<(String, String, u64)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The currency of the Square location payments are taken at
+/// (`SQUARE_LOCATION_ID`), read from Square and kept for ten minutes.
+/// Every price must be in it: Square refuses a payment in another.
+pub async fn location_currency(env: &Env) -> Result<String, crate::api_error::ApiError> {
+    use crate::api_error::ApiError;
+    use desk::Code;
+    let location_id = env
+        .var("SQUARE_LOCATION_ID")
+        .map(|v| v.to_string())
+        .map_err(|_| ApiError::internal("SQUARE_LOCATION_ID is not configured"))?;
+    let now = worker::Date::now().as_millis();
+    let cached = LOCATION.with(|c| {
+        c.borrow().as_ref().and_then(|(id, currency, at)| {
+            (*id == location_id && now.saturating_sub(*at) < LOCATION_CACHE_MS)
+                .then(|| currency.clone())
+        })
+    });
+    if let Some(currency) = cached {
+        return Ok(currency);
+    }
+    let square = Square::from_env(env).map_err(ApiError::internal)?;
+    match square.get_location(&location_id).await {
+        Reply::Ok(body) => {
+            let currency = body["location"]["currency"]
+                .as_str()
+                .ok_or_else(|| ApiError::internal("Square's location has no currency"))?
+                .to_string();
+            LOCATION.with(|c| *c.borrow_mut() = Some((location_id, currency.clone(), now)));
+            Ok(currency)
+        }
+        Reply::Refused { code, detail, .. } => Err(ApiError::new(
+            Code::SquareUnavailable,
+            format!(
+                "Square would not show location {location_id}: {code}: {detail}; \
+                 check SQUARE_LOCATION_ID and the access token"
+            ),
+        )),
+        Reply::Unknown(why) => Err(ApiError::new(
+            Code::SquareUnavailable,
+            format!("Square did not answer ({why}); try again in a moment"),
+        )),
+    }
+}
+
 #[derive(Clone)]
 pub struct Square {
     base_url: String,
@@ -48,6 +101,11 @@ impl Square {
 
     pub async fn refund_payment(&self, body: &Value) -> Reply {
         self.call(Method::Post, "/v2/refunds", Some(body)).await
+    }
+
+    pub async fn get_location(&self, location_id: &str) -> Reply {
+        let path = format!("/v2/locations/{}", path_segment(location_id));
+        self.call(Method::Get, &path, None).await
     }
 
     pub async fn get_refund(&self, refund_id: &str) -> Reply {

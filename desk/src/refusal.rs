@@ -46,6 +46,7 @@ codes! {
     InvalidCheckout = 400 "invalid_checkout",
     InvalidShowing = 400 "invalid_showing",
     InvalidReason = 400 "invalid_reason",
+    CurrencyMismatch = 400 "currency_mismatch",
     InvalidPin = 400 "invalid_pin",
     BadNote = 400 "bad_note",
     BadSearch = 400 "bad_search",
@@ -86,6 +87,7 @@ codes! {
     DoorPinLocked = 429 "door_pin_locked",
     Internal = 500 "internal",
     TooManyWatchers = 503 "too_many_watchers",
+    SquareUnavailable = 503 "square_unavailable",
 }
 
 /// A refusal: `{"error": code, "detail": sentence, …extra}` with the

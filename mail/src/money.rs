@@ -2,14 +2,32 @@
 //! the one place they become words, with as many decimals as the currency
 //! has (ISO 4217): none for yen, three for dinar, two for most.
 
-/// Decimal places of an ISO 4217 currency's minor unit.
+/// ISO 4217 currencies whose minor unit is the whole unit.
+pub const NO_DECIMALS: [&str; 17] = [
+    "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND",
+    "VUV", "XAF", "XOF", "XPF",
+];
+/// ISO 4217 currencies with three decimals.
+pub const THREE_DECIMALS: [&str; 7] = ["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"];
+
+/// Decimal places of an ISO 4217 currency's minor unit: the one table the
+/// Worker, its messages and (through [`exceptions`]) the pages use.
 pub fn minor_digits(currency: &str) -> u32 {
-    match currency {
-        "BIF" | "CLP" | "DJF" | "GNF" | "ISK" | "JPY" | "KMF" | "KRW" | "PYG" | "RWF" | "UGX"
-        | "UYI" | "VND" | "VUV" | "XAF" | "XOF" | "XPF" => 0,
-        "BHD" | "IQD" | "JOD" | "KWD" | "LYD" | "OMR" | "TND" => 3,
-        _ => 2,
+    if NO_DECIMALS.contains(&currency) {
+        0
+    } else if THREE_DECIMALS.contains(&currency) {
+        3
+    } else {
+        2
     }
+}
+
+/// Every currency whose minor unit is not a hundredth, as the pages read
+/// it: `BIF:0,CLP:0,…,TND:3`.
+pub fn exceptions() -> String {
+    let zero = NO_DECIMALS.iter().map(|c| format!("{c}:0"));
+    let three = THREE_DECIMALS.iter().map(|c| format!("{c}:3"));
+    zero.chain(three).collect::<Vec<_>>().join(",")
 }
 
 /// "£12.50", "¥1,500", "12.50 CHF".

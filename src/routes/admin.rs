@@ -110,10 +110,29 @@ fn object_settings(id: &str, showing: &NewShowing, units: Units) -> ShowingSetup
     }
 }
 
+/// Square refuses a payment in any currency but its location's, so a
+/// showing priced in another could never be paid for: it is refused when
+/// saved, not at every checkout.
+async fn check_currency(env: &Env, showing: &NewShowing) -> Result<(), ApiError> {
+    let takes = crate::square::location_currency(env).await?;
+    if showing.price.currency != takes {
+        return Err(ApiError::new(
+            Code::CurrencyMismatch,
+            format!(
+                "this cinema's Square location takes {takes}; a price in {} could never be paid",
+                showing.price.currency
+            ),
+        )
+        .with("location_currency", takes));
+    }
+    Ok(())
+}
+
 pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env)?;
     let body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
     let (showing, units) = parse_showing(body, &ctx.env)?;
+    check_currency(&ctx.env, &showing).await?;
     let id = ids::new_showing_id().map_err(|e| ApiError::internal(e.to_string()))?;
     let seat_count = units.names.len();
     // The object is set up first: a showing becomes visible (its D1 row)
@@ -180,6 +199,7 @@ pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
     let sid = showing_id(&ctx)?.to_string();
     let body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
     let (showing, units) = parse_showing(body, &ctx.env)?;
+    check_currency(&ctx.env, &showing).await?;
     let db = db::database(&ctx.env)?;
     let existing = db::get_showing(&db, &sid)
         .await?

@@ -39,7 +39,7 @@ type Handled = std::result::Result<Response, ApiError>;
 
 pub async fn handle(req: Request, env: Env) -> Result<Response> {
     let resp = Router::new()
-        .get_async("/api/health", |_, ctx| respond(health(ctx)))
+        .get_async("/api/health", |req, ctx| respond(health(req, ctx)))
         .get_async("/api/showings", |_, ctx| respond(showings::list(ctx)))
         .get_async("/api/showings/:sid", |_, ctx| respond(showings::get(ctx)))
         .get_async("/api/showings/:sid/seats", |req, ctx| {
@@ -246,11 +246,26 @@ async fn config(ctx: RouteContext<()>) -> Handled {
 }
 
 /// Answers when the Worker, D1 and the object binding are all reachable.
-async fn health(ctx: RouteContext<()>) -> Handled {
+/// Staff (with admin credentials) also see the Square location's currency
+/// and any showing to come priced in another, which could not be paid for.
+async fn health(req: Request, ctx: RouteContext<()>) -> Handled {
     let db = db::database(&ctx.env)?;
+    let upcoming = db::upcoming_showings(&db, now_ms()).await?;
     let showings = db::upcoming_showings(&db, i64::MIN).await?.len();
     ctx.env.durable_object("SHOWTIME")?;
-    Ok(Response::from_json(
-        &json!({ "ok": true, "showings": showings }),
-    )?)
+    let mut body = json!({ "ok": true, "showings": showings });
+    if crate::auth::require_admin(&req, &ctx.env).is_ok() {
+        body["square"] = match crate::square::location_currency(&ctx.env).await {
+            Ok(currency) => {
+                let other: Vec<&str> = upcoming
+                    .iter()
+                    .filter(|s| s.price.currency != currency)
+                    .map(|s| s.id.as_str())
+                    .collect();
+                json!({ "location_currency": currency, "showings_in_another_currency": other })
+            }
+            Err(e) => json!({ "error": e.code, "detail": e.detail }),
+        };
+    }
+    Ok(Response::from_json(&body)?)
 }

@@ -22,6 +22,12 @@ pub struct SquareStandin {
 
 impl SquareStandin {
     pub fn start() -> SquareStandin {
+        SquareStandin::start_in("USD")
+    }
+
+    /// A stand-in whose location takes `currency`.
+    pub fn start_in(currency: &str) -> SquareStandin {
+        let currency = currency.to_string();
         let (url_tx, url_rx) = mpsc::channel();
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let thread = std::thread::spawn(move || {
@@ -36,6 +42,7 @@ impl SquareStandin {
                     notification_url: Some(NOTIFICATION_URL.into()),
                     location_id: LOCATION_ID.into(),
                     application_id: APPLICATION_ID.into(),
+                    currency,
                     ..square_standin::Config::default()
                 };
                 let handle = square_standin::start(config)

@@ -23,6 +23,8 @@ pub struct StackOptions {
     /// `allowed_destination_addresses`): the platform itself refuses the
     /// rest, as a binding set up that way does in production.
     pub mail_only_to: Option<Vec<String>>,
+    /// The Square location's currency (USD unless set).
+    pub square_currency: String,
 }
 
 impl Default for StackOptions {
@@ -35,6 +37,7 @@ impl Default for StackOptions {
                 ("HOLD_RATE_PER_MINUTE".into(), "1000000".into()),
             ],
             mail_only_to: None,
+            square_currency: "USD".into(),
         }
     }
 }
@@ -42,6 +45,12 @@ impl Default for StackOptions {
 impl StackOptions {
     pub fn mail_only_to(mut self, addresses: &[&str]) -> Self {
         self.mail_only_to = Some(addresses.iter().map(|a| a.to_string()).collect());
+        self
+    }
+
+    /// The stand-in's location takes this currency.
+    pub fn square_currency(mut self, currency: &str) -> Self {
+        self.square_currency = currency.into();
         self
     }
 
@@ -114,7 +123,7 @@ impl Stack {
         let mut stack = Stack {
             base_url: String::new(),
             admin_token,
-            square: SquareStandin::start(),
+            square: SquareStandin::start_in(&options.square_currency),
             state_dir,
             port: 0,
             options,

@@ -157,3 +157,55 @@ async fn a_reload_after_a_lost_answer_finds_the_same_hold_and_the_same_order() {
         ]
     );
 }
+
+/// A cinema in Japan: its Square location takes yen, which has no minor
+/// unit. A dollar price is refused when saved; a ¥1,500 showing charges
+/// `amount: 1500` and every page shows ¥1,500.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_yen_showing_charges_whole_yen_and_a_dollar_one_is_refused() {
+    let stack = Stack::start_with(e2e::StackOptions::default().square_currency("JPY"));
+    let api = Api::new(&stack);
+    let mut room = sixteen_seat_room(None);
+    let refused = api
+        .admin_post("/api/admin/showings", Some(room.clone()))
+        .await;
+    assert_eq!(
+        (
+            refused.status,
+            &refused.body["error"],
+            &refused.body["location_currency"]
+        ),
+        (
+            400,
+            &serde_json::json!("currency_mismatch"),
+            &serde_json::json!("JPY")
+        ),
+        "{:?}",
+        refused.body
+    );
+    room["price"] = serde_json::json!({"amount": 1500, "currency": "JPY"});
+    let sid = api.create_showing(room).await;
+    let paid = api.buy(&sid, &["A1"]).await;
+    assert_eq!(
+        paid.body["amount"],
+        serde_json::json!({"amount": 1500, "currency": "JPY"})
+    );
+    let requests = stack.square.get("/_control/requests").await;
+    let create = requests["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["method"] == "POST" && r["path"] == "/v2/payments")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        create["body"]["amount_money"],
+        serde_json::json!({"amount": 1500, "currency": "JPY"})
+    );
+    let health = api.admin(e2e::Method::GET, "/api/health", None).await;
+    assert_eq!(
+        health.body["square"],
+        serde_json::json!({"location_currency": "JPY", "showings_in_another_currency": []})
+    );
+    let _ = run_browser_script("yen.mjs", &stack, &sid);
+}

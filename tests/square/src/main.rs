@@ -32,6 +32,10 @@ struct Args {
     location_id: String,
     #[arg(long, default_value = "sandbox-sq0idb-standin")]
     application_id: String,
+    /// The location's currency (ISO 4217): every amount is in it, in its
+    /// minor units (none for JPY).
+    #[arg(long, default_value = "USD")]
+    currency: String,
     /// HTTP status of a card decline: 400 or 402 (Square's is unconfirmed).
     #[arg(long, default_value_t = 400)]
     decline_status: u16,
@@ -70,6 +74,7 @@ fn config(args: Args) -> Result<Config, String> {
         signature_key: args.signature_key,
         location_id: args.location_id,
         application_id: args.application_id,
+        currency: args.currency,
         decline_status: args.decline_status,
         refund_settle_after_ms,
         webhook_retry_delays_ms,

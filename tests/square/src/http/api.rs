@@ -27,6 +27,7 @@ pub fn routes(app: Arc<App>) -> Router<Arc<App>> {
         .route("/v2/payments/{id}/cancel", post(cancel_payment))
         .route("/v2/refunds", post(refund_payment))
         .route("/v2/refunds/{id}", get(get_refund))
+        .route("/v2/locations/{id}", get(get_location))
         .method_not_allowed_fallback(|| async { square_error(&SquareError::method_not_allowed()) })
         .layer(from_fn_with_state(app, gate))
 }
@@ -87,6 +88,11 @@ async fn refund_payment(State(app): State<Arc<App>>, body: Bytes) -> Response {
         return malformed();
     };
     let handled = lock(&app.bank).refund_payment(&body, now_ms());
+    reply(&app.finish(handled))
+}
+
+async fn get_location(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    let handled = lock(&app.bank).get_location(&id);
     reply(&app.finish(handled))
 }
 
