@@ -288,12 +288,12 @@ async fn the_cron_sweep_finishes_a_refund_whose_webhook_never_came() {
     assert_eq!(tickets, [json!({"status": "void"})]);
 }
 
-/// Square rejects a staff refund: it goes on the attention list with that
-/// reason, and refunding again asks Square anew (a new key), which goes
-/// through and voids the tickets once. An order that is not paid is never
+/// Square rejects a staff refund, then fails the next: each goes on the
+/// attention list with that reason, and refunding again asks Square anew
+/// (a new key) until one goes through and voids the tickets once. An order that is not paid is never
 /// refunded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_rejected_refund_waits_for_staff_and_a_retry_goes_through() {
+async fn rejected_and_failed_refunds_wait_for_staff_and_a_retry_goes_through() {
     let stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
@@ -364,15 +364,44 @@ async fn a_rejected_refund_waits_for_staff_and_a_retry_goes_through() {
         "nothing was refunded"
     );
 
-    // Staff refund again: a new request, which Square completes.
+    // Staff refund again: a new request, which fails at Square too, and
+    // waits on the list beside the first.
     let second = api.admin_post(&path, None).await;
     assert_eq!(second.status, 202, "{:?}", second.body);
     assert_ne!(
         second.body["refund_id"], first.body["refund_id"],
         "a new key"
     );
-    let completed = square_refund(1).await;
-    assert_ne!(completed, rejected);
+    let failed = square_refund(1).await;
+    assert_ne!(failed, rejected);
+    stack
+        .square
+        .control(&format!("/_control/refunds/{failed}/fail"), json!({}))
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let waiting = loop {
+        let items = attention().await;
+        if items.len() == 2 || Instant::now() > deadline {
+            break items;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let details: Vec<&str> = waiting
+        .iter()
+        .map(|i| i["detail"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        details,
+        [
+            "Square marked the refund REJECTED",
+            "Square marked the refund FAILED"
+        ]
+    );
+
+    // A third time, Square completes it.
+    let third = api.admin_post(&path, None).await;
+    assert_eq!(third.status, 202, "{:?}", third.body);
+    let completed = square_refund(2).await;
     stack
         .square
         .control(
@@ -390,7 +419,7 @@ async fn a_rejected_refund_waits_for_staff_and_a_retry_goes_through() {
     while !attention().await.is_empty() {
         assert!(
             Instant::now() < deadline,
-            "the rejected refund left the list"
+            "the failed refunds left the list"
         );
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
@@ -401,10 +430,11 @@ async fn a_rejected_refund_waits_for_staff_and_a_retry_goes_through() {
         statuses,
         [
             json!({"status": "REJECTED"}),
+            json!({"status": "FAILED"}),
             json!({"status": "COMPLETED"})
         ]
     );
-    // Once is once: a third ask finds nothing left to refund.
-    let third = api.admin_post(&path, None).await;
-    assert_eq!(third.status, 409, "{:?}", third.body);
+    // Once is once: asking again finds nothing left to refund.
+    let again = api.admin_post(&path, None).await;
+    assert_eq!(again.status, 409, "{:?}", again.body);
 }

@@ -11,6 +11,9 @@ pub enum RefundStatus {
     Pending,
     Completed,
     Rejected,
+    /// "An error occurred": Square gives no more than that.
+    /// <https://developer.squareup.com/reference/square/objects/PaymentRefund>
+    Failed,
 }
 
 impl RefundStatus {
@@ -19,6 +22,7 @@ impl RefundStatus {
             RefundStatus::Pending => "PENDING",
             RefundStatus::Completed => "COMPLETED",
             RefundStatus::Rejected => "REJECTED",
+            RefundStatus::Failed => "FAILED",
         }
     }
 }

@@ -140,7 +140,8 @@ impl Bank {
             .settle(outcome, now_ms)
             .map_err(|RefundNotPending { status }| SettleError::NotPending(status))?;
         let mut events = vec![Event::refund(EventType::RefundUpdated, refund)];
-        if outcome == RefundStatus::Rejected {
+        // A refund that did not happen gives its amount back to refund.
+        if matches!(outcome, RefundStatus::Rejected | RefundStatus::Failed) {
             let payment = self
                 .payments
                 .get_mut(&refund.payment_id)

@@ -31,6 +31,7 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/_control/refunds", get(refunds).post(refund_policy))
         .route("/_control/refunds/{id}/complete", post(complete_refund))
         .route("/_control/refunds/{id}/reject", post(reject_refund))
+        .route("/_control/refunds/{id}/fail", post(fail_refund))
         .route("/_control/requests", get(requests))
         .route("/_control/payments", get(payments))
         .route("/_control/payments/{id}/lapse", post(lapse_payment))
@@ -193,6 +194,10 @@ async fn complete_refund(State(app): State<Arc<App>>, Path(id): Path<String>) ->
 
 async fn reject_refund(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     settle(&app, &id, RefundStatus::Rejected)
+}
+
+async fn fail_refund(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    settle(&app, &id, RefundStatus::Failed)
 }
 
 fn settle(app: &App, id: &str, outcome: RefundStatus) -> Response {
