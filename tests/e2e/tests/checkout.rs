@@ -392,3 +392,46 @@ async fn a_refused_authorization_fails_at_once_and_is_voided_by_key() {
         "the hold stays for another card"
     );
 }
+
+/// Square answers the authorization PENDING (and no webhook comes): the
+/// payment is looked up until it settles, never made again, and the order
+/// is paid.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_authorization_is_looked_up_until_it_settles() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    stack
+        .square
+        .control("/_control/webhooks", serde_json::json!({"hold": true}))
+        .await;
+    stack
+        .square
+        .control(
+            "/_control/payments/pending",
+            serde_json::json!({"times": 1, "settle_after_ms": 2500}),
+        )
+        .await;
+    let hold = api.hold(&sid, &["A7"], None).await;
+    let answer = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    let link = answer.body["order_url"].as_str().unwrap().to_string();
+    let order = order_until(&api, &link, "paid").await;
+    assert_eq!(order["order"]["status"], "paid", "{order}");
+    let requests = stack.square.get("/_control/requests").await;
+    let calls: Vec<(&str, &str)> = requests["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["method"].as_str().unwrap(), r["path"].as_str().unwrap()))
+        .collect();
+    let creates = calls
+        .iter()
+        .filter(|c| *c == &("POST", "/v2/payments"))
+        .count();
+    let lookups = calls
+        .iter()
+        .filter(|(m, p)| *m == "GET" && p.starts_with("/v2/payments/"))
+        .count();
+    assert_eq!(creates, 1, "made once: {calls:?}");
+    assert!(lookups >= 1, "looked up: {calls:?}");
+}

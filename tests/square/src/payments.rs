@@ -70,6 +70,9 @@ pub struct Payment {
     /// Sum of the refunds that are PENDING or COMPLETED: what can no longer
     /// be refunded.
     pub refunded_amount: i64,
+    /// Until then the payment reads PENDING and cannot be completed or
+    /// voided; then it is what it was made (APPROVED or COMPLETED).
+    pub pending_until_ms: Option<u64>,
 }
 
 /// Where the payment is taken, from the stand-in's configuration.
@@ -114,12 +117,41 @@ impl Payment {
             version_token: ids::version_token(),
             refund_ids: Vec::new(),
             refunded_amount: 0,
+            pending_until_ms: None,
+        }
+    }
+
+    /// The status as Square shows it now.
+    fn shown_status(&self) -> &'static str {
+        match self.pending_until_ms {
+            Some(_) => "PENDING",
+            None => self.status.as_str(),
+        }
+    }
+
+    /// A PENDING payment whose time came settles; answers whether it did.
+    pub fn settle_pending(&mut self, now_ms: u64) -> Change {
+        match self.pending_until_ms {
+            Some(until) if until <= now_ms => {
+                self.pending_until_ms = None;
+                self.touch(now_ms);
+                Change::Changed
+            }
+            _ => Change::Unchanged,
+        }
+    }
+
+    fn refuse_while_pending(&self) -> Result<(), SquareError> {
+        match self.pending_until_ms {
+            Some(_) => Err(SquareError::payment_pending()),
+            None => Ok(()),
         }
     }
 
     /// CompletePayment: only an APPROVED payment can be captured; capturing
     /// a COMPLETED one again answers it unchanged.
     pub fn complete(&mut self, now_ms: u64) -> Result<Change, SquareError> {
+        self.refuse_while_pending()?;
         match self.status {
             PaymentStatus::Approved => {
                 self.status = PaymentStatus::Completed;
@@ -136,6 +168,7 @@ impl Payment {
     /// CancelPayment: only an APPROVED payment can be voided; voiding a
     /// CANCELED one again answers it unchanged.
     pub fn cancel(&mut self, now_ms: u64) -> Result<Change, SquareError> {
+        self.refuse_while_pending()?;
         match self.status {
             PaymentStatus::Approved => {
                 self.status = PaymentStatus::Canceled;
@@ -152,7 +185,7 @@ impl Payment {
     /// Applies `delay_action` to an authorization nobody captured or voided
     /// in time.
     pub fn lapse(&mut self, now_ms: u64) -> Change {
-        if self.status != PaymentStatus::Approved {
+        if self.status != PaymentStatus::Approved || self.pending_until_ms.is_some() {
             return Change::Unchanged;
         }
         let outcome = match self.delay_action {
@@ -222,7 +255,7 @@ impl Payment {
             "amount_money": self.money(self.amount),
             "approved_money": self.money(approved),
             "total_money": self.money(self.amount),
-            "status": self.status.as_str(),
+            "status": self.shown_status(),
             "delay_duration": self.delay_duration,
             "delay_action": self.delay_action.as_str(),
             "delayed_until": rfc3339(self.delayed_until_ms),

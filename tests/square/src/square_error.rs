@@ -142,6 +142,18 @@ impl SquareError {
         Self::new(404, Category::InvalidRequest, "NOT_FOUND", detail)
     }
 
+    /// Moving a payment Square still shows PENDING. Square's exact answer
+    /// is a guess (see the README): a refusal, since the payment is not
+    /// APPROVED.
+    pub fn payment_pending() -> Self {
+        Self::new(
+            400,
+            Category::InvalidRequest,
+            "BAD_REQUEST",
+            "The payment is PENDING; it cannot be completed or canceled yet.",
+        )
+    }
+
     pub fn method_not_allowed() -> Self {
         Self::new(
             405,

@@ -55,7 +55,13 @@ impl Bank {
             application_id: &self.settings.application_id,
             currency: &self.settings.currency,
         };
-        let payment = Payment::charge(&request, card, decline, &merchant, now_ms);
+        let mut payment = Payment::charge(&request, card, decline, &merchant, now_ms);
+        if decline.is_none() {
+            if let Some((times, after_ms)) = self.pending_plan {
+                payment.pending_until_ms = Some(now_ms.saturating_add(after_ms));
+                self.pending_plan = (times > 1).then_some((times - 1, after_ms));
+            }
+        }
         let stored = match decline {
             Some(decline) => {
                 let error = SquareError::decline(
@@ -145,8 +151,8 @@ impl Bank {
         Handled::ok(json!({ "payment": payment.to_json() }), events)
     }
 
-    /// Applies `delay_action` to every authorization whose `delayed_until`
-    /// has passed.
+    /// Settles PENDING payments whose time came, and applies `delay_action`
+    /// to every authorization whose `delayed_until` has passed.
     pub fn lapse_due(&mut self, now_ms: u64) -> Vec<Event> {
         let mut events = Vec::new();
         for id in &self.payment_order {
@@ -154,6 +160,9 @@ impl Bank {
                 .payments
                 .get_mut(id)
                 .expect("payment_order lists stored payments");
+            if payment.settle_pending(now_ms) == Change::Changed {
+                events.push(Event::payment(EventType::PaymentUpdated, payment));
+            }
             if payment.delayed_until_ms <= now_ms && payment.lapse(now_ms) == Change::Changed {
                 events.push(Event::payment(EventType::PaymentUpdated, payment));
             }

@@ -114,6 +114,8 @@ pub struct Bank {
     keys: IdempotencyBook,
     /// CreatePayment key → payment id, for cancel-by-key.
     payment_by_key: HashMap<String, String>,
+    /// The next this many payments made read PENDING for so long.
+    pending_plan: Option<(u32, u64)>,
 }
 
 impl Bank {
@@ -129,7 +131,14 @@ impl Bank {
             tokens,
             keys,
             payment_by_key: HashMap::new(),
+            pending_plan: None,
         }
+    }
+
+    /// The next `times` payments (not declines) are answered PENDING and
+    /// settle `settle_after_ms` later, with a `payment.updated` webhook.
+    pub fn plan_pending(&mut self, times: u32, settle_after_ms: u64) {
+        self.pending_plan = (times > 0).then_some((times, settle_after_ms));
     }
 
     pub fn get_payment(&self, id: &str) -> Handled {

@@ -35,6 +35,7 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/_control/requests", get(requests))
         .route("/_control/payments", get(payments))
         .route("/_control/payments/{id}/lapse", post(lapse_payment))
+        .route("/_control/payments/pending", post(plan_pending))
         .route("/_control/reset", post(reset))
 }
 
@@ -225,6 +226,26 @@ async fn requests(State(app): State<Arc<App>>) -> Response {
 
 async fn payments(State(app): State<Arc<App>>) -> Response {
     json(200, &lock(&app.bank).payments_json())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PendingPlan {
+    times: u32,
+    settle_after_ms: u64,
+}
+
+/// The next `times` payments read PENDING for `settle_after_ms` (at most a
+/// minute), then settle.
+async fn plan_pending(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    match parse::<PendingPlan>(&body) {
+        Ok(plan) if plan.settle_after_ms <= 60_000 && plan.times <= 1_000 => {
+            lock(&app.bank).plan_pending(plan.times, plan.settle_after_ms);
+            ok()
+        }
+        Ok(_) => refused(400, "settle_after_ms at most 60000, times at most 1000"),
+        Err(message) => refused(400, message),
+    }
 }
 
 async fn lapse_payment(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
