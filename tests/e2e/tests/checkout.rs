@@ -435,3 +435,89 @@ async fn a_pending_authorization_is_looked_up_until_it_settles() {
     assert_eq!(creates, 1, "made once: {calls:?}");
     assert!(lookups >= 1, "looked up: {calls:?}");
 }
+
+/// The checkout's own refund: the seller captured the authorization by hand
+/// while it was slow, and the seat went to another buyer, so the checkout
+/// refunds the money. It recorded that refund before asking for it, so
+/// the refund's webhook is not taken for one made in the Dashboard: no
+/// "choose its tickets" alert.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_checkouts_own_refund_is_known_for_what_it_is() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(short_holds()).await;
+    stack
+        .square
+        .control(
+            "/_control/faults",
+            serde_json::json!({"endpoint": "create_payment", "fault": {"delay_ms": 3000}, "times": 1}),
+        )
+        .await;
+    let first = api.hold(&sid, &["A1"], None).await;
+    let paying = {
+        let (api, sid, first) = (api.clone(), sid.clone(), first.clone());
+        tokio::spawn(async move { api.checkout(&sid, &first, "cnon:card-nonce-ok").await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+    let payment = payments(&stack).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    stack
+        .square
+        .control(
+            &format!("/_control/payments/{payment}/capture"),
+            serde_json::json!({}),
+        )
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    let rival = api.hold(&sid, &["A1"], None).await;
+    assert_eq!(rival.status, 201, "{:?}", rival.body);
+    let bought = api.checkout(&sid, &rival, "cnon:card-nonce-ok").await;
+    assert_eq!(bought.status, 201, "{:?}", bought.body);
+    let lost = paying.await.unwrap();
+    let order_id = lost.body["order_id"].as_str().unwrap().to_string();
+
+    // The money comes back, and the refund's webhook has been handled.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let refunds = stack.d1_query(&format!(
+            "SELECT id, status, ticket_ids FROM refunds WHERE order_id = '{order_id}'"
+        ));
+        let unhandled =
+            stack.d1_query("SELECT COUNT(*) AS n FROM webhook_events WHERE handled_at_ms IS NULL");
+        let done =
+            refunds.len() == 1 && refunds[0]["status"] == "COMPLETED" && unhandled[0]["n"] == 0;
+        if done {
+            assert_eq!(refunds[0]["ticket_ids"], "[]", "{refunds:?}");
+            assert!(
+                !refunds[0]["id"].as_str().unwrap().starts_with("square:"),
+                "recorded before it was asked for: {refunds:?}"
+            );
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "refunded: {refunds:?}\n{}",
+            stack.log_tail()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    let attention = api
+        .admin(e2e::Method::GET, "/api/admin/attention", None)
+        .await
+        .body;
+    let kinds: Vec<&str> = attention["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["order_id"] == order_id.as_str())
+        .map(|i| i["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        !kinds.contains(&"partial_refund"),
+        "a false alert: {kinds:?}"
+    );
+    let square_refunds = stack.square.get("/_control/refunds").await;
+    assert_eq!(square_refunds["refunds"].as_array().unwrap().len(), 1);
+}

@@ -36,6 +36,7 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/_control/payments", get(payments))
         .route("/_control/payments/{id}/lapse", post(lapse_payment))
         .route("/_control/payments/pending", post(plan_pending))
+        .route("/_control/payments/{id}/capture", post(capture_by_hand))
         .route("/_control/reset", post(reset))
 }
 
@@ -246,6 +247,13 @@ async fn plan_pending(State(app): State<Arc<App>>, body: Bytes) -> Response {
         Ok(_) => refused(400, "settle_after_ms at most 60000, times at most 1000"),
         Err(message) => refused(400, message),
     }
+}
+
+/// The seller captures an authorization in the Square Dashboard, as the
+/// Dashboard lets them: the same move as CompletePayment, without a key.
+async fn capture_by_hand(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    let handled = lock(&app.bank).complete_payment(&id, &json!({}), now_ms());
+    reply(&app.finish(handled))
 }
 
 async fn lapse_payment(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
