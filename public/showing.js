@@ -220,12 +220,27 @@ async function buy() {
   const button = document.getElementById('buy');
   button.disabled = true;
   try {
-    const result = await card.tokenize();
+    const email = document.getElementById('email').value.trim();
+    const name = document.getElementById('name').value.trim();
+    const [givenName, ...family] = name.split(/\s+/);
+    // Buyer verification (3-D Secure): Square decides from these whether
+    // the card's bank must check the buyer, and shows its check itself.
+    const result = await card.tokenize({
+      amount: majorText(hold.amount.amount, hold.amount.currency),
+      currencyCode: hold.amount.currency,
+      intent: 'CHARGE',
+      customerInitiated: true,
+      sellerKeyedIn: false,
+      billingContact: { givenName: givenName || '', familyName: family.join(' '), email },
+    });
+    if (result.status === 'Cancel') {
+      return say(messages, 'error', 'The check by your bank was cancelled, so nothing was paid. Your seats are still held: press "Pay now" to try again.');
+    }
     if (result.status !== 'OK') {
       const why = (result.errors || []).map((e) => e.message).join(' ');
       return say(messages, 'error', why || 'Check the card details.');
     }
-    const payment = { source_id: result.token, email: document.getElementById('email').value, name: document.getElementById('name').value };
+    const payment = { source_id: result.token, email, name };
     remember(Object.assign(remembered(), { payment }));
     await pay(payment);
   } finally {
@@ -255,7 +270,10 @@ async function pay(payment) {
   const pending = remembered();
   delete pending.payment;
   remember(pending);
-  if (status === 402) {
+  if (status === 402 && body.code === 'CARD_DECLINED_VERIFICATION_REQUIRED') {
+    say(messages, 'error', 'Your bank needs to check this payment and the check did not happen. Nothing was charged; your seats are still held, so you can try again.');
+    await followHold();
+  } else if (status === 402) {
     say(messages, 'error', `Your card was declined (${body.code}). Nothing was charged; your seats are still held, so you can try another card.`);
     await followHold();
   } else if (status === 409 && body.error === 'seat_lost') {

@@ -209,3 +209,31 @@ async fn a_yen_showing_charges_whole_yen_and_a_dollar_one_is_refused() {
     );
     let _ = run_browser_script("yen.mjs", &stack, &sid);
 }
+
+/// Buyer verification with Square's SCA sandbox cards: a challenge passed
+/// pays; a challenge cancelled asks Square for nothing; a card verified
+/// without a challenge pays. Without verification the stand-in declines
+/// such a card (`tests/square`), as Square does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sca_cards_pay_after_verification_and_a_cancelled_check_charges_nothing() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let _ = run_browser_script("sca.mjs", &stack, &sid);
+    let requests = stack.square.get("/_control/requests").await;
+    let creates = requests["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["method"] == "POST" && r["path"] == "/v2/payments")
+        .count();
+    assert_eq!(
+        creates, 2,
+        "the cancelled check asked Square for nothing: {requests}"
+    );
+    let map = api.seat_map(&sid).await;
+    assert_eq!(
+        (map["A5"].as_str(), map["A6"].as_str()),
+        (Some("sold"), Some("sold"))
+    );
+}

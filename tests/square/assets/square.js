@@ -3,7 +3,7 @@
 //   const payments = Square.payments(applicationId, locationId);
 //   const card = await payments.card();
 //   await card.attach('#card-container');
-//   const result = await card.tokenize(); // {status: 'OK', token: 'cnon:…'}
+//   const result = await card.tokenize(verificationDetails); // {status: 'OK', token: 'cnon:…'}
 //   await card.destroy();
 // The typed card goes to this script's own origin, which mints the token.
 (function () {
@@ -73,17 +73,10 @@
     this._form = form;
   };
 
-  Card.prototype.tokenize = async function () {
-    if (!this._form) {
-      return failure('Error', 'UNKNOWN', 'attach() must be called before tokenize()');
-    }
-    var body = { application_id: this._applicationId, location_id: this._locationId };
-    var inputs = this._inputs;
-    Object.keys(inputs).forEach(function (name) {
-      body[name] = inputs[name].value;
-    });
+  // The stand-in's own calls back to the server that served this file.
+  async function post(path, body) {
     try {
-      var answer = await fetch(standinOrigin + '/_sdk/tokenize', {
+      var answer = await fetch(standinOrigin + path, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body)
@@ -92,6 +85,78 @@
     } catch (error) {
       return failure('Error', 'UNKNOWN', 'The Square stand-in could not be reached: ' + error);
     }
+  }
+
+  // The issuer's challenge, as Square shows it in its own frame: a modal
+  // asking for the code the bank sent. Resolves to the code, or null if the
+  // buyer cancels.
+  function challenge() {
+    return new Promise(function (resolve) {
+      var overlay = document.createElement('div');
+      overlay.className = 'sq-standin-challenge';
+      overlay.setAttribute('style', 'position:fixed;inset:0;background:rgba(0,0,0,.5);display:flex;align-items:center;justify-content:center;z-index:1000');
+      var dialog = document.createElement('div');
+      dialog.setAttribute('role', 'dialog');
+      dialog.setAttribute('aria-modal', 'true');
+      dialog.setAttribute('aria-labelledby', 'sq-standin-challenge-title');
+      dialog.setAttribute('style', 'background:#fff;color:#222;padding:1rem;border-radius:8px;max-width:20rem');
+      var title = document.createElement('h2');
+      title.id = 'sq-standin-challenge-title';
+      title.textContent = 'Verify this payment';
+      var text = document.createElement('p');
+      text.textContent = 'Your bank sent you a code. (Sandbox: 123456.)';
+      var label = document.createElement('label');
+      label.htmlFor = 'sq-standin-challenge-code';
+      label.textContent = 'Verification code';
+      var input = document.createElement('input');
+      input.id = 'sq-standin-challenge-code';
+      input.inputMode = 'numeric';
+      input.autocomplete = 'one-time-code';
+      var submit = document.createElement('button');
+      submit.type = 'button';
+      submit.textContent = 'Verify';
+      var cancel = document.createElement('button');
+      cancel.type = 'button';
+      cancel.textContent = 'Cancel verification';
+      function close(code) {
+        overlay.parentNode.removeChild(overlay);
+        resolve(code);
+      }
+      submit.addEventListener('click', function () { close(input.value); });
+      cancel.addEventListener('click', function () { close(null); });
+      [title, text, label, input, submit, cancel].forEach(function (node) { dialog.appendChild(node); });
+      overlay.appendChild(dialog);
+      document.body.appendChild(overlay);
+      input.focus();
+    });
+  }
+
+  // tokenize(verificationDetails): with the details, a card whose issuer
+  // asks for Strong Customer Authentication is verified here (after a
+  // challenge for some cards); a cancelled challenge answers status
+  // 'Cancel'. Without them, the token is unverified and such a card is
+  // declined when charged.
+  Card.prototype.tokenize = async function (verificationDetails) {
+    if (!this._form) {
+      return failure('Error', 'UNKNOWN', 'attach() must be called before tokenize()');
+    }
+    var body = { application_id: this._applicationId, location_id: this._locationId };
+    if (verificationDetails !== undefined) {
+      body.verification_details = verificationDetails;
+    }
+    var inputs = this._inputs;
+    Object.keys(inputs).forEach(function (name) {
+      body[name] = inputs[name].value;
+    });
+    var result = await post('/_sdk/tokenize', body);
+    if (result.status !== 'CHALLENGE') {
+      return result;
+    }
+    var code = await challenge();
+    if (code === null) {
+      return failure('Cancel', 'VERIFICATION_CANCELED', 'The buyer canceled the verification.');
+    }
+    return post('/_sdk/verify', { challenge_id: result.challenge_id, code: code });
   };
 
   Card.prototype.destroy = async function () {

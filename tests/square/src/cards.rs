@@ -15,6 +15,8 @@ pub enum Decline {
     PostalCode,
     Expiration,
     InsufficientFunds,
+    /// An SCA card charged with a token that was not verified.
+    VerificationRequired,
 }
 
 impl Decline {
@@ -25,6 +27,7 @@ impl Decline {
             Decline::PostalCode => "ADDRESS_VERIFICATION_FAILURE",
             Decline::Expiration => "INVALID_EXPIRATION",
             Decline::InsufficientFunds => "INSUFFICIENT_FUNDS",
+            Decline::VerificationRequired => "CARD_DECLINED_VERIFICATION_REQUIRED",
         }
     }
 
@@ -85,6 +88,29 @@ pub const CARD_RULES: [(Trigger, Decline); 5] = [
     (Trigger::Expiry("01/40"), Decline::Expiration),
 ];
 
+/// Whether a card's issuer asks for Strong Customer Authentication, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sca {
+    NotNeeded,
+    /// Verified as soon as verification details come with the tokenize.
+    NoChallenge,
+    /// The buyer must type the code the issuer sent ([`CHALLENGE_CODE`]).
+    Challenge,
+}
+
+/// The SCA cards of Square's "Sandbox Payments" page
+/// (<https://developer.squareup.com/docs/testing/test-values>): charged
+/// with a token made without verification details, they are declined
+/// `CARD_DECLINED_VERIFICATION_REQUIRED`.
+pub const SCA_CARDS: [(&str, Sca); 3] = [
+    ("4800000000000004", Sca::NoChallenge),
+    ("5222220000000005", Sca::NoChallenge),
+    ("5248480000210026", Sca::Challenge),
+];
+
+/// The code the challenge of Square's sandbox SCA cards accepts.
+pub const CHALLENGE_CODE: &str = "123456";
+
 /// What is remembered of a card: never the full number.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Card {
@@ -133,6 +159,20 @@ pub struct FieldError {
 pub struct AcceptedCard {
     pub card: Card,
     pub decline: Option<Decline>,
+    pub sca: Sca,
+    /// The buyer was verified when the token was made.
+    pub verified: bool,
+}
+
+impl AcceptedCard {
+    /// The charge's outcome: a card that needs SCA and was not verified is
+    /// declined before anything else.
+    pub fn outcome(&self) -> Option<Decline> {
+        if self.sca != Sca::NotNeeded && !self.verified {
+            return Some(Decline::VerificationRequired);
+        }
+        self.decline
+    }
 }
 
 const MAX_POSTAL_CODE_CHARS: usize = 12;
@@ -204,7 +244,16 @@ pub fn accept(typed: &TypedCard, today: (u16, u8)) -> Result<AcceptedCard, Vec<F
         exp_month,
         exp_year,
     };
-    Ok(AcceptedCard { card, decline })
+    let sca = SCA_CARDS
+        .iter()
+        .find(|(number, _)| digits == *number)
+        .map_or(Sca::NotNeeded, |(_, sca)| *sca);
+    Ok(AcceptedCard {
+        card,
+        decline,
+        sca,
+        verified: false,
+    })
 }
 
 /// `MM/YY` → (20YY, MM).

@@ -67,7 +67,7 @@ impl TokenBook {
             return Err(TokenError::Used);
         }
         minted.used = true;
-        Ok((minted.accepted.card.clone(), minted.accepted.decline))
+        Ok((minted.accepted.card.clone(), minted.accepted.outcome()))
     }
 }
 
@@ -79,6 +79,8 @@ mod tests {
         AcceptedCard {
             card: Card::sandbox_visa(),
             decline: None,
+            sca: crate::cards::Sca::NotNeeded,
+            verified: false,
         }
     }
 

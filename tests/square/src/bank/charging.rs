@@ -3,10 +3,11 @@
 use serde_json::{json, Value};
 
 use super::{payment_not_found, Bank, Handled};
-use crate::cards::TypedCard;
+use crate::cards::{AcceptedCard, Sca, TypedCard, CHALLENGE_CODE};
 use crate::clock::year_month;
 use crate::events::{Event, EventType};
 use crate::idempotency::{fingerprint, Lookup, Scope, Stored};
+use crate::ids;
 use crate::payments::{Change, Merchant, Payment, PaymentStatus};
 use crate::requests;
 use crate::square_error::SquareError;
@@ -183,8 +184,18 @@ impl Bank {
     }
 
     /// The SDK stand-in's tokenize: the Web Payments SDK's result shape.
-    pub fn tokenize(&mut self, typed: &TypedCard, now_ms: u64) -> Value {
-        let accepted = match crate::cards::accept(typed, year_month(now_ms)) {
+    /// Tokenizes a typed card. With `verification` (the page's verification
+    /// details) a card that needs SCA is verified: at once, or after a
+    /// challenge the SDK shows (answered `{"status": "CHALLENGE",
+    /// "challenge_id"}`, finished by [`Bank::verify`]). Without, its token is
+    /// made unverified, and charging it is declined.
+    pub fn tokenize(
+        &mut self,
+        typed: &TypedCard,
+        verification: Option<&Value>,
+        now_ms: u64,
+    ) -> Value {
+        let mut accepted = match crate::cards::accept(typed, year_month(now_ms)) {
             Ok(accepted) => accepted,
             Err(errors) => {
                 let errors: Vec<Value> = errors
@@ -194,6 +205,50 @@ impl Bank {
                 return json!({ "status": "Invalid", "errors": errors });
             }
         };
+        if let Some(details) = verification {
+            if let Err(message) = verification_details(details, &self.settings.currency) {
+                return json!({
+                    "status": "Error",
+                    "errors": [{ "type": "INVALID_VERIFICATION_DETAILS", "message": message }],
+                });
+            }
+            match accepted.sca {
+                Sca::NotNeeded => {}
+                Sca::NoChallenge => accepted.verified = true,
+                Sca::Challenge => {
+                    if self.challenges.len() >= self.settings.limits.card_tokens {
+                        self.challenges.clear();
+                    }
+                    let id = ids::card_token().replace("cnon:", "chl:");
+                    self.challenges.insert(id.clone(), accepted);
+                    return json!({ "status": "CHALLENGE", "challenge_id": id });
+                }
+            }
+        }
+        self.mint(accepted)
+    }
+
+    /// The buyer answered a challenge: the right code makes a verified
+    /// token; a wrong one fails verification. Either way the challenge is
+    /// over.
+    pub fn verify(&mut self, challenge_id: &str, code: &str) -> Value {
+        let Some(mut accepted) = self.challenges.remove(challenge_id) else {
+            return json!({
+                "status": "Error",
+                "errors": [{ "type": "UNKNOWN", "message": "No such verification." }],
+            });
+        };
+        if code.trim() != CHALLENGE_CODE {
+            return json!({
+                "status": "Error",
+                "errors": [{ "type": "VERIFICATION_FAILED", "message": "The card holder could not be verified." }],
+            });
+        }
+        accepted.verified = true;
+        self.mint(accepted)
+    }
+
+    fn mint(&mut self, accepted: AcceptedCard) -> Value {
         let card = accepted.card.clone();
         match self.tokens.mint(accepted) {
             Ok(token) => json!({
@@ -217,6 +272,49 @@ impl Bank {
     }
 }
 
+/// The verification details the Web Payments SDK takes with `tokenize()`
+/// for SCA, checked as strictly as the SDK documents them
+/// (<https://developer.squareup.com/docs/web-payments/sca>): the amount as a
+/// decimal string in major units, the location's currency, an intent, and a
+/// billing contact.
+fn verification_details(details: &Value, currency: &str) -> Result<(), String> {
+    let amount = details["amount"].as_str().unwrap_or_default();
+    let digits = match currency {
+        "JPY" => 0,
+        _ => 2,
+    };
+    let amount_ok = match amount.split_once('.') {
+        Some((major, minor)) => {
+            digits > 0
+                && !major.is_empty()
+                && major.bytes().all(|b| b.is_ascii_digit())
+                && minor.len() == digits
+                && minor.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => digits == 0 && !amount.is_empty() && amount.bytes().all(|b| b.is_ascii_digit()),
+    };
+    if !amount_ok {
+        return Err(format!(
+            "amount must be a decimal string with {digits} decimals in {currency}, not {amount:?}"
+        ));
+    }
+    if details["currencyCode"].as_str() != Some(currency) {
+        return Err(format!(
+            "currencyCode must be the location's currency, {currency}"
+        ));
+    }
+    if !matches!(
+        details["intent"].as_str(),
+        Some("CHARGE" | "STORE" | "CHARGE_AND_STORE")
+    ) {
+        return Err("intent must be CHARGE, STORE or CHARGE_AND_STORE".into());
+    }
+    if !details["billingContact"].is_object() {
+        return Err("billingContact is required".into());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::test_bank;
@@ -229,6 +327,62 @@ mod tests {
             "amount_money": {"amount": 2400, "currency": "USD"},
             "autocomplete": autocomplete,
         })
+    }
+
+    fn typed(number: &str) -> crate::cards::TypedCard {
+        serde_json::from_value(json!({
+            "card_number": number, "expiration": "12/40", "cvv": "111", "postal_code": "94103"
+        }))
+        .unwrap()
+    }
+
+    fn details(amount: &str) -> serde_json::Value {
+        json!({
+            "amount": amount, "currencyCode": "USD", "intent": "CHARGE",
+            "billingContact": {"givenName": "Ana", "email": "ana@example.com"}
+        })
+    }
+
+    #[test]
+    fn an_sca_card_is_charged_only_with_a_verified_token() {
+        let mut bank = test_bank();
+        // Made without verification details: declined as Square does.
+        let plain = bank.tokenize(&typed("4800 0000 0000 0004"), None, 1);
+        let token = plain["token"].as_str().unwrap();
+        let declined = bank.create_payment(&create("k1", token, false), 2);
+        assert_eq!(
+            declined.reply.body["errors"][0]["code"],
+            "CARD_DECLINED_VERIFICATION_REQUIRED"
+        );
+        // With them, this card needs no challenge.
+        let verified = bank.tokenize(&typed("4800 0000 0000 0004"), Some(&details("24.00")), 3);
+        let token = verified["token"].as_str().unwrap();
+        let paid = bank.create_payment(&create("k2", token, false), 4);
+        assert_eq!(paid.reply.body["payment"]["status"], "APPROVED");
+        // Details the SDK would refuse.
+        let bad = bank.tokenize(&typed("4800 0000 0000 0004"), Some(&details("24")), 5);
+        assert_eq!(bad["errors"][0]["type"], "INVALID_VERIFICATION_DETAILS");
+    }
+
+    #[test]
+    fn a_challenge_card_is_verified_by_its_code_only() {
+        let mut bank = test_bank();
+        let challenge = bank.tokenize(&typed("5248 4800 0021 0026"), Some(&details("24.00")), 1);
+        assert_eq!(challenge["status"], "CHALLENGE");
+        let id = challenge["challenge_id"].as_str().unwrap();
+        let wrong = bank.verify(id, "000000");
+        assert_eq!(wrong["errors"][0]["type"], "VERIFICATION_FAILED");
+        assert_eq!(
+            bank.verify(id, "123456")["errors"][0]["type"],
+            "UNKNOWN",
+            "one answer a challenge"
+        );
+        let again = bank.tokenize(&typed("5248 4800 0021 0026"), Some(&details("24.00")), 2);
+        let id = again["challenge_id"].as_str().unwrap();
+        let verified = bank.verify(id, "123456");
+        let token = verified["token"].as_str().unwrap();
+        let paid = bank.create_payment(&create("k3", token, false), 3);
+        assert_eq!(paid.reply.body["payment"]["status"], "APPROVED");
     }
 
     #[test]

@@ -116,6 +116,8 @@ pub struct Bank {
     payment_by_key: HashMap<String, String>,
     /// The next this many payments made read PENDING for so long.
     pending_plan: Option<(u32, u64)>,
+    /// SCA challenges the SDK stand-in is showing: id → the card.
+    challenges: HashMap<String, crate::cards::AcceptedCard>,
 }
 
 impl Bank {
@@ -132,6 +134,7 @@ impl Bank {
             keys,
             payment_by_key: HashMap::new(),
             pending_plan: None,
+            challenges: HashMap::new(),
         }
     }
 

@@ -27,6 +27,7 @@ pub fn routes() -> Router<Arc<App>> {
     Router::new()
         .route("/v1/square.js", get(script))
         .route("/_sdk/tokenize", post(tokenize).options(preflight))
+        .route("/_sdk/verify", post(verify).options(preflight))
 }
 
 async fn script() -> Response {
@@ -75,8 +76,27 @@ struct TokenizeRequest {
     application_id: String,
     #[serde(default)]
     location_id: String,
+    /// What the page passed to `tokenize()` for buyer verification.
+    #[serde(default)]
+    verification_details: Option<serde_json::Value>,
     #[serde(flatten)]
     card: TypedCard,
+}
+
+#[derive(Deserialize)]
+struct VerifyRequest {
+    challenge_id: String,
+    code: String,
+}
+
+/// The buyer's answer to the challenge the SDK stand-in showed.
+async fn verify(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    let Ok(request) = serde_json::from_slice::<VerifyRequest>(&body) else {
+        let result = json!({ "status": "Error", "errors": [{ "type": "UNKNOWN", "message": "Malformed verify request." }] });
+        return with_cors(json(400, &result));
+    };
+    let result = lock(&app.bank).verify(&request.challenge_id, &request.code);
+    with_cors(json(200, &result))
 }
 
 async fn tokenize(State(app): State<Arc<App>>, body: Bytes) -> Response {
@@ -96,6 +116,10 @@ async fn tokenize(State(app): State<Arc<App>>, body: Bytes) -> Response {
         });
         return with_cors(json(200, &result));
     }
-    let result = lock(&app.bank).tokenize(&request.card, now_ms());
+    let result = lock(&app.bank).tokenize(
+        &request.card,
+        request.verification_details.as_ref(),
+        now_ms(),
+    );
     with_cors(json(200, &result))
 }
