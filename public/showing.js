@@ -209,11 +209,65 @@ async function startPayment() {
       script.onerror = () => reject(new Error('The payment form could not be loaded.'));
       document.head.append(script);
     });
-    const payments = window.Square.payments(config.square_application_id, config.square_location_id);
-    card = await payments.card();
+    squarePayments = window.Square.payments(config.square_application_id, config.square_location_id);
+    squareConfig = config;
+    card = await squarePayments.card();
     await card.attach('#card-container');
   }
+  await offerWallets();
   document.getElementById('name').focus();
+}
+
+// Google Pay and Apple Pay, where Square's SDK offers them in this browser
+// (Apple Pay also needs the site's domain registered with Square). Their
+// sheet shows this hold's total; their token pays through the same
+// checkout as a card's.
+let squarePayments = null;
+let squareConfig = null;
+let wallets = {};
+
+async function offerWallets() {
+  const box = document.getElementById('wallets');
+  const google = document.getElementById('google-pay-button');
+  const apple = document.getElementById('apple-pay-button');
+  google.replaceChildren();
+  apple.hidden = true;
+  box.hidden = true;
+  wallets = {};
+  if (!squareConfig.square_country || !squarePayments.paymentRequest) return;
+  const request = squarePayments.paymentRequest({
+    countryCode: squareConfig.square_country,
+    currencyCode: hold.amount.currency,
+    total: { amount: majorText(hold.amount.amount, hold.amount.currency), label: squareConfig.cinema_name || 'Tickets' },
+  });
+  try {
+    wallets.google = await squarePayments.googlePay(request);
+    await wallets.google.attach('#google-pay-button');
+    box.hidden = false;
+  } catch (_) { /* not offered in this browser */ }
+  try {
+    wallets.apple = await squarePayments.applePay(request);
+    apple.hidden = false;
+    box.hidden = false;
+  } catch (_) { /* not offered in this browser */ }
+}
+
+async function walletPay(wallet) {
+  if (!wallet || !hold) return;
+  const email = document.getElementById('email').value.trim();
+  const name = document.getElementById('name').value.trim();
+  if (!name || !email) {
+    say(messages, 'error', 'Fill in your name and e-mail first: your tickets are sent there.');
+    return document.getElementById(name ? 'email' : 'name').focus();
+  }
+  const result = await wallet.tokenize();
+  if (result.status === 'Cancel') return say(messages, 'info', 'Payment cancelled: nothing was charged, and your seats are still held.');
+  if (result.status !== 'OK') {
+    return say(messages, 'error', (result.errors || []).map((e) => e.message).join(' ') || 'The wallet could not pay.');
+  }
+  const payment = { source_id: result.token, email, name };
+  remember(Object.assign(remembered(), { payment }));
+  await pay(payment);
 }
 
 async function buy() {
@@ -355,6 +409,8 @@ async function release() {
   document.getElementById('hold').addEventListener('click', holdSeats);
   document.getElementById('buy').addEventListener('click', buy);
   document.getElementById('release').addEventListener('click', release);
+  document.getElementById('google-pay-button').addEventListener('click', () => walletPay(wallets.google));
+  document.getElementById('apple-pay-button').addEventListener('click', () => walletPay(wallets.apple));
   setInterval(refresh, REFRESH_MS);
   followMap(sid, () => version, refresh);
   setInterval(tick, 1000);

@@ -27,16 +27,29 @@ use desk::square::{path_segment, sort, SquareCall};
 /// How long a Worker instance trusts the location's currency it read.
 const LOCATION_CACHE_MS: u64 = 10 * 60 * 1000;
 
+/// What the pages and the editor need of the Square location.
+#[derive(Clone, Debug)]
+pub struct Location {
+    /// Every price must be in it: Square refuses a payment in another.
+    pub currency: String,
+    /// ISO 3166, for the wallets' payment sheet.
+    pub country: String,
+}
+
 thread_local! {
-    /// (location id, currency, when read).
-    static LOCATION: std::cell::RefCell<Option<(String, String, u64)>> =
+    /// (location id, the location, when read).
+    static LOCATION: std::cell::RefCell<Option<(String, Location, u64)>> =
         const { std::cell::RefCell::new(None) };
 }
 
-/// The currency of the Square location payments are taken at
-/// (`SQUARE_LOCATION_ID`), read from Square and kept for ten minutes.
-/// Every price must be in it: Square refuses a payment in another.
+/// The currency of the Square location payments are taken at.
 pub async fn location_currency(env: &Env) -> Result<String, crate::api_error::ApiError> {
+    Ok(location(env).await?.currency)
+}
+
+/// The Square location payments are taken at (`SQUARE_LOCATION_ID`), read
+/// from Square and kept for ten minutes.
+pub async fn location(env: &Env) -> Result<Location, crate::api_error::ApiError> {
     use crate::api_error::ApiError;
     use desk::Code;
     let location_id = env
@@ -45,13 +58,13 @@ pub async fn location_currency(env: &Env) -> Result<String, crate::api_error::Ap
         .map_err(|_| ApiError::internal("SQUARE_LOCATION_ID is not configured"))?;
     let now = worker::Date::now().as_millis();
     let cached = LOCATION.with(|c| {
-        c.borrow().as_ref().and_then(|(id, currency, at)| {
+        c.borrow().as_ref().and_then(|(id, location, at)| {
             (*id == location_id && now.saturating_sub(*at) < LOCATION_CACHE_MS)
-                .then(|| currency.clone())
+                .then(|| location.clone())
         })
     });
-    if let Some(currency) = cached {
-        return Ok(currency);
+    if let Some(location) = cached {
+        return Ok(location);
     }
     let square = Square::from_env(env).map_err(ApiError::internal)?;
     match square.get_location(&location_id).await {
@@ -60,8 +73,13 @@ pub async fn location_currency(env: &Env) -> Result<String, crate::api_error::Ap
                 .as_str()
                 .ok_or_else(|| ApiError::internal("Square's location has no currency"))?
                 .to_string();
-            LOCATION.with(|c| *c.borrow_mut() = Some((location_id, currency.clone(), now)));
-            Ok(currency)
+            let country = body["location"]["country"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let location = Location { currency, country };
+            LOCATION.with(|c| *c.borrow_mut() = Some((location_id, location.clone(), now)));
+            Ok(location)
         }
         Reply::Refused { code, detail, .. } => Err(ApiError::new(
             Code::SquareUnavailable,

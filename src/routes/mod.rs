@@ -233,15 +233,23 @@ async fn page(ctx: RouteContext<()>, asset: &str) -> Handled {
     Ok(filled)
 }
 
-/// What the pages need to know: the Square Web Payments SDK to load and
-/// the application it pays for. Nothing secret.
+/// What the pages need to know: the Square Web Payments SDK to load, the
+/// application it pays for, and the location's country (for the wallets'
+/// payment sheet; `null` if Square could not be asked, and the card form
+/// alone is offered). Nothing secret.
 async fn config(ctx: RouteContext<()>) -> Handled {
     let var = |name: &str| ctx.env.var(name).map(|v| v.to_string()).unwrap_or_default();
+    let country = crate::square::location(&ctx.env)
+        .await
+        .ok()
+        .map(|l| l.country)
+        .filter(|c| !c.is_empty());
     Ok(Response::from_json(&json!({
         "cinema_name": var("CINEMA_NAME"),
         "square_sdk_url": var("SQUARE_SDK_URL"),
         "square_application_id": var("SQUARE_APPLICATION_ID"),
         "square_location_id": var("SQUARE_LOCATION_ID"),
+        "square_country": country,
     }))?)
 }
 

@@ -23,6 +23,19 @@ export async function checkAccessibility(page, what) {
   assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`), [], `${what}: accessibility`);
 }
 
+/// A new buyer (own context, phone width) holds `seat` and reaches the
+/// payment form.
+export async function holdSeat(browser, base, sid, seat, viewport = { width: 390, height: 844 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  await page.goto(`${base}/showings/${sid}`);
+  await page.getByRole('button', { name: `Seat ${seat}, available` }).click();
+  await page.getByRole('button', { name: 'Hold these seats' }).click();
+  await page.getByRole('timer').waitFor();
+  return { context, page };
+}
+
 /// Fills the payment form with the Square stand-in's approved test card.
 export async function fillTestCard(page) {
   await page.getByLabel('Name').fill('Ana Lima');

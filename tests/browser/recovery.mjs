@@ -6,7 +6,7 @@
 // when paying starts. Run by tests/e2e/tests/browser.rs, which checks the
 // stand-in's authorizations afterwards.
 import assert from 'node:assert/strict';
-import { fillTestCard, launch } from './lib.mjs';
+import { fillTestCard, holdSeat, launch } from './lib.mjs';
 
 const base = process.env.BASE_URL;
 const sid = process.env.SHOWING_ID;
@@ -74,13 +74,7 @@ try {
   await context.close();
 
   // Another buyer: the checkout never reaches the server.
-  const other = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const second = await other.newPage();
-  second.setDefaultTimeout(15000);
-  await second.goto(`${base}/showings/${sid}`);
-  await second.getByRole('button', { name: 'Seat A2, available' }).click();
-  await second.getByRole('button', { name: 'Hold these seats' }).click();
-  await second.getByRole('timer').waitFor();
+  const { context: other, page: second } = await holdSeat(browser, base, sid, 'A2', { width: 1280, height: 900 });
   await fillTestCard(second);
   await second.route('**/checkout', (route) => route.abort('connectionreset'), { times: 1 });
   await second.getByRole('button', { name: 'Pay now' }).click();

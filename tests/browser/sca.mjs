@@ -5,20 +5,14 @@
 // challenge. Run by tests/e2e/tests/browser.rs, which counts the
 // authorizations.
 import assert from 'node:assert/strict';
-import { checkAccessibility, fillTestCard, launch } from './lib.mjs';
+import { checkAccessibility, fillTestCard, holdSeat, launch } from './lib.mjs';
 
 const base = process.env.BASE_URL;
 const sid = process.env.SHOWING_ID;
 const shots = process.env.SCREENSHOT_DIR;
 
 async function holdAndFill(browser, seat, number) {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15000);
-  await page.goto(`${base}/showings/${sid}`);
-  await page.getByRole('button', { name: `Seat ${seat}, available` }).click();
-  await page.getByRole('button', { name: 'Hold these seats' }).click();
-  await page.getByRole('timer').waitFor();
+  const { context, page } = await holdSeat(browser, base, sid, seat);
   await fillTestCard(page);
   await page.getByLabel('Card number').fill(number);
   return { context, page };
@@ -34,7 +28,7 @@ try {
   await first.page.screenshot({ path: `${shots}/sca-challenge-phone.png`, fullPage: true });
   await dialog.getByLabel('Verification code').fill('123456');
   await dialog.getByRole('button', { name: 'Verify' }).click();
-  await first.page.waitForURL(/\/orders\//);
+  await first.page.waitForURL(/\/orders\//, { timeout: 30000 });
   await first.page.getByText('Paid. Show a ticket at the door.').waitFor();
   await first.context.close();
 
@@ -49,7 +43,7 @@ try {
   // The same buyer pays with a card verified without a challenge.
   await second.page.getByLabel('Card number').fill('4800 0000 0000 0004');
   await second.page.getByRole('button', { name: 'Pay now' }).click();
-  await second.page.waitForURL(/\/orders\//);
+  await second.page.waitForURL(/\/orders\//, { timeout: 30000 });
   await second.page.getByText('Paid. Show a ticket at the door.').waitFor();
   assert.equal(await second.page.getByRole('dialog').count(), 0, 'no challenge for that card');
   await second.context.close();

@@ -5,6 +5,18 @@ use std::process::Command;
 
 use e2e::{sixteen_seat_room, Api, Stack};
 
+/// How many CreatePayments the stand-in saw, and its whole request log.
+async fn authorizations(stack: &Stack) -> (usize, serde_json::Value) {
+    let requests = stack.square.get("/_control/requests").await;
+    let creates = requests["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["method"] == "POST" && r["path"] == "/v2/payments")
+        .count();
+    (creates, requests)
+}
+
 fn run_browser_script(script: &str, stack: &Stack, showing_id: &str) -> String {
     run_browser_script_with(script, stack, showing_id, &[])
 }
@@ -133,13 +145,7 @@ async fn a_reload_after_a_lost_answer_finds_the_same_hold_and_the_same_order() {
 
     // One declined card and two paid checkouts reached Square: a lost
     // answer was never sent again as a second authorization.
-    let requests = stack.square.get("/_control/requests").await;
-    let creates = requests["requests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["method"] == "POST" && r["path"] == "/v2/payments")
-        .count();
+    let (creates, requests) = authorizations(&stack).await;
     assert_eq!(creates, 3, "{requests}");
     let orders = stack.d1_query(&format!(
         "SELECT id, status FROM orders WHERE showing_id = '{sid}' AND status = 'paid' ORDER BY id"
@@ -220,13 +226,7 @@ async fn sca_cards_pay_after_verification_and_a_cancelled_check_charges_nothing(
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let _ = run_browser_script("sca.mjs", &stack, &sid);
-    let requests = stack.square.get("/_control/requests").await;
-    let creates = requests["requests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["method"] == "POST" && r["path"] == "/v2/payments")
-        .count();
+    let (creates, requests) = authorizations(&stack).await;
     assert_eq!(
         creates, 2,
         "the cancelled check asked Square for nothing: {requests}"
@@ -236,4 +236,17 @@ async fn sca_cards_pay_after_verification_and_a_cancelled_check_charges_nothing(
         (map["A5"].as_str(), map["A6"].as_str()),
         (Some("sold"), Some("sold"))
     );
+}
+
+/// Google Pay through the SDK stand-in pays through the same checkout as a
+/// card: one authorization, the seat sold; a closed sheet asked nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wallet_pays_through_the_same_checkout_as_a_card() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let _ = run_browser_script("wallet.mjs", &stack, &sid);
+    let (creates, requests) = authorizations(&stack).await;
+    assert_eq!(creates, 1, "{requests}");
+    assert_eq!(api.seat_map(&sid).await["A8"], "sold");
 }

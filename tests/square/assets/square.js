@@ -90,43 +90,49 @@
   // The issuer's challenge, as Square shows it in its own frame: a modal
   // asking for the code the bank sent. Resolves to the code, or null if the
   // buyer cancels.
+  // A modal over the page, as Square's frames are: `name` labels it, and
+  // `nodes` fill it. Answers a function that removes it.
+  function modal(name, nodes, bottom) {
+    var overlay = document.createElement('div');
+    overlay.setAttribute('style', 'position:fixed;inset:0;background:rgba(0,0,0,.5);display:flex;justify-content:center;z-index:1000;align-items:' + (bottom ? 'flex-end' : 'center'));
+    var dialog = document.createElement('div');
+    dialog.setAttribute('role', 'dialog');
+    dialog.setAttribute('aria-modal', 'true');
+    dialog.setAttribute('aria-label', name);
+    dialog.setAttribute('style', 'background:#fff;color:#222;padding:1rem;border-radius:8px;width:100%;max-width:24rem');
+    nodes.forEach(function (node) { dialog.appendChild(node); });
+    overlay.appendChild(dialog);
+    document.body.appendChild(overlay);
+    return function () { overlay.parentNode.removeChild(overlay); };
+  }
+
+  function element(tag, text) {
+    var node = document.createElement(tag);
+    if (text) node.textContent = text;
+    if (tag === 'button') node.type = 'button';
+    return node;
+  }
+
+  // The issuer's challenge, as Square shows it in its own frame: a modal
+  // asking for the code the bank sent. Resolves to the code, or null if the
+  // buyer cancels.
   function challenge() {
     return new Promise(function (resolve) {
-      var overlay = document.createElement('div');
-      overlay.className = 'sq-standin-challenge';
-      overlay.setAttribute('style', 'position:fixed;inset:0;background:rgba(0,0,0,.5);display:flex;align-items:center;justify-content:center;z-index:1000');
-      var dialog = document.createElement('div');
-      dialog.setAttribute('role', 'dialog');
-      dialog.setAttribute('aria-modal', 'true');
-      dialog.setAttribute('aria-labelledby', 'sq-standin-challenge-title');
-      dialog.setAttribute('style', 'background:#fff;color:#222;padding:1rem;border-radius:8px;max-width:20rem');
-      var title = document.createElement('h2');
-      title.id = 'sq-standin-challenge-title';
-      title.textContent = 'Verify this payment';
-      var text = document.createElement('p');
-      text.textContent = 'Your bank sent you a code. (Sandbox: 123456.)';
-      var label = document.createElement('label');
+      var label = element('label', 'Verification code');
       label.htmlFor = 'sq-standin-challenge-code';
-      label.textContent = 'Verification code';
-      var input = document.createElement('input');
+      var input = element('input');
       input.id = 'sq-standin-challenge-code';
       input.inputMode = 'numeric';
       input.autocomplete = 'one-time-code';
-      var submit = document.createElement('button');
-      submit.type = 'button';
-      submit.textContent = 'Verify';
-      var cancel = document.createElement('button');
-      cancel.type = 'button';
-      cancel.textContent = 'Cancel verification';
-      function close(code) {
-        overlay.parentNode.removeChild(overlay);
-        resolve(code);
-      }
-      submit.addEventListener('click', function () { close(input.value); });
-      cancel.addEventListener('click', function () { close(null); });
-      [title, text, label, input, submit, cancel].forEach(function (node) { dialog.appendChild(node); });
-      overlay.appendChild(dialog);
-      document.body.appendChild(overlay);
+      var submit = element('button', 'Verify');
+      var cancel = element('button', 'Cancel verification');
+      var close = modal('Verify this payment', [
+        element('h2', 'Verify this payment'),
+        element('p', 'Your bank sent you a code. (Sandbox: 123456.)'),
+        label, input, submit, cancel
+      ]);
+      submit.addEventListener('click', function () { close(); resolve(input.value); });
+      cancel.addEventListener('click', function () { close(); resolve(null); });
       input.focus();
     });
   }
@@ -168,6 +174,74 @@
     return true;
   };
 
+  // A payment sheet, as a wallet shows it: the total and the cinema,
+  // "Pay" or "Cancel". Resolves to true when the buyer pays.
+  function sheet(walletName, request) {
+    return new Promise(function (resolve) {
+      var pay = element('button', 'Pay');
+      var cancel = element('button', 'Cancel');
+      var close = modal(walletName, [
+        element('p', request.total.label + ': ' + request.total.amount + ' ' + request.currencyCode + ' with Visa •••• 1111'),
+        pay, cancel
+      ], true);
+      pay.addEventListener('click', function () { close(); resolve(true); });
+      cancel.addEventListener('click', function () { close(); resolve(false); });
+      pay.focus();
+    });
+  }
+
+  // payments.paymentRequest(options): checked as the SDK documents it
+  // (https://developer.squareup.com/reference/sdks/web/payments/digital-wallets/google-pay):
+  // a country, a currency and a total whose amount is a decimal string.
+  function paymentRequest(options) {
+    var ok = options && /^[A-Z]{2}$/.test(options.countryCode || '') && /^[A-Z]{3}$/.test(options.currencyCode || '') &&
+      options.total && /^\d+(\.\d+)?$/.test(options.total.amount || '') && typeof options.total.label === 'string';
+    if (!ok) {
+      throw new Error('Square stand-in: paymentRequest() needs countryCode, currencyCode and total {amount, label}');
+    }
+    return { countryCode: options.countryCode, currencyCode: options.currencyCode, total: options.total };
+  }
+
+  // A wallet: its button attached into the page (Google Pay) or drawn by
+  // the page (Apple Pay), and tokenize() behind its payment sheet. The
+  // token pays the wallet's card, a Visa ending 1111.
+  function Wallet(name, applicationId, locationId, request) {
+    this._name = name;
+    this._body = {
+      application_id: applicationId, location_id: locationId,
+      card_number: '4111111111111111', expiration: '12/40', cvv: '111', postal_code: '94103'
+    };
+    this._request = request;
+  }
+
+  Wallet.prototype.attach = async function (target) {
+    var container = typeof target === 'string' ? document.querySelector(target) : target;
+    if (!container) {
+      throw new Error('Square stand-in: attach() found no element for ' + target);
+    }
+    var button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'sq-standin-wallet';
+    button.textContent = this._name;
+    button.setAttribute('aria-label', 'Pay with ' + this._name);
+    container.appendChild(button);
+  };
+
+  Wallet.prototype.tokenize = async function () {
+    if (!(await sheet(this._name, this._request))) {
+      return failure('Cancel', 'CANCELED', 'The buyer closed the ' + this._name + ' sheet.');
+    }
+    var result = await post('/_sdk/tokenize', this._body);
+    if (result.details) {
+      result.details.method = this._name;
+    }
+    return result;
+  };
+
+  Wallet.prototype.destroy = async function () {
+    return true;
+  };
+
   function payments(applicationId, locationId) {
     if (!applicationId || !locationId) {
       throw new Error('Square stand-in: payments() needs an application id and a location id');
@@ -175,6 +249,19 @@
     return {
       card: async function () {
         return new Card(applicationId, locationId);
+      },
+      paymentRequest: paymentRequest,
+      // Google Pay works in Chrome, Firefox, Safari and Edge; Apple Pay only
+      // where the browser has Apple Pay (Safari), as with the real SDK,
+      // which also needs the site's domain registered with Square.
+      googlePay: async function (request) {
+        return new Wallet('Google Pay', applicationId, locationId, request);
+      },
+      applePay: async function (request) {
+        if (!window.ApplePaySession) {
+          throw new Error('Apple Pay is not supported in this browser.');
+        }
+        return new Wallet('Apple Pay', applicationId, locationId, request);
       }
     };
   }

@@ -165,6 +165,16 @@ impl Bank {
             "name": "Stand-in location",
             "status": "ACTIVE",
             "currency": self.settings.currency,
+            // The country a seller of that currency would be in (for the
+            // euro, Ireland): this stand-in's choice.
+            "country": match self.settings.currency.as_str() {
+                "GBP" => "GB",
+                "JPY" => "JP",
+                "CAD" => "CA",
+                "AUD" => "AU",
+                "EUR" => "IE",
+                _ => "US",
+            },
             "capabilities": ["CREDIT_CARD_PROCESSING"],
         });
         Handled::ok(json!({ "location": location }), Vec::new())
