@@ -212,3 +212,45 @@ async fn an_event_answered_but_never_handled_is_handled_by_the_sweep() {
     );
     assert_eq!(row, [json!({"handled": 1, "dropped": 1})]);
 }
+
+/// Square delivers events "typically within 60 seconds". With every
+/// delivery 8 s late, a checkout is paid at once (it never waits for a
+/// webhook), and the late events, when they come, are handled and change
+/// nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn late_webhooks_neither_hold_up_a_checkout_nor_change_it() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    stack
+        .square
+        .control("/_control/webhooks", json!({"delay_ms": 8000}))
+        .await;
+    let started = Instant::now();
+    let paid = api.buy(&sid, &["A4"]).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "paid before any webhook came"
+    );
+    let order_id = paid.body["order_id"].as_str().unwrap().to_string();
+    let query = format!("SELECT status, amount, payment_id FROM orders WHERE id = '{order_id}'");
+    let before = stack.d1_query(&query);
+    assert_eq!(before[0]["status"], "paid");
+    let deadline = Instant::now() + Duration::from_secs(40);
+    loop {
+        let events = stack.d1_query(
+            "SELECT COUNT(*) AS n, SUM(handled_at_ms IS NOT NULL) AS handled FROM webhook_events",
+        );
+        let (n, handled) = (events[0]["n"].as_u64(), events[0]["handled"].as_u64());
+        if n >= Some(2) && n == handled {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the late events came: {events:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert_eq!(stack.d1_query(&query), before, "the order is as it was");
+    assert_eq!(api.seat_map(&sid).await["A4"], "sold");
+}

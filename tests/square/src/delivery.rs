@@ -79,6 +79,7 @@ struct State {
     target: Option<Target>,
     duplicate: bool,
     hold: bool,
+    delay_ms: u64,
     held: VecDeque<Outgoing>,
     events: Ring<Value>,
     attempts: Ring<Attempt>,
@@ -95,11 +96,17 @@ pub struct Webhooks {
 }
 
 /// Changes `POST /_control/webhooks` can make; absent fields stay as they are.
+/// Longest delay the `delay_ms` switch takes.
+pub const MAX_DELIVERY_DELAY_MS: u64 = 60_000;
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WebhookSwitches {
     pub duplicate: Option<bool>,
     pub hold: Option<bool>,
+    /// Each event waits this long before its first delivery: Square says
+    /// events arrive "typically within 60 seconds", so at most 60000.
+    pub delay_ms: Option<u64>,
     pub url: Option<String>,
     pub notification_url: Option<String>,
 }
@@ -149,8 +156,9 @@ impl Webhooks {
         }
         let duplicate = state.duplicate;
         let target = state.target.clone();
+        let delay = Duration::from_millis(state.delay_ms);
         drop(state);
-        self.spawn_sends(to_send, target, duplicate, epoch);
+        self.spawn_sends(to_send, target, duplicate, delay, epoch);
     }
 
     pub fn switch(&self, switches: WebhookSwitches) {
@@ -160,6 +168,9 @@ impl Webhooks {
         }
         if let Some(hold) = switches.hold {
             state.hold = hold;
+        }
+        if let Some(delay_ms) = switches.delay_ms {
+            state.delay_ms = delay_ms.min(MAX_DELIVERY_DELAY_MS);
         }
         if let Some(url) = switches.url {
             let notification_url = switches
@@ -194,7 +205,8 @@ impl Webhooks {
         let (target, duplicate) = (state.target.clone(), state.duplicate);
         drop(state);
         let count = held.len();
-        self.spawn_sends(held, target, duplicate, epoch);
+        // Released by hand: sent now, whatever the delay.
+        self.spawn_sends(held, target, duplicate, Duration::ZERO, epoch);
         count
     }
 
@@ -228,6 +240,7 @@ impl Webhooks {
         batch: Vec<Outgoing>,
         target: Option<Target>,
         duplicate: bool,
+        delay: Duration,
         epoch: &CancellationToken,
     ) {
         if batch.is_empty() {
@@ -236,6 +249,10 @@ impl Webhooks {
         let webhooks = Arc::clone(self);
         let epoch = epoch.clone();
         tokio::spawn(async move {
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {}
+                () = epoch.cancelled() => return,
+            }
             for outgoing in batch {
                 let copies = if duplicate { 2 } else { 1 };
                 for copy in 1..=copies {
@@ -371,6 +388,7 @@ impl State {
             target,
             duplicate: false,
             hold: false,
+            delay_ms: 0,
             held: VecDeque::new(),
             events: Ring::new(settings.log_limit),
             attempts: Ring::new(settings.log_limit),
