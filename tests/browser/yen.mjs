@@ -1,6 +1,7 @@
 // A cinema whose Square location takes yen, which has no minor unit: a
-// showing priced 1500 (in yen) reads ¥1,500 on the listing, the seat map
-// and the payment form. Run by tests/e2e/tests/browser.rs.
+// showing priced 1500 (in yen) reads ¥1,500 on the listing, the seat map,
+// the payment form and the staff pages, and its editor shows 1500. Run by
+// tests/e2e/tests/browser.rs with ADMIN_TOKEN.
 import { checkAccessibility, launch } from './lib.mjs';
 
 const base = process.env.BASE_URL;
@@ -21,6 +22,21 @@ try {
   await page.getByText('Total: ¥3,000').waitFor();
   await checkAccessibility(page, 'the payment form in yen');
   await context.close();
+
+  const staffContext = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  const staff = await staffContext.newPage();
+  staff.setDefaultTimeout(15000);
+  await staff.goto(`${base}/admin`);
+  await staff.getByLabel('Admin token').fill(process.env.ADMIN_TOKEN);
+  await staff.getByRole('button', { name: 'Sign in' }).click();
+  await staff.getByRole('cell', { name: '¥1,500' }).first().waitFor();
+  await staff.goto(`${base}/admin/showings/${sid}`);
+  await staff.getByText(/· ¥1,500 ·/).waitFor();
+  await staff.goto(`${base}/admin/showings/${sid}/edit`);
+  await staff.getByRole('heading', { name: /^Edit / }).waitFor();
+  const price = await staff.getByLabel('Price of one seat').inputValue();
+  if (price !== '1500') throw new Error(`the editor shows ${price}, not 1500`);
+  await staffContext.close();
   console.log('1 passed, 0 failed');
 } finally {
   await browser.close();

@@ -213,7 +213,12 @@ async fn a_yen_showing_charges_whole_yen_and_a_dollar_one_is_refused() {
         health.body["square"],
         serde_json::json!({"location_currency": "JPY", "showings_in_another_currency": []})
     );
-    let _ = run_browser_script("yen.mjs", &stack, &sid);
+    let _ = run_browser_script_with(
+        "yen.mjs",
+        &stack,
+        &sid,
+        &[("ADMIN_TOKEN", api.admin_token())],
+    );
 }
 
 /// Buyer verification with Square's SCA sandbox cards: a challenge passed
