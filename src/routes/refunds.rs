@@ -345,7 +345,13 @@ pub async fn on_refund_event(env: &Env, refund: &Value) -> Result<(), ApiError> 
 /// with that status; its tickets may be refunded again.
 async fn note_failure(db: &D1Database, refund_id: &str, status: &str) -> Result<(), ApiError> {
     if matches!(status, "REJECTED" | "FAILED") {
-        let failure = format!("Square marked the refund {status}");
+        // Square allows no further refund of a payment once one FAILED.
+        let failure = match status {
+            "FAILED" => "Square marked the refund FAILED and allows no other refund of this \
+                         payment: reimburse the buyer another way"
+                .to_string(),
+            _ => format!("Square marked the refund {status}"),
+        };
         refund_rows::record_failure(db, refund_id, &failure).await?;
     }
     Ok(())

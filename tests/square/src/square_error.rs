@@ -271,6 +271,18 @@ impl SquareError {
         .on("payment_id")
     }
 
+    /// A payment one of whose refunds FAILED: Square allows no further
+    /// refund of it. The code is a guess (see the README).
+    pub fn refund_after_failure() -> Self {
+        Self::new(
+            400,
+            Category::Refund,
+            "PAYMENT_NOT_REFUNDABLE",
+            "A refund of this payment failed; it cannot be refunded again.",
+        )
+        .on("payment_id")
+    }
+
     pub fn payment_not_refundable() -> Self {
         Self::new(
             400,

@@ -96,6 +96,17 @@ impl Bank {
                 return Handled::error(SquareError::payment_not_refundable())
             }
         }
+        // "If funds cannot be secured … the refund has a status of FAILED.
+        // Future refunds to this payment are not allowed."
+        // (<https://developer.squareup.com/reference/square/refunds-api>)
+        let failed_before = payment.refund_ids.iter().any(|id| {
+            self.refunds
+                .get(id)
+                .is_some_and(|r| r.status == RefundStatus::Failed)
+        });
+        if failed_before {
+            return Handled::error(SquareError::refund_after_failure());
+        }
         if amount > payment.refundable_amount() {
             return Handled::error(SquareError::refund_amount_invalid());
         }
@@ -226,5 +237,23 @@ mod tests {
             Err(SettleError::NotPending(RefundStatus::Rejected))
         );
         assert_eq!(bank.dashboard_refund(&id, None, None, 5).reply.status, 200);
+    }
+
+    #[test]
+    fn after_a_failed_refund_the_payment_cannot_be_refunded() {
+        let mut bank = test_bank();
+        let id = paid(&mut bank, true);
+        let first = bank.refund_payment(&refund(&id, "r1", 500), 2);
+        let refund_id = first.reply.body["refund"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        bank.settle_refund(&refund_id, RefundStatus::Failed, 3)
+            .unwrap();
+        let again = bank.refund_payment(&refund(&id, "r2", 500), 4);
+        assert_eq!(
+            again.reply.body["errors"][0]["code"],
+            "PAYMENT_NOT_REFUNDABLE"
+        );
     }
 }
