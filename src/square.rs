@@ -36,9 +36,18 @@ pub struct Location {
     pub country: String,
 }
 
+/// After Square could not be asked, how long a Worker instance answers
+/// from that failure instead of asking again: the checkout page asks on
+/// every payment form, and a flood of them must not become a flood of
+/// calls to Square.
+const LOCATION_RETRY_MS: u64 = 30 * 1000;
+
 thread_local! {
     /// (location id, the location, when read).
     static LOCATION: std::cell::RefCell<Option<(String, Location, u64)>> =
+        const { std::cell::RefCell::new(None) };
+    /// When asking Square for the location last failed, and why.
+    static LOCATION_FAILED: std::cell::RefCell<Option<(u64, String)>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -66,8 +75,17 @@ pub async fn location(env: &Env) -> Result<Location, crate::api_error::ApiError>
     if let Some(location) = cached {
         return Ok(location);
     }
+    let failed = LOCATION_FAILED.with(|f| {
+        f.borrow()
+            .as_ref()
+            .filter(|(at, _)| now.saturating_sub(*at) < LOCATION_RETRY_MS)
+            .map(|(_, why)| why.clone())
+    });
+    if let Some(why) = failed {
+        return Err(ApiError::new(Code::SquareUnavailable, why));
+    }
     let square = Square::from_env(env).map_err(ApiError::internal)?;
-    match square.get_location(&location_id).await {
+    let answer = match square.get_location(&location_id).await {
         Reply::Ok(body) => {
             let currency = body["location"]["currency"]
                 .as_str()
@@ -92,7 +110,11 @@ pub async fn location(env: &Env) -> Result<Location, crate::api_error::ApiError>
             Code::SquareUnavailable,
             format!("Square did not answer ({why}); try again in a moment"),
         )),
+    };
+    if let Err(e) = &answer {
+        LOCATION_FAILED.with(|f| *f.borrow_mut() = Some((now, e.detail.clone())));
     }
+    answer
 }
 
 #[derive(Clone)]
