@@ -201,6 +201,9 @@ async function startPayment() {
   document.getElementById('pay').hidden = false;
   document.getElementById('total').textContent = `Total: ${money(hold.amount)}`;
   tick();
+  // Focus moves to the form at once: moving it after the payment SDK has
+  // loaded would pull a buyer already typing out of the field they are in.
+  document.getElementById('name').focus();
   if (!card) {
     const config = (await api('/api/config')).body;
     await new Promise((resolve, reject) => {
@@ -215,7 +218,6 @@ async function startPayment() {
     await card.attach('#card-container');
   }
   await offerWallets();
-  document.getElementById('name').focus();
 }
 
 // Google Pay and Apple Pay, where Square's SDK offers them in this browser

@@ -3,7 +3,7 @@
 // tickets with their QR codes. Run by tests/e2e/tests/browser.rs, which
 // starts the stack and passes BASE_URL, SHOWING_ID and SCREENSHOT_DIR.
 import assert from 'node:assert/strict';
-import { checkAccessibility, fillTestCard, launch } from './lib.mjs';
+import { checkAccessibility, expectOrderPage, fillTestCard, launch } from './lib.mjs';
 
 const base = process.env.BASE_URL;
 const sid = process.env.SHOWING_ID;
@@ -41,7 +41,7 @@ try {
     await checkAccessibility(page, 'the payment form');
     await page.getByRole('button', { name: 'Pay now' }).click();
 
-    await page.waitForURL(/\/orders\//);
+    await expectOrderPage(page);
     await page.getByText('Paid. Show a ticket at the door.').waitFor();
     const qrs = page.getByRole('img', { name: /QR code of the ticket for seat/ });
     await qrs.nth(1).waitFor();

@@ -36,6 +36,17 @@ export async function holdSeat(browser, base, sid, seat, viewport = { width: 390
   return { context, page };
 }
 
+/// Waits for the order page after paying; if it does not come, fails with
+/// what the page said instead.
+export async function expectOrderPage(page, timeout = 30000) {
+  try {
+    await page.waitForURL(/\/orders\//, { timeout });
+  } catch (error) {
+    const said = await page.locator('#messages').innerText().catch(() => '(no messages)');
+    throw new Error(`no order page after paying; the page said: ${said}\n${error.message}`);
+  }
+}
+
 /// Fills the payment form with the Square stand-in's approved test card.
 export async function fillTestCard(page) {
   await page.getByLabel('Name').fill('Ana Lima');
