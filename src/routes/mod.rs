@@ -258,16 +258,16 @@ async fn config(ctx: RouteContext<()>) -> Handled {
 /// and any showing to come priced in another, which could not be paid for.
 async fn health(req: Request, ctx: RouteContext<()>) -> Handled {
     let db = db::database(&ctx.env)?;
-    let upcoming = db::upcoming_showings(&db, now_ms()).await?;
-    let showings = db::upcoming_showings(&db, i64::MIN).await?.len();
+    let all = db::upcoming_showings(&db, i64::MIN).await?;
     ctx.env.durable_object("SHOWTIME")?;
-    let mut body = json!({ "ok": true, "showings": showings });
+    let mut body = json!({ "ok": true, "showings": all.len() });
     if crate::auth::require_admin(&req, &ctx.env).is_ok() {
         body["square"] = match crate::square::location_currency(&ctx.env).await {
             Ok(currency) => {
-                let other: Vec<&str> = upcoming
+                let now = now_ms();
+                let other: Vec<&str> = all
                     .iter()
-                    .filter(|s| s.price.currency != currency)
+                    .filter(|s| s.starts_at_ms >= now && s.price.currency != currency)
                     .map(|s| s.id.as_str())
                     .collect();
                 json!({ "location_currency": currency, "showings_in_another_currency": other })

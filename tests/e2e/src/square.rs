@@ -105,6 +105,22 @@ impl SquareStandin {
     }
 }
 
+impl SquareStandin {
+    /// The API calls the stand-in saw, in order, as (method, path).
+    pub async fn calls(&self) -> Vec<(String, String)> {
+        let requests = self.get("/_control/requests").await;
+        requests["requests"]
+            .as_array()
+            .expect("the request log")
+            .iter()
+            .map(|r| {
+                let text = |field: &str| r[field].as_str().unwrap_or_default().to_string();
+                (text("method"), text("path"))
+            })
+            .collect()
+    }
+}
+
 impl Drop for SquareStandin {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
