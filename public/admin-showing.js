@@ -233,9 +233,13 @@ async function refund(orderId, ticketIds) {
   if (status !== 202) return say(out, 'error', body.detail || 'The refund failed.');
   await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
   await showOrder(orderId);
-  say(document.getElementById('order-messages'), 'ok', body.status === 'COMPLETED'
-    ? `Refunded ${minor(body.amount, data.showing.price.currency)}. The tickets are void and the seats are back on sale.`
-    : `Refund of ${minor(body.amount, data.showing.price.currency)} asked of Square (${body.status}). The seats reopen when Square completes it.`);
+  const amount = minor(body.amount, data.showing.price.currency);
+  const said = {
+    COMPLETED: `Refunded ${amount}. The tickets are void and the seats are back on sale.`,
+    waiting: `Another refund of this order is still pending at Square, which makes one at a time: this refund of ${amount} will be asked for as soon as that one completes.`,
+  };
+  say(document.getElementById('order-messages'), 'ok', said[body.status]
+    || `Refund of ${amount} asked of Square (${body.status}). The seats reopen when Square completes it.`);
 }
 
 async function chooseRefundTickets(refundId, ticketIds) {

@@ -187,7 +187,7 @@ pub async fn attention(db: &D1Database, now_ms: u64, stale_ms: u64) -> Result<Ve
              WHERE r.status IN ('refused', 'REJECTED', 'FAILED') AND r.handled_at_ms IS NULL \
                AND NOT EXISTS (SELECT 1 FROM refunds later WHERE later.order_id = r.order_id \
                  AND later.created_at_ms > r.created_at_ms \
-                 AND later.status NOT IN ('refused', 'REJECTED', 'FAILED')) \
+                 AND later.status NOT IN ('refused', 'REJECTED', 'FAILED', 'superseded')) \
              ORDER BY since_ms LIMIT {LIST_LIMIT}"
         ),
         &[],

@@ -123,7 +123,7 @@ pub async fn unnamed_request(
 ) -> Result<Option<RefundRow>> {
     db.prepare(format!(
         "SELECT {COLUMNS} FROM refunds WHERE order_id = ?1 AND amount = ?2 \
-         AND square_refund_id IS NULL ORDER BY created_at_ms LIMIT 1"
+         AND square_refund_id IS NULL AND status = 'requested' ORDER BY created_at_ms LIMIT 1"
     ))
     .bind(&[order_id.into(), num(amount)])?
     .first(None)
@@ -149,7 +149,7 @@ pub async fn upsert(
          created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) \
          ON CONFLICT (id) DO UPDATE SET \
          square_refund_id = COALESCE(refunds.square_refund_id, excluded.square_refund_id), \
-         status = CASE WHEN refunds.status IN ('COMPLETED', 'REJECTED', 'FAILED', 'refused') \
+         status = CASE WHEN refunds.status IN ('COMPLETED', 'REJECTED', 'FAILED', 'refused', 'superseded') \
                   THEN refunds.status ELSE excluded.status END, \
          updated_at_ms = excluded.updated_at_ms",
     )
@@ -162,6 +162,32 @@ pub async fn upsert(
         status.into(),
         num(now_ms),
     ])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// Whether another refund of the order than `except_id` may still be
+/// pending at Square: asked for (answer unknown) or PENDING.
+pub async fn other_in_flight(db: &D1Database, order_id: &str, except_id: &str) -> Result<bool> {
+    let row: Option<serde_json::Value> = db
+        .prepare(
+            "SELECT 1 AS one FROM refunds WHERE order_id = ?1 AND id <> ?2 \
+             AND status IN ('requested', 'PENDING') LIMIT 1",
+        )
+        .bind(&[order_id.into(), except_id.into()])?
+        .first(None)
+        .await?;
+    Ok(row.is_some())
+}
+
+/// A refund that waited for another is asked for again under a new key
+/// (or no longer needed): this one is left behind for good.
+pub async fn supersede(db: &D1Database, id: &str, now_ms: u64) -> Result<()> {
+    db.prepare(
+        "UPDATE refunds SET status = 'superseded', updated_at_ms = ?1 WHERE id = ?2 AND status = 'waiting'",
+    )
+    .bind(&[num(now_ms), id.into()])?
     .run()
     .await?;
     Ok(())
@@ -234,7 +260,7 @@ pub async fn mark_order_for_staff(
 pub async fn unsettled(db: &D1Database, before_ms: u64) -> Result<Vec<RefundRow>> {
     db.prepare(format!(
         "SELECT {COLUMNS} FROM refunds WHERE applied_at_ms IS NULL AND updated_at_ms < ?1 \
-         AND status NOT IN ('REJECTED', 'FAILED', 'refused') LIMIT 50"
+         AND status NOT IN ('REJECTED', 'FAILED', 'refused', 'superseded') LIMIT 50"
     ))
     .bind(&[num(before_ms)])?
     .all()

@@ -53,8 +53,18 @@ const MAX_REFUND_ATTEMPTS: u32 = 20;
 /// tickets may be refunded again under a new key.
 const FAILED_REFUND: [&str; 3] = ["refused", "REJECTED", "FAILED"];
 
+/// A refund not yet made because another of its payment was still
+/// pending: Square allows one pending refund per payment
+/// (`REFUND_ALREADY_PENDING`). It is asked for again under a new key, as a
+/// key Square refused once may answer the same refusal for good.
+const WAITING: &str = "waiting";
+
+/// A waiting refund that a later key took over.
+const SUPERSEDED: &str = "superseded";
+
 /// The key for refunding these tickets now: the first try's, or, after
-/// tries that did not happen, the next one's.
+/// tries that did not happen or waited, the next one's. A waiting try is
+/// superseded by the one this key starts.
 async fn next_refund_key(
     db: &D1Database,
     order_id: &str,
@@ -64,6 +74,11 @@ async fn next_refund_key(
         let key = refund_key(order_id, ticket_ids, attempt);
         match refund_rows::by_id(db, &key).await? {
             Some(row) if FAILED_REFUND.contains(&row.status.as_str()) => continue,
+            Some(row) if row.status == SUPERSEDED => continue,
+            Some(row) if row.status == WAITING => {
+                refund_rows::supersede(db, &row.id, now_ms()).await?;
+                continue;
+            }
             _ => return Ok(key),
         }
     }
@@ -177,6 +192,16 @@ pub(super) async fn refund_tickets(
         now_ms(),
     )
     .await?;
+    // One pending refund per payment: this one waits for the others.
+    if refund_rows::other_in_flight(db, order_id, &key).await? {
+        refund_rows::upsert(db, &key, None, order_id, None, amount, WAITING, now_ms()).await?;
+        return Ok(Asked {
+            refund_id: key,
+            status: WAITING.into(),
+            ticket_ids: chosen,
+            amount,
+        });
+    }
     let square = Square::from_env(env).map_err(ApiError::internal)?;
     let status = request_refund(&square, db, &key, &order, &payment_id, amount).await?;
     if status == "COMPLETED" {
@@ -257,6 +282,12 @@ async fn request_refund(
         }
         // Recorded as requested; the sweep asks again with the same key.
         Reply::Unknown(_) => Ok("requested".into()),
+        // Another refund of the payment, perhaps one from the Dashboard we
+        // have not heard of yet, is still pending: this one waits.
+        Reply::Refused { code, .. } if code == "REFUND_ALREADY_PENDING" => {
+            refund_rows::upsert(db, key, None, order_id, None, amount, WAITING, now_ms()).await?;
+            Ok(WAITING.into())
+        }
         Reply::Refused { code, detail, .. } => {
             refund_rows::upsert(db, key, None, order_id, None, amount, "refused", now_ms()).await?;
             refund_rows::record_failure(db, key, &format!("Square refused it: {code}: {detail}"))
@@ -480,6 +511,10 @@ pub async fn refund_sweep(env: &Env, now_ms: u64) -> Result<usize, ApiError> {
     let min_age_ms = crate::settings::Settings::from_env(env).sweep_min_age_ms;
     let unsettled = refund_rows::unsettled(&db, now_ms.saturating_sub(min_age_ms)).await?;
     for refund in &unsettled {
+        if refund.status == WAITING {
+            ask_waiting(env, &db, refund).await?;
+            continue;
+        }
         let status = match &refund.square_refund_id {
             Some(id) => match square.get_refund(id).await {
                 Reply::Ok(answer) => answer["refund"]["status"].as_str().map(str::to_string),
@@ -519,4 +554,41 @@ pub async fn refund_sweep(env: &Env, now_ms: u64) -> Result<usize, ApiError> {
         }
     }
     Ok(unsettled.len())
+}
+
+/// A waiting refund is asked for (under a new key) once no other refund of
+/// its order may still be pending. If its tickets were refunded or voided
+/// meanwhile, it is no longer needed.
+async fn ask_waiting(env: &Env, db: &D1Database, refund: &RefundRow) -> Result<(), ApiError> {
+    if refund_rows::other_in_flight(db, &refund.order_id, &refund.id).await? {
+        return Ok(());
+    }
+    // An order waiting for staff (say, to choose what a Dashboard refund
+    // covers) keeps its waiting refund until they have.
+    let order = refund_rows::order(db, &refund.order_id).await?;
+    if order.is_some_and(|o| o.status == "needs_attention") {
+        return Ok(());
+    }
+    match refund_tickets(env, db, &refund.order_id, refund.tickets()).await {
+        Ok(_) => Ok(()),
+        Err(e)
+            if [
+                Code::UnknownTickets,
+                Code::NothingToRefund,
+                Code::OrderNotPaid,
+            ]
+            .iter()
+            .any(|c| c.as_str() == e.code) =>
+        {
+            refund_rows::supersede(db, &refund.id, now_ms()).await?;
+            Ok(())
+        }
+        // Refused refunds are on the attention list; anything else is
+        // tried again next sweep.
+        Err(e) if e.code == Code::RefundRefused.as_str() => Ok(()),
+        Err(e) => {
+            worker::console_error!("waiting refund {}: {}", refund.id, e.detail);
+            Ok(())
+        }
+    }
 }

@@ -160,6 +160,7 @@ impl Api {
     /// Holds `seats` and pays for them with a card the stand-in approves.
     pub async fn buy(&self, sid: &str, seats: &[&str]) -> Reply {
         let hold = self.hold(sid, seats, None).await;
+        assert_eq!(hold.status, 201, "hold {seats:?}: {:?}", hold.body);
         let paid = self.checkout(sid, &hold, "cnon:card-nonce-ok").await;
         assert_eq!(paid.status, 201, "{:?}", paid.body);
         paid

@@ -436,3 +436,185 @@ async fn a_rejected_refund_is_retried_and_a_failed_one_ends_refunds() {
     );
     assert_eq!(api.seat_map(&sid).await["B5"], "sold");
 }
+
+/// Square makes one refund of a payment at a time
+/// (`REFUND_ALREADY_PENDING`). A staff refund asked while another of the
+/// order is pending waits, without asking Square, and goes through once
+/// that one has; one that Square refuses because of a Dashboard refund
+/// we had not heard of waits too, and for staff to say what that one
+/// covered. Every ticket is refunded once and no alert is raised.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refund_asked_while_another_is_pending_waits_then_goes_through() {
+    let stack = Stack::start_with(e2e::StackOptions::default().var("SWEEP_MIN_AGE_MS", "0"));
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    stack
+        .square
+        .control("/_control/refunds", json!({"auto_complete_ms": null}))
+        .await;
+    let refunds_asked = || async {
+        let calls = stack.square.calls().await;
+        calls
+            .iter()
+            .filter(|(method, path)| method == "POST" && path == "/v2/refunds")
+            .count()
+    };
+    let square_refunds = || async {
+        let refunds = stack.square.get("/_control/refunds").await;
+        refunds["refunds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["id"].as_str().unwrap().to_string(),
+                    r["amount_money"]["amount"].as_i64().unwrap(),
+                )
+            })
+            .collect::<Vec<(String, i64)>>()
+    };
+    let complete = |id: String| {
+        let stack = &stack;
+        async move {
+            stack
+                .square
+                .control(&format!("/_control/refunds/{id}/complete"), json!({}))
+                .await
+        }
+    };
+
+    // Ours: the second waits for the first without asking Square.
+    let paid = api.buy(&sid, &["A1", "A2"]).await;
+    let order_id = paid.body["order_id"].as_str().unwrap().to_string();
+    let path = format!("/api/admin/orders/{order_id}/refund");
+    let ticket = |n: usize| paid.body["tickets"][n]["id"].clone();
+    let first = api
+        .admin_post(&path, Some(json!({"ticket_ids": [ticket(0)]})))
+        .await;
+    assert_eq!(
+        (first.status, &first.body["status"]),
+        (202, &json!("PENDING"))
+    );
+    let second = api
+        .admin_post(&path, Some(json!({"ticket_ids": [ticket(1)]})))
+        .await;
+    assert_eq!(
+        (second.status, &second.body["status"]),
+        (202, &json!("waiting")),
+        "{:?}",
+        second.body
+    );
+    assert_eq!(refunds_asked().await, 1, "Square was asked once");
+    stack.run_sweep().await;
+    assert_eq!(
+        refunds_asked().await,
+        1,
+        "nothing is asked while one is pending"
+    );
+    complete(square_refunds().await[0].0.clone()).await;
+    until(&api, &sid, "A1", "available").await;
+    stack.run_sweep().await;
+    let asked = square_refunds().await;
+    assert_eq!(
+        asked.len(),
+        2,
+        "the waiting refund was asked for: {asked:?}"
+    );
+    assert_eq!(asked[1].1, 1200);
+    complete(asked[1].0.clone()).await;
+    let map = until(&api, &sid, "A2", "available").await;
+    assert_eq!(map["A1"], "available");
+    let order = stack.d1_query(&format!(
+        "SELECT status FROM orders WHERE id = '{order_id}'"
+    ));
+    assert_eq!(order, [json!({"status": "refunded"})]);
+
+    // The Dashboard's: Square refuses ours while its refund is pending.
+    stack
+        .square
+        .control("/_control/webhooks", json!({"hold": true}))
+        .await;
+    let other = api.buy(&sid, &["B1", "B2"]).await;
+    let other_id = other.body["order_id"].as_str().unwrap().to_string();
+    let other_path = format!("/api/admin/orders/{other_id}/refund");
+    let b1 = other.body["tickets"][0]["id"].clone();
+    let b2 = other.body["tickets"][1]["id"].clone();
+    stack
+        .square
+        .control(
+            "/_control/dashboard/refund",
+            json!({"payment_id": stack.payment_of(&other_id), "amount": 1200}),
+        )
+        .await;
+    let refused = api
+        .admin_post(&other_path, Some(json!({"ticket_ids": [b1]})))
+        .await;
+    assert_eq!(
+        (refused.status, &refused.body["status"]),
+        (202, &json!("waiting")),
+        "{:?}",
+        refused.body
+    );
+    let dashboard = square_refunds().await[2].0.clone();
+    complete(dashboard.clone()).await;
+    stack
+        .square
+        .control("/_control/webhooks", json!({"hold": false}))
+        .await;
+    stack
+        .square
+        .control("/_control/webhooks/release", json!({"order": "as_is"}))
+        .await;
+    // The Dashboard refund names no tickets: staff say it was for B2.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let dashboard_row = loop {
+        let rows = stack.d1_query(&format!(
+            "SELECT id FROM refunds WHERE square_refund_id = '{dashboard}' AND status = 'COMPLETED'"
+        ));
+        if !rows.is_empty() || Instant::now() > deadline {
+            break rows;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let dashboard_row = dashboard_row[0]["id"]
+        .as_str()
+        .expect("the Dashboard refund is known")
+        .to_string();
+    stack.run_sweep().await;
+    assert_eq!(
+        square_refunds().await.len(),
+        3,
+        "ours waits for staff's choice"
+    );
+    let chosen = api
+        .admin_post(
+            &format!("/api/admin/refunds/{dashboard_row}/tickets"),
+            Some(json!({"ticket_ids": [b2]})),
+        )
+        .await;
+    assert_eq!(chosen.status, 200, "{:?}", chosen.body);
+    stack.run_sweep().await;
+    let asked = square_refunds().await;
+    assert_eq!(asked.len(), 4, "{asked:?}");
+    assert_eq!(asked[3].1, 1200);
+    complete(asked[3].0.clone()).await;
+    let map = until(&api, &sid, "B1", "available").await;
+    assert_eq!(map["B2"], "available");
+    let statuses = stack.d1_query(&format!(
+        "SELECT status FROM refunds WHERE order_id = '{other_id}' ORDER BY created_at_ms"
+    ));
+    assert_eq!(
+        statuses,
+        [
+            json!({"status": "superseded"}),
+            json!({"status": "COMPLETED"}),
+            json!({"status": "COMPLETED"})
+        ],
+        "ours waited, the Dashboard's and ours completed"
+    );
+    let attention = api
+        .admin(Method::GET, "/api/admin/attention", None)
+        .await
+        .body;
+    assert_eq!(attention["items"], json!([]), "no alert: {attention}");
+}

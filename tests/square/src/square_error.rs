@@ -283,6 +283,17 @@ impl SquareError {
         .on("payment_id")
     }
 
+    /// Another refund of the payment is still PENDING.
+    pub fn refund_already_pending() -> Self {
+        Self::new(
+            400,
+            Category::Refund,
+            "REFUND_ALREADY_PENDING",
+            "The payment already has a pending refund.",
+        )
+        .on("payment_id")
+    }
+
     pub fn payment_not_refundable() -> Self {
         Self::new(
             400,

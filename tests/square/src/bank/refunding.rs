@@ -1,6 +1,8 @@
 //! Refunds, asked for over the API or "from the Square Dashboard", and
 //! their settlement.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Value};
 
 use super::{payment_not_found, Bank, Handled};
@@ -99,16 +101,18 @@ impl Bank {
         // "If funds cannot be secured … the refund has a status of FAILED.
         // Future refunds to this payment are not allowed."
         // (<https://developer.squareup.com/reference/square/refunds-api>)
-        let failed_before = payment.refund_ids.iter().any(|id| {
-            self.refunds
-                .get(id)
-                .is_some_and(|r| r.status == RefundStatus::Failed)
-        });
-        if failed_before {
+        if any_refund(&self.refunds, &payment.refund_ids, RefundStatus::Failed) {
             return Handled::error(SquareError::refund_after_failure());
         }
         if amount > payment.refundable_amount() {
             return Handled::error(SquareError::refund_amount_invalid());
+        }
+        // Square's ErrorCode reference: REFUND_ALREADY_PENDING, "the payment
+        // already has a pending refund". When Square answers it is not
+        // documented; the stand-in takes the strictest reading and refuses
+        // every new refund while another of the payment is PENDING.
+        if any_refund(&self.refunds, &payment.refund_ids, RefundStatus::Pending) {
+            return Handled::error(SquareError::refund_already_pending());
         }
         if payment.refund_ids.len() >= limits.refunds_per_payment {
             return Handled::error(SquareError::standin_full(
@@ -165,6 +169,12 @@ impl Bank {
     }
 }
 
+/// Whether one of these refunds has this status.
+fn any_refund(refunds: &HashMap<String, Refund>, ids: &[String], status: RefundStatus) -> bool {
+    ids.iter()
+        .any(|id| refunds.get(id).is_some_and(|r| r.status == status))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::test_bank;
@@ -184,6 +194,14 @@ mod tests {
             .to_owned()
     }
 
+    /// The id of the refund an answer made.
+    fn made_id(handled: &Handled) -> String {
+        handled.reply.body["refund"]["id"]
+            .as_str()
+            .expect("a refund")
+            .to_string()
+    }
+
     fn refund(payment_id: &str, key: &str, amount: i64) -> Value {
         json!({
             "idempotency_key": key,
@@ -199,6 +217,9 @@ mod tests {
         let first = bank.refund_payment(&refund(&id, "r1", 2000), 2);
         assert_eq!(first.reply.body["refund"]["status"], "PENDING");
         assert_eq!(first.events.len(), 2);
+        let refund_id = first.reply.body["refund"]["id"].as_str().unwrap();
+        bank.settle_refund(refund_id, RefundStatus::Completed, 3)
+            .unwrap();
         let too_much = bank.refund_payment(&refund(&id, "r2", 1001), 3);
         assert_eq!(
             too_much.reply.body["errors"][0]["code"],
@@ -240,14 +261,39 @@ mod tests {
     }
 
     #[test]
+    fn a_second_refund_waits_until_the_first_is_no_longer_pending() {
+        let mut bank = test_bank();
+        let id = paid(&mut bank, true);
+        let first = bank.refund_payment(&refund(&id, "r1", 500), 2);
+        let refund_id = made_id(&first);
+        let second = bank.refund_payment(&refund(&id, "r2", 500), 3);
+        assert_eq!(
+            second.reply.body["errors"][0]["code"],
+            "REFUND_ALREADY_PENDING"
+        );
+        let from_dashboard = bank.dashboard_refund(&id, Some(500), None, 3);
+        assert_eq!(
+            from_dashboard.reply.body["errors"][0]["code"],
+            "REFUND_ALREADY_PENDING"
+        );
+        // The first one's key still answers it, as made.
+        assert_eq!(
+            bank.refund_payment(&refund(&id, "r1", 500), 4).reply,
+            first.reply
+        );
+        bank.settle_refund(&refund_id, RefundStatus::Completed, 5)
+            .unwrap();
+        // The refused key was not spent: the same request now succeeds.
+        let again = bank.refund_payment(&refund(&id, "r2", 500), 6);
+        assert_eq!(again.reply.body["refund"]["status"], "PENDING");
+    }
+
+    #[test]
     fn after_a_failed_refund_the_payment_cannot_be_refunded() {
         let mut bank = test_bank();
         let id = paid(&mut bank, true);
         let first = bank.refund_payment(&refund(&id, "r1", 500), 2);
-        let refund_id = first.reply.body["refund"]["id"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let refund_id = made_id(&first);
         bank.settle_refund(&refund_id, RefundStatus::Failed, 3)
             .unwrap();
         let again = bank.refund_payment(&refund(&id, "r2", 500), 4);

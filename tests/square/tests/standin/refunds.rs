@@ -4,6 +4,15 @@ use serde_json::{json, Value};
 
 use crate::harness::{error_code, eventually, standin};
 
+/// Waits until a refund (made while they complete by themselves) has.
+async fn completed(standin: &crate::harness::Standin, answer: &Value) {
+    let id = answer["refund"]["id"].as_str().expect("a refund");
+    eventually(standin, &format!("/v2/refunds/{id}"), |b| {
+        b["refund"]["status"] == "COMPLETED"
+    })
+    .await;
+}
+
 fn refund(key: &str, payment_id: &str, amount: i64) -> Value {
     json!({
         "idempotency_key": key,
@@ -60,8 +69,15 @@ async fn refunds_are_refused_the_ways_square_refuses_them() {
     );
     assert_eq!(body["errors"][0]["category"], "REFUND_ERROR");
     let paid = standin.paid("p", 2000).await;
-    let (status, _) = standin.post("/v2/refunds", refund("r2", &paid, 1500)).await;
+    let (status, first) = standin.post("/v2/refunds", refund("r2", &paid, 1500)).await;
     assert_eq!(status, 200);
+    let (status, body) = standin.post("/v2/refunds", refund("r3", &paid, 100)).await;
+    assert_eq!(
+        (status, error_code(&body)),
+        (400, "REFUND_ALREADY_PENDING"),
+        "no second refund while the first is pending"
+    );
+    completed(&standin, &first).await;
     let (status, body) = standin.post("/v2/refunds", refund("r3", &paid, 501)).await;
     assert_eq!((status, error_code(&body)), (400, "REFUND_AMOUNT_INVALID"));
     let (status, _) = standin.post("/v2/refunds", refund("r4", &paid, 500)).await;
@@ -107,13 +123,7 @@ async fn held_refunds_wait_for_the_control_api() {
     let (_, a) = standin
         .post("/v2/refunds", refund("a", &payment_id, 1000))
         .await;
-    let (_, b) = standin
-        .post("/v2/refunds", refund("b", &payment_id, 1000))
-        .await;
-    let (a, b) = (
-        a["refund"]["id"].as_str().unwrap(),
-        b["refund"]["id"].as_str().unwrap(),
-    );
+    let a = a["refund"]["id"].as_str().unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(
         standin.get(&format!("/v2/refunds/{a}")).await.1["refund"]["status"],
@@ -126,6 +136,10 @@ async fn held_refunds_wait_for_the_control_api() {
         (status, &completed["refund"]["status"]),
         (200, &json!("COMPLETED"))
     );
+    let (_, b) = standin
+        .post("/v2/refunds", refund("b", &payment_id, 1000))
+        .await;
+    let b = b["refund"]["id"].as_str().unwrap();
     let (status, rejected) = standin
         .control(&format!("/_control/refunds/{b}/reject"), json!({}))
         .await;
@@ -155,9 +169,10 @@ async fn held_refunds_wait_for_the_control_api() {
 async fn a_dashboard_refund_takes_what_is_left_by_default() {
     let standin = standin().await;
     let payment_id = standin.paid("p", 4000).await;
-    standin
+    let (_, first) = standin
         .post("/v2/refunds", refund("r", &payment_id, 1000))
         .await;
+    completed(&standin, &first).await;
     let (status, body) = standin
         .control(
             "/_control/dashboard/refund",
