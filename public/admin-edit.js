@@ -109,6 +109,10 @@ async function loadExisting() {
   document.getElementById('max-seats').value = s.max_seats_per_hold;
   document.getElementById('hold-minutes').value = s.hold_ttl_ms / 60000;
   document.getElementById('pay-minutes').value = (body.payment_cap_ms || s.hold_ttl_ms) / 60000;
+  for (const [input, field] of WINDOW_FIELDS) {
+    const ms = s.windows[`${field}_ms`];
+    document.getElementById(input).value = ms === null || ms === undefined ? '' : localInput(ms);
+  }
   if (s.layout.slots) {
     document.querySelector('input[name=kind][value=slots]').checked = true;
     document.getElementById('slots').value = s.layout.slots.join('\n');
@@ -134,10 +138,13 @@ function price() {
   return { amount, currency };
 }
 
+// The optional sales and door times: input id and API field.
+const WINDOW_FIELDS = [['sales-open', 'sales_open_at'], ['sales-close', 'sales_close_at'], ['door-close', 'door_close_at']];
+
 // Staff type the cinema's local time; the server reads it in the cinema's
 // zone. A time the clocks pass twice comes back with both readings to
-// choose from, `offset` being the one chosen.
-async function save(event, offset) {
+// choose from; `chosen` holds the reading chosen for each such field.
+async function save(event, chosen = {}) {
   if (event) event.preventDefault();
   let body;
   try {
@@ -145,20 +152,21 @@ async function save(event, offset) {
     if (!starts) throw new Error('Choose when the showing starts.');
     body = {
       title: document.getElementById('title').value,
-      starts_at: offset || starts,
+      starts_at: chosen.starts_at || starts,
       price: price(),
       layout: layout(),
       max_seats_per_hold: Number(document.getElementById('max-seats').value),
       hold_ttl_ms: Math.round(Number(document.getElementById('hold-minutes').value) * 60000),
       payment_cap_ms: Math.round(Number(document.getElementById('pay-minutes').value) * 60000),
     };
+    for (const [input, field] of WINDOW_FIELDS) body[field] = chosen[field] || document.getElementById(input).value || null;
   } catch (e) {
     return say(messages, 'error', e.message);
   }
   const saved = sid
     ? await adminApi(`/api/admin/showings/${sid}`, { method: 'PUT', json: body })
     : await adminApi('/api/admin/showings', { json: body });
-  if (saved.status === 400 && saved.body.choices) return chooseOffset(saved.body);
+  if (saved.status === 400 && saved.body.choices) return chooseOffset(saved.body, chosen);
   if (saved.status !== 200 && saved.status !== 201) return say(messages, 'error', saved.body.detail || 'The showing could not be saved.');
   const id = saved.body.id;
   const pin = document.getElementById('door-pin').value;
@@ -169,13 +177,17 @@ async function save(event, offset) {
   location.href = `/admin/showings/${id}`;
 }
 
-function chooseOffset(body) {
+// The refusal names the field ("sales_close_at: …") whose time is doubled.
+function chooseOffset(body, chosen) {
   const [earlier, later] = body.choices;
+  const field = body.detail.split(':')[0];
+  const pick = (reading) => save(null, Object.assign({}, chosen, { [field]: reading }));
+  const which = field === 'starts_at' ? 'this time' : `the time for ${field.replace(/_/g, ' ')}`;
   messages.replaceChildren(el('div', { class: 'message error', role: 'alert' }, [
-    el('p', { text: 'The clocks go back that night, so this time happens twice. Which one?' }),
-    el('button', { type: 'button', text: `The first (${earlier.slice(-6)})`, onclick: () => save(null, earlier) }),
+    el('p', { text: `The clocks go back that night, so ${which} happens twice. Which one?` }),
+    el('button', { type: 'button', text: `The first (${earlier.slice(-6)})`, onclick: () => pick(earlier) }),
     ' ',
-    el('button', { type: 'button', text: `The second (${later.slice(-6)})`, onclick: () => save(null, later) }),
+    el('button', { type: 'button', text: `The second (${later.slice(-6)})`, onclick: () => pick(later) }),
   ]));
   messages.querySelector('button').focus();
 }
@@ -195,6 +207,10 @@ document.getElementById('signout').addEventListener('click', signOut);
 
 (async () => {
   if (!await requireSession()) return;
+  api('/api/config').then(({ body }) => {
+    document.getElementById('sales-close-default').textContent = body.sales_close_minutes;
+    document.getElementById('door-close-default').textContent = body.door_close_minutes;
+  });
   if (sid) return loadExisting();
   for (const name of ['A', 'B', 'C']) addRow({ name, seats: 10, gaps_after: [] });
   preview();

@@ -95,6 +95,13 @@ function clockTime(ms) {
   return `${localParts(ms, { hour: '2-digit', minute: '2-digit' })} ${zoneName(ms)}`;
 }
 
+// Where a showing's sales stand, in words; '' while it is on sale.
+function salesText(sales) {
+  if (!sales || sales.state === 'open') return '';
+  if (sales.state === 'not_open') return `On sale ${when(sales.opens_at_ms)}`;
+  return 'Sales closed';
+}
+
 // The cinema's local time as a datetime-local input wants it.
 function localInput(ms) {
   const parts = {};

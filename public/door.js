@@ -20,6 +20,7 @@ const outcomes = {
   already_checked_in: (r) => ['warn', `Already scanned at ${clockTime(r.checked_in_at_ms)}`, `Seat ${r.seat}`],
   void: (r) => ['refused', 'Refunded: not valid', `Seat ${r.seat}`],
   wrong_showing: (r) => ['refused', 'Wrong showing', `Seat ${r.seat} is for another showing`],
+  door_closed: (r) => ['refused', 'Door closed', `Admission ended at ${clockTime(r.door_close_at_ms)}`],
   invalid: () => ['refused', 'Invalid ticket', 'Not one of ours, or altered'],
 };
 
@@ -81,9 +82,14 @@ async function scanWithCamera() {
 }
 
 (async () => {
-  const { body } = await api('/api/showings');
+  // Today's showings: from six hours before each one starts to six after,
+  // so a device reloaded after the start still finds it.
+  const { body } = await api('/api/door/showings');
   const select = document.getElementById('showing');
-  for (const s of body.showings || []) select.append(el('option', { value: s.id, text: `${s.title}, ${when(s.starts_at_ms)}` }));
+  for (const s of body.showings || []) {
+    const closes = `door closes ${clockTime(s.door_close_at_ms)}`;
+    select.append(el('option', { value: s.id, text: `${s.title}, ${when(s.starts_at_ms)}${s.cancelled ? ' (cancelled)' : `, ${closes}`}` }));
+  }
   document.getElementById('signin').addEventListener('submit', (event) => {
     event.preventDefault();
     showingId = select.value;

@@ -140,6 +140,10 @@ async function requestHold(attempt) {
   } else if (status === 409 && body.error === 'showing_cancelled') {
     say(messages, 'error', 'This showing has just been cancelled; nothing can be booked for it.');
     document.getElementById('hold').hidden = true;
+  } else if (status === 409 && (body.error === 'sales_closed' || body.error === 'sales_not_open')) {
+    const sales = body.error === 'sales_closed' ? { state: 'closed' } : { state: 'not_open', opens_at_ms: body.opens_at_ms };
+    say(messages, 'error', `${salesText(sales)}: no seats can be held for this showing now.`);
+    document.getElementById('hold').hidden = true;
   } else if (status === 409 && body.error === 'already_holding') {
     say(messages, 'error', `You already hold ${body.held_seats.join(', ')} for this showing in another tab or window: pay there, or choose again when that hold ends in ${clock(body.expires_in_ms)}.`);
   } else {
@@ -407,6 +411,13 @@ async function release() {
     const why = showing.cancel_reason ? ` ${showing.cancel_reason}` : '';
     forget();
     return say(messages, 'error', `This showing is cancelled; nothing can be booked for it.${why} Anyone who paid is refunded in full and has been e-mailed.`);
+  }
+  if (body.sales.state !== 'open') {
+    // A hold made before sales closed can still be paid for: recovery
+    // below brings it back.
+    document.getElementById('hold').hidden = true;
+    document.getElementById('limit').textContent = '';
+    say(messages, 'info', `${salesText(body.sales)}: no seats can be held for this showing now.`);
   }
   document.getElementById('hold').addEventListener('click', holdSeats);
   document.getElementById('buy').addEventListener('click', buy);

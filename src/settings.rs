@@ -31,7 +31,8 @@ fn number<T: std::str::FromStr>(env: &Env, name: &str) -> Option<T> {
 impl Settings {
     /// `HOLD_RATE_BURST`, `HOLD_RATE_PER_MINUTE` (holds per client
     /// address), `CHECKOUT_RETRY_BASE_MS`, `CHECKOUT_ANSWER_TIMEOUT_MS`,
-    /// `SQUARE_LOCATION_ID`, `SWEEP_MIN_AGE_MS`, `DIGEST_AFTER_MS`, and the test-only
+    /// `SQUARE_LOCATION_ID`, `SWEEP_MIN_AGE_MS`, `DIGEST_AFTER_MS`,
+    /// and the test-only
     /// `SHOWTIME_FAILPOINT`.
     pub fn from_env(env: &Env) -> Settings {
         let rate = desk::RateLimit::default();
@@ -59,5 +60,30 @@ impl Settings {
             sweep_min_age_ms: number(env, "SWEEP_MIN_AGE_MS").unwrap_or(60_000),
             digest_after_ms: number(env, "DIGEST_AFTER_MS").unwrap_or(DIGEST_EVERY_MS),
         }
+    }
+}
+
+/// When sales close and the door stops admitting by default, after a
+/// showing's start (`SALES_CLOSE_MINUTES`, 15; `DOOR_CLOSE_MINUTES`, 120;
+/// each at most a day); staff may set other times for one showing.
+pub fn window_defaults(env: &Env) -> desk::window::Defaults {
+    let defaults = desk::window::Defaults::default();
+    let minutes = |name: &str, default_ms: i64| {
+        number::<i64>(env, name)
+            .map(|m| m.saturating_mul(60_000))
+            .filter(|ms| (0..=desk::window::MAX_AFTER_START_MS).contains(ms))
+            .unwrap_or(default_ms)
+    };
+    desk::window::Defaults {
+        sales_close_after_start_ms: minutes(
+            "SALES_CLOSE_MINUTES",
+            defaults.sales_close_after_start_ms,
+        ),
+        // The door must still admit once the showing has started.
+        door_close_after_start_ms: minutes(
+            "DOOR_CLOSE_MINUTES",
+            defaults.door_close_after_start_ms,
+        )
+        .max(1),
     }
 }

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use desk::window::{Defaults, Overrides, Windows};
 use ledger::{MAX_SEATS_PER_HOLD_LIMIT, MAX_UNITS, MAX_UNIT_NAME_BYTES};
 use mail::venue::{LocalTimeError, Venue};
 
@@ -53,6 +54,12 @@ pub struct NewShowingRequest {
     pub max_seats_per_hold: Option<u32>,
     pub hold_ttl_ms: Option<u64>,
     pub payment_cap_ms: Option<u64>,
+    /// When sales open (default: as soon as the showing is saved), close
+    /// (default: the cinema's minutes after the start) and when the door
+    /// stops admitting; local times like `starts_at`, or null.
+    pub sales_open_at: Option<String>,
+    pub sales_close_at: Option<String>,
+    pub door_close_at: Option<String>,
 }
 
 /// A validated showing, ready to store.
@@ -65,6 +72,8 @@ pub struct NewShowing {
     pub max_seats_per_hold: u32,
     pub hold_ttl_ms: u64,
     pub payment_cap_ms: u64,
+    /// Staff's own sales and door times; `None` takes the default.
+    pub windows: Overrides,
 }
 
 /// Why a showing was refused; the text is shown to staff as it is.
@@ -91,18 +100,16 @@ impl NewShowing {
         if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS {
             return invalid(format!("title must be 1 to {MAX_TITLE_CHARS} characters"));
         }
-        let starts_at_ms = venue.parse_local(&req.starts_at).map_err(|e| {
-            let choices = match &e {
-                LocalTimeError::Ambiguous { earlier, later } => {
-                    vec![earlier.clone(), later.clone()]
-                }
-                _ => Vec::new(),
-            };
-            InvalidShowing {
-                detail: format!("starts_at: {e}"),
-                choices,
-            }
-        })?;
+        let starts_at_ms = parse_time(venue, "starts_at", &req.starts_at)?;
+        let optional = |field: &str, text: &Option<String>| match text.as_deref().map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(text) => parse_time(venue, field, text).map(Some),
+        };
+        let windows = Overrides {
+            sales_open_at_ms: optional("sales_open_at", &req.sales_open_at)?,
+            sales_close_at_ms: optional("sales_close_at", &req.sales_close_at)?,
+            door_close_at_ms: optional("door_close_at", &req.door_close_at)?,
+        };
         check_price(&req.price)?;
         let max_seats_per_hold = req.max_seats_per_hold.unwrap_or(DEFAULT_MAX_SEATS_PER_HOLD);
         if !(1..=MAX_SEATS_PER_HOLD_LIMIT).contains(&max_seats_per_hold) {
@@ -140,9 +147,25 @@ impl NewShowing {
             max_seats_per_hold,
             hold_ttl_ms,
             payment_cap_ms,
+            windows,
         };
         showing.units()?;
         Ok(showing)
+    }
+
+    /// The showing's sales and door times, for one made at
+    /// `created_at_ms`, checked against each other.
+    pub fn windows(
+        &self,
+        created_at_ms: i64,
+        defaults: Defaults,
+    ) -> Result<Windows, InvalidShowing> {
+        Windows::of(self.starts_at_ms, created_at_ms, self.windows, defaults).map_err(|e| {
+            InvalidShowing {
+                detail: e.to_string(),
+                choices: Vec::new(),
+            }
+        })
     }
 
     /// The seat names this showing's layout defines, checked for limits
@@ -174,6 +197,21 @@ impl NewShowing {
         }
         Ok(units)
     }
+}
+
+/// A local time (or one with its offset) staff typed for `field`. A time
+/// the clocks pass twice is refused with both readings to choose from.
+fn parse_time(venue: &Venue, field: &str, text: &str) -> Result<i64, InvalidShowing> {
+    venue.parse_local(text).map_err(|e| {
+        let choices = match &e {
+            LocalTimeError::Ambiguous { earlier, later } => vec![earlier.clone(), later.clone()],
+            _ => Vec::new(),
+        };
+        InvalidShowing {
+            detail: format!("{field}: {e}"),
+            choices,
+        }
+    })
 }
 
 fn check_price(price: &Money) -> Result<(), InvalidShowing> {

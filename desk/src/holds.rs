@@ -178,6 +178,7 @@ impl Desk {
             }
         }
         self.refuse_if_cancelled()?;
+        self.refuse_unless_on_sale(now_ms)?;
         if let Err(wait_ms) = self.take_hold_token(&new.caller.client, now_ms, d) {
             return Err(Refusal::new(
                 Code::RateLimited,

@@ -22,6 +22,7 @@
 //! - `square`: the requests checkout steps send and what answers mean.
 //! - `door`: wrong door PINs counted in a sliding window.
 //! - `rate`: the per-address token bucket for new holds.
+//! - `window`: when a showing sells and when its door admits.
 
 mod decision;
 mod door;
@@ -35,6 +36,7 @@ mod restore;
 mod showing;
 pub mod square;
 pub mod storage;
+pub mod window;
 
 use std::collections::HashMap;
 

@@ -31,6 +31,9 @@ pub struct ShowingSetup {
     pub max_seats_per_hold: u32,
     pub hold_ttl_ms: u64,
     pub payment_cap_ms: u64,
+    /// When holds may be made.
+    #[serde(default)]
+    pub sales: crate::window::SalesWindow,
 }
 
 /// Who is asking: the buyer's session id and the client's address.

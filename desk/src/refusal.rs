@@ -65,6 +65,8 @@ codes! {
     ShowingExists = 409 "showing_exists",
     LayoutLocked = 409 "layout_locked",
     ShowingCancelled = 409 "showing_cancelled",
+    SalesNotOpen = 409 "sales_not_open",
+    SalesClosed = 409 "sales_closed",
     LimitsConflict = 409 "limits_conflict",
     CannotVoid = 409 "cannot_void",
     OrderNotPaid = 409 "order_not_paid",

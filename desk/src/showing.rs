@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::protocol::{Money, Reply, SeatCodes, SeatMap, ShowingSetup, Summary, VoidSeats};
 use crate::refusal::{Code, Refusal};
 use crate::storage::{self, HoldEnd, Write};
+use crate::window::Sales;
 use crate::{Decision, Desk};
 
 /// Most browsers watching one showing's map live; more fall back to polling.
@@ -24,6 +25,10 @@ pub struct ShowingMeta {
     /// When staff cancelled it; nothing is sold after that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancelled_at_ms: Option<u64>,
+    /// When holds may be made (always, for a showing saved before there
+    /// were sales windows).
+    #[serde(default)]
+    pub sales: crate::window::SalesWindow,
 }
 
 pub struct Showing {
@@ -138,6 +143,7 @@ impl Desk {
             price: setup.price,
             config,
             cancelled_at_ms: None,
+            sales: setup.sales,
         };
         d.writes.push(Write::CreateTables);
         storage::all_units(&ledger, d);
@@ -204,6 +210,7 @@ impl Desk {
             price: edit.price,
             config: ledger.config().clone(),
             cancelled_at_ms: None,
+            sales: edit.sales,
         };
         if relayout {
             d.writes.push(Write::ClearUnits);
@@ -271,6 +278,25 @@ impl Desk {
                 "this showing was cancelled; nothing can be booked for it",
             )),
             None => Ok(()),
+        }
+    }
+
+    /// Holds are made only while sales are open. A hold made before they
+    /// close may still be paid for after.
+    pub(crate) fn refuse_unless_on_sale(&self, now_ms: u64) -> Result<(), Refusal> {
+        let sales = self.showing()?.meta.sales;
+        match sales.at(now_ms) {
+            Sales::Open => Ok(()),
+            Sales::NotOpen => Err(Refusal::new(
+                Code::SalesNotOpen,
+                "tickets for this showing are not on sale yet",
+            )
+            .with("opens_at_ms", sales.opens_at_ms)),
+            Sales::Closed => Err(Refusal::new(
+                Code::SalesClosed,
+                "sales for this showing have closed",
+            )
+            .with("closed_at_ms", sales.closes_at_ms)),
         }
     }
 

@@ -239,7 +239,8 @@ pub async fn update_showing(
     let result = db
         .prepare(
             "UPDATE showings SET title = ?1, starts_at_ms = ?2, price_amount = ?3, currency = ?4, \
-             layout_json = ?5, seat_count = ?6, max_seats_per_hold = ?7, hold_ttl_ms = ?8 \
+             layout_json = ?5, seat_count = ?6, max_seats_per_hold = ?7, hold_ttl_ms = ?8, \
+             sales_open_at_ms = ?10, sales_close_at_ms = ?11, door_close_at_ms = ?12 \
              WHERE id = ?9",
         )
         .bind(&[
@@ -252,6 +253,9 @@ pub async fn update_showing(
             num(u64::from(showing.max_seats_per_hold)),
             num(showing.hold_ttl_ms),
             id.into(),
+            super::optional_ms(showing.windows.sales_open_at_ms),
+            super::optional_ms(showing.windows.sales_close_at_ms),
+            super::optional_ms(showing.windows.door_close_at_ms),
         ])?
         .run()
         .await?;

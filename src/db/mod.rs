@@ -17,6 +17,7 @@ use wasm_bindgen::JsValue;
 use worker::{D1Database, Env, Result};
 
 use crate::showing::{Layout, Money, NewShowing};
+use desk::window::Overrides;
 
 /// The most showings one listing returns.
 const LIST_LIMIT: u32 = 200;
@@ -39,6 +40,9 @@ pub struct Showing {
     /// When staff cancelled it, and what buyers are told.
     pub cancelled_at_ms: Option<i64>,
     pub cancel_reason: Option<String>,
+    pub created_at_ms: i64,
+    /// Staff's own sales and door times (`None`: the default).
+    pub windows: Overrides,
 }
 
 /// A row of `showings` as D1 returns it. Numbers arrive as JSON numbers
@@ -56,6 +60,10 @@ struct ShowingRow {
     hold_ttl_ms: f64,
     cancelled_at_ms: Option<f64>,
     cancel_reason: Option<String>,
+    created_at_ms: f64,
+    sales_open_at_ms: Option<f64>,
+    sales_close_at_ms: Option<f64>,
+    door_close_at_ms: Option<f64>,
 }
 
 impl ShowingRow {
@@ -76,12 +84,42 @@ impl ShowingRow {
             hold_ttl_ms: self.hold_ttl_ms as u64,
             cancelled_at_ms: self.cancelled_at_ms.map(|ms| ms as i64),
             cancel_reason: self.cancel_reason,
+            created_at_ms: self.created_at_ms as i64,
+            windows: Overrides {
+                sales_open_at_ms: self.sales_open_at_ms.map(|ms| ms as i64),
+                sales_close_at_ms: self.sales_close_at_ms.map(|ms| ms as i64),
+                door_close_at_ms: self.door_close_at_ms.map(|ms| ms as i64),
+            },
+        })
+    }
+}
+
+impl Showing {
+    /// When it sells and when its door admits, with the cinema's defaults.
+    pub fn windows(&self, defaults: desk::window::Defaults) -> desk::window::Windows {
+        desk::window::Windows::unchecked(
+            self.starts_at_ms,
+            self.created_at_ms,
+            self.windows,
+            defaults,
+        )
+    }
+
+    /// Its sales and door times for the pages, and where sales stand now.
+    pub fn sales_json(&self, defaults: desk::window::Defaults, now_ms: i64) -> serde_json::Value {
+        let windows = self.windows(defaults);
+        serde_json::json!({
+            "state": windows.sales().at(now_ms.max(0) as u64),
+            "opens_at_ms": windows.sales_open_at_ms,
+            "closes_at_ms": windows.sales_close_at_ms,
+            "door_close_at_ms": windows.door_close_at_ms,
         })
     }
 }
 
 const SHOWING_COLUMNS: &str = "id, title, starts_at_ms, price_amount, currency, layout_json, \
-     seat_count, max_seats_per_hold, hold_ttl_ms, cancelled_at_ms, cancel_reason";
+     seat_count, max_seats_per_hold, hold_ttl_ms, cancelled_at_ms, cancel_reason, created_at_ms, \
+     sales_open_at_ms, sales_close_at_ms, door_close_at_ms";
 
 pub async fn insert_showing(
     db: &D1Database,
@@ -93,8 +131,9 @@ pub async fn insert_showing(
     let layout_json = serde_json::to_string(&showing.layout)?;
     db.prepare(
         "INSERT INTO showings (id, title, starts_at_ms, price_amount, currency, layout_json, \
-         seat_count, max_seats_per_hold, hold_ttl_ms, created_at_ms) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+         seat_count, max_seats_per_hold, hold_ttl_ms, created_at_ms, sales_open_at_ms, \
+         sales_close_at_ms, door_close_at_ms) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )
     .bind(&[
         id.into(),
@@ -107,10 +146,19 @@ pub async fn insert_showing(
         JsValue::from(showing.max_seats_per_hold as f64),
         JsValue::from(showing.hold_ttl_ms as f64),
         JsValue::from(now_ms as f64),
+        optional_ms(showing.windows.sales_open_at_ms),
+        optional_ms(showing.windows.sales_close_at_ms),
+        optional_ms(showing.windows.door_close_at_ms),
     ])?
     .run()
     .await?;
     Ok(())
+}
+
+/// An optional time for a nullable column.
+pub fn optional_ms(ms: Option<i64>) -> JsValue {
+    ms.map(|ms| JsValue::from(ms as f64))
+        .unwrap_or(JsValue::NULL)
 }
 
 pub async fn get_showing(db: &D1Database, id: &str) -> Result<Option<Showing>> {
@@ -126,12 +174,24 @@ pub async fn get_showing(db: &D1Database, id: &str) -> Result<Option<Showing>> {
 
 /// Showings that start at or after `from_ms`, soonest first.
 pub async fn upcoming_showings(db: &D1Database, from_ms: i64) -> Result<Vec<Showing>> {
+    showings_starting_between(db, from_ms, i64::MAX).await
+}
+
+/// Showings that start from `from_ms` up to `until_ms`, soonest first.
+pub async fn showings_starting_between(
+    db: &D1Database,
+    from_ms: i64,
+    until_ms: i64,
+) -> Result<Vec<Showing>> {
     let rows: Vec<ShowingRow> = db
         .prepare(format!(
-            "SELECT {SHOWING_COLUMNS} FROM showings WHERE starts_at_ms >= ?1 \
+            "SELECT {SHOWING_COLUMNS} FROM showings WHERE starts_at_ms >= ?1 AND starts_at_ms <= ?2 \
              ORDER BY starts_at_ms, id LIMIT {LIST_LIMIT}"
         ))
-        .bind(&[JsValue::from(from_ms as f64)])?
+        .bind(&[
+            JsValue::from(from_ms as f64),
+            JsValue::from(until_ms as f64),
+        ])?
         .all()
         .await?
         .results()?;

@@ -99,15 +99,28 @@ fn parse_showing(body: NewShowingRequest, env: &Env) -> Result<(NewShowing, Unit
     Ok((showing, units))
 }
 
-fn object_settings(id: &str, showing: &NewShowing, units: Units) -> ShowingSetup {
-    ShowingSetup {
+/// What the showing's object is told of a showing made at
+/// `created_at_ms`; its sales and door times are checked here.
+fn object_settings(
+    env: &Env,
+    id: &str,
+    showing: &NewShowing,
+    units: Units,
+    created_at_ms: i64,
+) -> Result<ShowingSetup, ApiError> {
+    let defaults = crate::settings::window_defaults(env);
+    let windows = showing
+        .windows(created_at_ms, defaults)
+        .map_err(|e| ApiError::new(Code::InvalidShowing, e.detail))?;
+    Ok(ShowingSetup {
         showing_id: id.to_string(),
         units,
         price: showing.price.clone(),
         max_seats_per_hold: showing.max_seats_per_hold,
         hold_ttl_ms: showing.hold_ttl_ms,
         payment_cap_ms: showing.payment_cap_ms,
-    }
+        sales: windows.sales(),
+    })
 }
 
 /// Square refuses a payment in any currency but its location's, so a
@@ -132,15 +145,16 @@ pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
     auth::require_admin(&req, &ctx.env)?;
     let body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
     let (showing, units) = parse_showing(body, &ctx.env)?;
-    check_currency(&ctx.env, &showing).await?;
     let id = ids::new_showing_id().map_err(|e| ApiError::internal(e.to_string()))?;
+    let created_at_ms = now_ms();
     let seat_count = units.names.len();
+    let init = object_settings(&ctx.env, &id, &showing, units, created_at_ms)?;
+    check_currency(&ctx.env, &showing).await?;
     // The object is set up first: a showing becomes visible (its D1 row)
     // only once its seats exist.
-    let init = object_settings(&id, &showing, units);
     ShowtimeClient::new(&ctx.env, &id)?.init(init).await?;
     let db = db::database(&ctx.env)?;
-    db::insert_showing(&db, &id, &showing, seat_count, now_ms()).await?;
+    db::insert_showing(&db, &id, &showing, seat_count, created_at_ms).await?;
     Ok(Response::from_json(&json!({ "id": id }))?.with_status(201))
 }
 
@@ -211,7 +225,7 @@ pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
         ));
     }
     let seat_count = units.names.len();
-    let settings = object_settings(&sid, &showing, units);
+    let settings = object_settings(&ctx.env, &sid, &showing, units, existing.created_at_ms)?;
     ShowtimeClient::new(&ctx.env, &sid)?
         .configure(settings)
         .await?;

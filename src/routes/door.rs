@@ -105,6 +105,16 @@ pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
         return answer(&db, &scan.showing_id, body).await;
     }
     let now_ms = worker::Date::now().as_millis();
+    // After the door closes a ticket is no longer admitted: late enough
+    // that it is not this showing the holder means to see.
+    if let Some(showing) = db::get_showing(&db, &scan.showing_id).await? {
+        let windows = showing.windows(crate::settings::window_defaults(&ctx.env));
+        if !windows.door_admits(now_ms as i64) {
+            let closed =
+                json!({ "result": "door_closed", "door_close_at_ms": windows.door_close_at_ms });
+            return answer(&db, &scan.showing_id, merge(base, closed)).await;
+        }
+    }
     let found =
         order_rows::check_in(&db, &ticket.ticket_id, &scan.showing_id, &device, now_ms).await?;
     let result = match found {
@@ -116,6 +126,30 @@ pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
         CheckIn::Unknown => json!({ "result": "invalid" }),
     };
     answer(&db, &scan.showing_id, merge(base, result)).await
+}
+
+/// `GET /api/door/showings`: the showings a door works today, from six
+/// hours before each one's start to six hours after (or until its door
+/// closes, if later), soonest first, with when the door closes.
+pub async fn showings(ctx: RouteContext<()>) -> Handled {
+    let db = db::database(&ctx.env)?;
+    let now = super::now_ms();
+    let defaults = crate::settings::window_defaults(&ctx.env);
+    let earliest = now.saturating_sub(desk::window::MAX_AFTER_START_MS);
+    let latest = now.saturating_add(desk::window::DOOR_LIST_MS);
+    let listed: Vec<Value> = db::showings_starting_between(&db, earliest, latest)
+        .await?
+        .into_iter()
+        .filter(|s| s.windows(defaults).door_lists(now))
+        .map(|s| {
+            json!({
+                "id": s.id, "title": s.title, "starts_at_ms": s.starts_at_ms,
+                "door_close_at_ms": s.windows(defaults).door_close_at_ms,
+                "cancelled": s.cancelled_at_ms.is_some(),
+            })
+        })
+        .collect();
+    Ok(Response::from_json(&json!({ "showings": listed }))?)
 }
 
 /// Every scan answers 200 with its result and the running count.

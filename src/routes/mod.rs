@@ -76,6 +76,7 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/showings/:sid", |_, ctx| respond(page(ctx, "/showing")))
         .get_async("/orders/:oid", |_, ctx| respond(page(ctx, "/order")))
         .get_async("/door", |_, ctx| respond(page(ctx, "/door")))
+        .get_async("/api/door/showings", |_, ctx| respond(door::showings(ctx)))
         .post_async("/api/door/checkin", |req, ctx| {
             respond(door::check_in(req, ctx))
         })
@@ -244,8 +245,11 @@ async fn config(ctx: RouteContext<()>) -> Handled {
         .ok()
         .map(|l| l.country)
         .filter(|c| !c.is_empty());
+    let windows = crate::settings::window_defaults(&ctx.env);
     Ok(Response::from_json(&json!({
         "cinema_name": var("CINEMA_NAME"),
+        "sales_close_minutes": windows.sales_close_after_start_ms / 60_000,
+        "door_close_minutes": windows.door_close_after_start_ms / 60_000,
         "square_sdk_url": var("SQUARE_SDK_URL"),
         "square_application_id": var("SQUARE_APPLICATION_ID"),
         "square_location_id": var("SQUARE_LOCATION_ID"),

@@ -20,7 +20,15 @@ const HOLD_TOKEN_LEN: usize = 32;
 
 pub async fn list(ctx: RouteContext<()>) -> Handled {
     let db = db::database(&ctx.env)?;
-    let showings = db::upcoming_showings(&db, now_ms()).await?;
+    let now = now_ms();
+    let defaults = crate::settings::window_defaults(&ctx.env);
+    // Showings yet to start, and those that started but still sell.
+    let showings: Vec<db::Showing> =
+        db::upcoming_showings(&db, now.saturating_sub(desk::window::MAX_AFTER_START_MS))
+            .await?
+            .into_iter()
+            .filter(|s| s.starts_at_ms >= now || s.windows(defaults).sales_close_at_ms > now)
+            .collect();
     // Ask every showing's object at once; each answers from memory.
     let summaries = join_all(showings.iter().map(|s| summary(&ctx.env, &s.id))).await;
     let listed: Vec<Value> = showings
@@ -34,6 +42,7 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
                 "price": showing.price,
                 "seat_count": showing.seat_count,
                 "cancelled": showing.cancelled_at_ms.is_some(),
+                "sales": showing.sales_json(defaults, now),
                 "seats_available": summary.as_ref().map(|s| Value::from(s.available)).unwrap_or(Value::Null),
             })
         })
@@ -52,8 +61,9 @@ pub async fn get(ctx: RouteContext<()>) -> Handled {
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
     let availability = ShowtimeClient::new(&ctx.env, sid)?.seats().await?;
+    let sales = showing.sales_json(crate::settings::window_defaults(&ctx.env), now_ms());
     Ok(Response::from_json(
-        &json!({ "showing": showing, "availability": availability }),
+        &json!({ "showing": showing, "sales": sales, "availability": availability }),
     )?)
 }
 

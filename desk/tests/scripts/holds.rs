@@ -97,3 +97,18 @@ fn a_cancelled_showing_sells_nothing_more_and_stays_cancelled() {
         ",
     );
 }
+
+#[test]
+fn holds_are_made_only_while_sales_are_open_and_a_hold_made_in_time_is_paid_after() {
+    check(
+        r"
+        @0 window 100 1000            => Configured { relayout: false }
+        @99 hold ana h1 A1            => 409 sales_not_open
+        @99 map                       => aaaaaaaa
+        @100 hold ana h1 A1           => 201 held A1 until 300100; announce 1
+        @1000 hold bob h2 A2          => 409 sales_closed
+        @1000 map                     => haaaaaaa
+        @1001 checkout ana h1 cnon:ok => o1 pending settling; square Post /v2/payments, announce 2
+        ",
+    );
+}

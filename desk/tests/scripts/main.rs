@@ -18,6 +18,8 @@ use desk::{Answer, Decision, Desk, Effect, Reply, Request, Settings, StoreOutcom
 use support::Sqlite;
 
 pub struct Script {
+    /// The showing as set up, for `window` to edit.
+    setup: ShowingSetup,
     db: Sqlite,
     desk: Desk,
     settings: Settings,
@@ -47,9 +49,11 @@ impl Script {
             max_seats_per_hold: 4,
             hold_ttl_ms: 300_000,
             payment_cap_ms: 600_000,
+            sales: Default::default(),
         };
-        let (db, desk) = crate::support::showing(settings.clone(), setup);
+        let (db, desk) = crate::support::showing(settings.clone(), setup.clone());
         Script {
+            setup,
             db,
             desk,
             settings,
@@ -124,6 +128,15 @@ impl Script {
                 matched: args[0] == "right",
             },
             "map" => Request::SeatCodes,
+            // window <opens_at_ms> <closes_at_ms>: staff set when it sells.
+            "window" => {
+                let at = |i: usize| args[i].parse::<u64>().expect("a time");
+                self.setup.sales = desk::window::SalesWindow {
+                    opens_at_ms: at(0),
+                    closes_at_ms: at(1),
+                };
+                Request::Configure(self.setup.clone())
+            }
             "cancel" => Request::Cancel,
             "checkout" => Request::Checkout(CheckoutRequest {
                 hold: hold_ref(args[0], args[1]),

@@ -109,6 +109,7 @@ impl World {
             max_seats_per_hold: 3,
             hold_ttl_ms: 60_000,
             payment_cap_ms: 120_000,
+            sales: Default::default(),
         };
         let (db, desk) = crate::support::showing(settings.clone(), setup);
         World {

@@ -16,3 +16,18 @@ mod stack;
 pub use api::{sixteen_seat_room, Api, Reply};
 pub use reqwest::Method;
 pub use stack::{repo_root, Stack, StackOptions};
+
+/// The wall clock in epoch milliseconds.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_millis() as i64
+}
+
+/// A time `from_now_ms` from now as the API reads it (RFC 3339, UTC).
+pub fn time_from_now(from_now_ms: i64) -> String {
+    jiff::Timestamp::from_millisecond(now_ms() + from_now_ms)
+        .expect("a time")
+        .to_string()
+}

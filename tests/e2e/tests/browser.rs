@@ -88,7 +88,10 @@ async fn two_buyers_race_for_a_seat_while_a_third_watches_the_map() {
 async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
     let stack = Stack::start();
     let api = Api::new(&stack);
-    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    // The door lists today's showings: this one starts in an hour.
+    let mut room = sixteen_seat_room(None);
+    room["starts_at"] = serde_json::json!(e2e::time_from_now(3_600_000));
+    let sid = api.create_showing(room).await;
     let hold = api.hold(&sid, &["A2"], None).await;
     let paid = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
     assert_eq!(paid.status, 201, "{:?}", paid.body);
