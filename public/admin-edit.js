@@ -37,6 +37,46 @@ function addRow(row) {
   rowsBody.append(tr);
 }
 
+const pricesBody = document.getElementById('more-prices');
+
+// Another price a buyer may choose per seat.
+function addPrice(category) {
+  const n = pricesBody.children.length + 2;
+  const tr = el('tr', {}, [
+    rowInput('price-extra-name', `Name of price ${n}`, category.name, { type: 'text', maxlength: '60' }),
+    rowInput('price-extra-amount', `Price ${n}`, category.amount, { type: 'text', inputmode: 'decimal', autocomplete: 'off' }),
+    el('td', {}, [el('button', { type: 'button', class: 'link', text: 'Remove', 'aria-label': `Remove price ${n}`, onclick: () => tr.remove() })]),
+  ]);
+  pricesBody.append(tr);
+}
+
+// A price's id from its name: "Child (under 12)" is "child-under-12".
+function priceId(name, taken) {
+  const base = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 24) || 'price';
+  let id = base;
+  for (let n = 2; taken.has(id); n += 1) id = `${base}-${n}`;
+  taken.add(id);
+  return id;
+}
+
+// Every price in minor units, the default first.
+function prices() {
+  const first = price();
+  const taken = new Set();
+  const name = document.getElementById('price-name').value.trim() || 'Standard';
+  const all = [{ id: priceId(name, taken), name, amount: first.amount }];
+  for (const tr of pricesBody.children) {
+    const extraName = tr.querySelector('.price-extra-name').value.trim();
+    const text = tr.querySelector('.price-extra-amount').value;
+    if (!extraName && !text.trim()) continue;
+    if (!extraName) throw new Error('Give each price a name.');
+    const amount = toMinor(text, first.currency);
+    if (amount === null) throw new Error(`Give the price "${extraName}" in ${first.currency}, like ${majorText(950, first.currency)}, or 0 for free.`);
+    all.push({ id: priceId(extraName, taken), name: extraName, amount });
+  }
+  return { currency: first.currency, prices: all };
+}
+
 function readRows() {
   return [...rowsBody.children].map((tr) => {
     const name = tr.querySelector('.row-name').value.trim();
@@ -106,6 +146,9 @@ async function loadExisting() {
   document.getElementById('starts').value = localInput(s.starts_at_ms);
   document.getElementById('currency').value = s.price.currency;
   document.getElementById('price').value = majorText(s.price.amount, s.price.currency);
+  document.getElementById('price-name').value = s.prices[0].name;
+  pricesBody.replaceChildren();
+  for (const c of s.prices.slice(1)) addPrice({ name: c.name, amount: majorText(c.amount, s.price.currency) });
   document.getElementById('max-seats').value = s.max_seats_per_hold;
   document.getElementById('hold-minutes').value = s.hold_ttl_ms / 60000;
   document.getElementById('pay-minutes').value = (body.payment_cap_ms || s.hold_ttl_ms) / 60000;
@@ -132,7 +175,7 @@ function price() {
   const currency = document.getElementById('currency').value.trim().toUpperCase();
   const amount = toMinor(document.getElementById('price').value, currency);
   const digits = minorDigits(currency);
-  if (amount === null || amount <= 0) {
+  if (amount === null) {
     throw new Error(`Give the price in ${currency} with at most ${digits} decimal${digits === 1 ? '' : 's'}, like ${digits ? '9.' + '5'.padEnd(digits, '0') : '1500'}.`);
   }
   return { amount, currency };
@@ -153,7 +196,7 @@ async function save(event, chosen = {}) {
     body = {
       title: document.getElementById('title').value,
       starts_at: chosen.starts_at || starts,
-      price: price(),
+      ...prices(),
       layout: layout(),
       max_seats_per_hold: Number(document.getElementById('max-seats').value),
       hold_ttl_ms: Math.round(Number(document.getElementById('hold-minutes').value) * 60000),
@@ -193,6 +236,10 @@ function chooseOffset(body, chosen) {
 }
 
 document.getElementById('zone').textContent = VENUE_ZONE;
+document.getElementById('add-price').addEventListener('click', () => {
+  addPrice({ name: '', amount: '' });
+  pricesBody.lastElementChild.querySelector('.price-extra-name').focus();
+});
 document.getElementById('add-row').addEventListener('click', () => {
   const last = rowsBody.lastElementChild;
   const prev = last ? last.querySelector('.row-name').value.trim() : '';

@@ -8,6 +8,8 @@ const REFRESH_MS = 8000;
 const sid = location.pathname.split('/')[2];
 const messages = document.getElementById('messages');
 const chosen = new Set();
+// Seat → price category id, for a chosen seat not at the default price.
+const priceOf = new Map();
 let showing = null;
 let states = {};
 let version = -1;
@@ -59,6 +61,7 @@ function toggle(name) {
   else if (chosen.size >= showing.max_seats_per_hold) return say(messages, 'info', `You can hold up to ${showing.max_seats_per_hold} seats at a time.`);
   else chosen.add(name);
   render();
+  renderChoices();
   const again = document.querySelector(`[data-seat="${CSS.escape(name)}"]`);
   if (again) again.focus();
 }
@@ -78,8 +81,53 @@ async function refresh() {
   if (status !== 200 || body.version <= version) return;
   version = body.version;
   states = decode(body.codes);
+  const before = chosen.size;
   for (const name of [...chosen]) if (!hold && states[name] !== 'available') chosen.delete(name);
   render();
+  if (chosen.size !== before) renderChoices();
+}
+
+// A showing's price categories; the first is the default.
+function categories() {
+  return showing.prices && showing.prices.length ? showing.prices : [{ id: 'standard', name: 'Standard', amount: showing.price.amount }];
+}
+
+function categoryOf(seat) {
+  const all = categories();
+  return all.find((c) => c.id === priceOf.get(seat)) || all[0];
+}
+
+// One price to choose for each chosen seat (when the showing has more
+// than one), and what they come to. Drawn when the choice changes, not on
+// every map refresh, so a buyer choosing is not interrupted.
+function renderChoices() {
+  for (const seat of [...priceOf.keys()]) if (!chosen.has(seat)) priceOf.delete(seat);
+  const all = categories();
+  const currency = showing.price.currency;
+  const box = document.getElementById('choices');
+  box.replaceChildren(...(all.length < 2 || hold ? [] : [...chosen].map((seat) => {
+    const id = `price-${seat}`;
+    const select = el('select', { id, onchange: (event) => { priceOf.set(seat, event.target.value); renderChoices(); document.getElementById(id).focus(); } },
+      all.map((c) => el('option', { value: c.id, text: `${c.name}, ${money({ amount: c.amount, currency })}` })));
+    select.value = categoryOf(seat).id;
+    return el('p', { class: 'choice' }, [el('label', { for: id, text: `Ticket for seat ${seat}` }), select]);
+  })));
+  const total = [...chosen].reduce((sum, seat) => sum + categoryOf(seat).amount, 0);
+  document.getElementById('choice-total').textContent = chosen.size && !hold ? `Total: ${money({ amount: total, currency })}` : '';
+}
+
+// " (A1 Adult $12.00, A2 Child $8.00)" when the seats differ in price.
+function priceLines(prices) {
+  if (!prices || new Set(prices.map((p) => p.category)).size < 2) return '';
+  return ` (${prices.map((p) => `${p.seat} ${p.name} ${money({ amount: p.amount_minor, currency: showing.price.currency })}`).join(', ')})`;
+}
+
+// The prices asked for with a hold: only seats not at the default.
+function chosenPrices(seats) {
+  const first = categories()[0].id;
+  const out = {};
+  for (const seat of seats) if (categoryOf(seat).id !== first) out[seat] = categoryOf(seat).id;
+  return out;
 }
 
 // What this page has asked for and not yet seen the end of, kept in local
@@ -104,11 +152,14 @@ function forget() {
 
 async function holdSeats() {
   const seats = [...chosen];
+  const prices = chosenPrices(seats);
   let pending = remembered();
   // The same choice asked again keeps its key, so a hold whose answer was
   // lost is answered again rather than refused as a second hold.
-  if (!pending.attempt || pending.attempt.seats.join() !== seats.join()) {
-    pending = { attempt: { key: crypto.randomUUID(), seats } };
+  const same = pending.attempt && pending.attempt.seats.join() === seats.join()
+    && JSON.stringify(pending.attempt.prices || {}) === JSON.stringify(prices);
+  if (!same) {
+    pending = { attempt: { key: crypto.randomUUID(), seats, prices } };
     remember(pending);
   }
   await requestHold(pending.attempt);
@@ -118,7 +169,9 @@ async function requestHold(attempt) {
   document.getElementById('hold').disabled = true;
   let answer;
   try {
-    answer = await api(`/api/showings/${sid}/holds`, { json: { seats: attempt.seats }, headers: { 'idempotency-key': attempt.key } });
+    const body = { seats: attempt.seats };
+    if (attempt.prices && Object.keys(attempt.prices).length) body.prices = attempt.prices;
+    answer = await api(`/api/showings/${sid}/holds`, { json: body, headers: { 'idempotency-key': attempt.key } });
   } catch (_) {
     render();
     return say(messages, 'error', 'The connection dropped before the answer came. Press "Hold these seats" again: your seats will not be held twice.');
@@ -135,6 +188,7 @@ async function requestHold(attempt) {
   if (status === 409 && body.error === 'seats_unavailable') {
     say(messages, 'error', `Sorry, ${body.seats.join(', ')} ${body.seats.length > 1 ? 'were' : 'was'} just taken. The map is up to date; choose again.`);
     for (const seat of body.seats) chosen.delete(seat);
+    renderChoices();
     version = -1;
     if (body.availability) { states = decode(body.availability.codes); version = body.availability.version; }
   } else if (status === 409 && body.error === 'showing_cancelled') {
@@ -155,7 +209,7 @@ async function requestHold(attempt) {
 // Takes a hold as the server describes it; the countdown runs from the
 // server's "time left", so a wrong clock on this device does not matter.
 function adopt(view) {
-  hold = { hold_id: view.hold_id, seats: view.seats, amount: view.amount, deadline: Date.now() + (view.expires_in_ms || 0) };
+  hold = { hold_id: view.hold_id, seats: view.seats, amount: view.amount, prices: view.prices || [], deadline: Date.now() + (view.expires_in_ms || 0) };
   chosen.clear();
   for (const seat of view.seats) chosen.add(seat);
 }
@@ -191,6 +245,7 @@ function endHold() {
   hold = null;
   forget();
   chosen.clear();
+  renderChoices();
   document.getElementById('pay').hidden = true;
   version = -1;
   refresh();
@@ -203,7 +258,8 @@ function toOrder(body) {
 
 async function startPayment() {
   document.getElementById('pay').hidden = false;
-  document.getElementById('total').textContent = `Total: ${money(hold.amount)}`;
+  document.getElementById('total').textContent = `Total: ${money(hold.amount)}${priceLines(hold.prices)}`;
+  renderChoices();
   tick();
   // Focus moves to the form at once: moving it after the payment SDK has
   // loaded would pull a buyer already typing out of the field they are in.
@@ -400,7 +456,10 @@ async function release() {
   showing = body.showing;
   document.title = `Seats for ${showing.title}`;
   document.getElementById('title').textContent = showing.title;
-  document.getElementById('when').textContent = `${when(showing.starts_at_ms)} · ${money(showing.price)} a seat`;
+  const priceWords = categories().length > 1
+    ? categories().map((c) => `${c.name} ${money({ amount: c.amount, currency: showing.price.currency })}`).join(', ')
+    : `${money(showing.price)} a seat`;
+  document.getElementById('when').textContent = `${when(showing.starts_at_ms)} · ${priceWords}`;
   document.getElementById('limit').textContent = `Choose up to ${showing.max_seats_per_hold} seats; they are held for you for ${Math.round(showing.hold_ttl_ms / 60000)} minutes while you pay.`;
   states = body.availability.seats;
   version = body.availability.version;

@@ -289,6 +289,10 @@ async fn tickets_message(
             seat: &t.seat,
             code,
             page_url: page,
+            price: t
+                .price_name
+                .as_deref()
+                .zip(t.price_amount.map(|a| a as u64)),
         })
         .collect();
     compose::tickets(&settings.venue, &view(&facts), &tickets, now_ms as i64).map_err(failed)

@@ -20,7 +20,10 @@ pub const MAX_PAYMENT_CAP_MS: u64 = 60 * 60 * 1000;
 /// Largest price in minor units (one million in major units).
 pub const MAX_PRICE_MINOR: u64 = 100_000_000;
 
-pub use desk::protocol::{Money, Units};
+pub use desk::protocol::{Money, PriceCategory, Units};
+
+/// Most price categories a showing has.
+pub const MAX_PRICE_CATEGORIES: usize = 8;
 
 /// A seat layout: rows of numbered seats for a cinema, or named slots for
 /// anything else sold by the unit (class places, campsites).
@@ -49,7 +52,12 @@ pub struct Row {
 pub struct NewShowingRequest {
     pub title: String,
     pub starts_at: String,
-    pub price: Money,
+    /// One price for every seat; or `prices` with `currency`.
+    pub price: Option<Money>,
+    /// Price categories, the first the default: `[{"id": "adult", "name":
+    /// "Adult", "amount": 1200}, …]`.
+    pub prices: Option<Vec<PriceCategory>>,
+    pub currency: Option<String>,
     pub layout: Layout,
     pub max_seats_per_hold: Option<u32>,
     pub hold_ttl_ms: Option<u64>,
@@ -67,7 +75,9 @@ pub struct NewShowingRequest {
 pub struct NewShowing {
     pub title: String,
     pub starts_at_ms: i64,
+    /// The default (first) category's price.
     pub price: Money,
+    pub categories: Vec<PriceCategory>,
     pub layout: Layout,
     pub max_seats_per_hold: u32,
     pub hold_ttl_ms: u64,
@@ -110,7 +120,7 @@ impl NewShowing {
             sales_close_at_ms: optional("sales_close_at", &req.sales_close_at)?,
             door_close_at_ms: optional("door_close_at", &req.door_close_at)?,
         };
-        check_price(&req.price)?;
+        let (price, categories) = prices(req.price, req.prices, req.currency)?;
         let max_seats_per_hold = req.max_seats_per_hold.unwrap_or(DEFAULT_MAX_SEATS_PER_HOLD);
         if !(1..=MAX_SEATS_PER_HOLD_LIMIT).contains(&max_seats_per_hold) {
             return invalid(format!(
@@ -142,7 +152,8 @@ impl NewShowing {
         let showing = NewShowing {
             title,
             starts_at_ms,
-            price: req.price,
+            price,
+            categories,
             layout,
             max_seats_per_hold,
             hold_ttl_ms,
@@ -214,18 +225,79 @@ fn parse_time(venue: &Venue, field: &str, text: &str) -> Result<i64, InvalidShow
     })
 }
 
-fn check_price(price: &Money) -> Result<(), InvalidShowing> {
-    let currency_ok =
-        price.currency.len() == 3 && price.currency.bytes().all(|b| b.is_ascii_uppercase());
+/// A showing's prices: one `price` for every seat (the category
+/// "standard"), or `prices` in `currency`. Any may be 0: a free seat.
+fn prices(
+    price: Option<Money>,
+    categories: Option<Vec<PriceCategory>>,
+    currency: Option<String>,
+) -> Result<(Money, Vec<PriceCategory>), InvalidShowing> {
+    let (currency, categories) = match (price, categories) {
+        (Some(_), Some(_)) => return invalid("give either price or prices, not both"),
+        (None, None) => return invalid("give the price of a seat (price), or prices"),
+        (Some(price), None) => (
+            price.currency,
+            vec![PriceCategory {
+                id: desk::STANDARD_PRICE.into(),
+                name: "Standard".into(),
+                amount: price.amount,
+            }],
+        ),
+        (None, Some(categories)) => match currency {
+            Some(currency) => (currency, categories),
+            None => return invalid("prices need their currency (currency: \"USD\")"),
+        },
+    };
+    let currency_ok = currency.len() == 3 && currency.bytes().all(|b| b.is_ascii_uppercase());
     if !currency_ok {
-        return invalid("price.currency must be a three-letter ISO 4217 code such as USD");
+        return invalid("the currency must be a three-letter ISO 4217 code such as USD");
     }
-    if price.amount == 0 || price.amount > MAX_PRICE_MINOR {
-        return invalid(format!(
-            "price.amount must be 1 to {MAX_PRICE_MINOR} in minor units (cents)"
-        ));
+    if categories.is_empty() || categories.len() > MAX_PRICE_CATEGORIES {
+        return invalid(format!("a showing has 1 to {MAX_PRICE_CATEGORIES} prices"));
     }
-    Ok(())
+    let mut cleaned: Vec<PriceCategory> = Vec::with_capacity(categories.len());
+    for category in categories {
+        let id = category.id.trim().to_string();
+        let id_ok = !id.is_empty()
+            && id.len() <= checkout::MAX_CATEGORY_ID_BYTES
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+        if !id_ok {
+            return invalid(format!(
+                "a price's id is 1 to {} lowercase letters, digits, - or _",
+                checkout::MAX_CATEGORY_ID_BYTES
+            ));
+        }
+        let name = category.name.trim().to_string();
+        if name.is_empty()
+            || name.len() > checkout::MAX_CATEGORY_NAME_BYTES
+            || name.chars().any(char::is_control)
+        {
+            return invalid(format!(
+                "price {id}: its name is 1 to {} bytes of text",
+                checkout::MAX_CATEGORY_NAME_BYTES
+            ));
+        }
+        if category.amount > MAX_PRICE_MINOR {
+            return invalid(format!(
+                "price {id}: the amount is 0 to {MAX_PRICE_MINOR} in minor units (cents)"
+            ));
+        }
+        if cleaned.iter().any(|c| c.id == id) {
+            return invalid(format!("price {id} appears twice"));
+        }
+        cleaned.push(PriceCategory {
+            id,
+            name,
+            amount: category.amount,
+        });
+    }
+    let price = Money {
+        amount: cleaned[0].amount,
+        currency,
+    };
+    Ok((price, cleaned))
 }
 
 fn row_units(rows: &[Row]) -> Result<Units, InvalidShowing> {

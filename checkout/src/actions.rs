@@ -170,6 +170,8 @@ pub enum Action {
         buyer_email: String,
         buyer_name: String,
         payment_id: String,
+        /// Each seat's price (empty for an order made before there were).
+        prices: Vec<crate::order::SeatPrice>,
     },
     /// D1: the order is paid, its tickets 'valid'.
     MarkPaid {

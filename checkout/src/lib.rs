@@ -52,9 +52,10 @@ pub use invariants::InvariantError;
 pub use keys::{authorization_key, refund_key, MAX_IDEMPOTENCY_KEY_CHARS};
 pub use machine::MAX_AUDIT_DETAIL_BYTES;
 pub use order::{
-    NewCheckout, Order, StartError, TextProblem, MAX_AMOUNT_MINOR, MAX_BUYER_EMAIL_BYTES,
-    MAX_BUYER_NAME_BYTES, MAX_HOLD_ID_BYTES, MAX_ORDER_ID_BYTES, MAX_SEATS_PER_ORDER,
-    MAX_SEAT_NAME_BYTES, MAX_SOURCE_ID_BYTES,
+    NewCheckout, Order, SeatPrice, StartError, TextProblem, MAX_AMOUNT_MINOR,
+    MAX_BUYER_EMAIL_BYTES, MAX_BUYER_NAME_BYTES, MAX_CATEGORY_ID_BYTES, MAX_CATEGORY_NAME_BYTES,
+    MAX_HOLD_ID_BYTES, MAX_ORDER_ID_BYTES, MAX_SEATS_PER_ORDER, MAX_SEAT_NAME_BYTES,
+    MAX_SOURCE_ID_BYTES,
 };
 pub use requests::{MAX_CODE_BYTES, MAX_REASON_BYTES, MAX_SQUARE_ID_BYTES};
 pub use status::{

@@ -23,6 +23,21 @@ pub const MAX_BUYER_NAME_BYTES: usize = 200;
 /// with cents). Ten seats never cost this; a larger amount is a bug.
 pub const MAX_AMOUNT_MINOR: u64 = 100_000_000;
 
+/// Longest price category id (`adult`, `child`, …).
+pub const MAX_CATEGORY_ID_BYTES: usize = 32;
+/// Longest price category name as a buyer reads it.
+pub const MAX_CATEGORY_NAME_BYTES: usize = 60;
+
+/// One seat's price, as priced when it was held: its category and amount.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatPrice {
+    pub seat: String,
+    /// The category's id and name as they were when the seat was held.
+    pub category: String,
+    pub name: String,
+    pub amount_minor: u64,
+}
+
 /// What the Durable Object asks a checkout to buy, once the buyer's hold is
 /// paying (`ledger.start_payment` succeeded).
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +56,9 @@ pub struct NewCheckout {
     pub source_id: String,
     pub buyer_email: String,
     pub buyer_name: String,
+    /// Each seat's price, in the order of `seats`, adding up to
+    /// `amount_minor`.
+    pub prices: Vec<SeatPrice>,
 }
 
 /// The order as the checkout keeps it: everything in [`NewCheckout`] but the
@@ -54,6 +72,10 @@ pub struct Order {
     pub currency: String,
     pub buyer_email: String,
     pub buyer_name: String,
+    /// Empty for an order made before seats had their own prices: each
+    /// then cost an equal share.
+    #[serde(default)]
+    pub prices: Vec<SeatPrice>,
 }
 
 /// What is wrong with a text field.
@@ -98,6 +120,11 @@ pub enum StartError {
     InvalidBuyerEmail(TextProblem),
     /// The name may be empty, but not too long or with control characters.
     InvalidBuyerName(TextProblem),
+    /// Seat prices that are not one for each seat, in order.
+    PricesDoNotMatchSeats,
+    /// Seat prices that do not add up to the amount.
+    PricesDoNotAddUp,
+    InvalidCategory(TextProblem),
 }
 
 impl fmt::Display for StartError {
@@ -124,6 +151,7 @@ impl fmt::Debug for NewCheckout {
             .field("source_id", &"<redacted>")
             .field("buyer_email", &self.buyer_email)
             .field("buyer_name", &self.buyer_name)
+            .field("prices", &self.prices)
             .finish()
     }
 }
@@ -146,6 +174,7 @@ impl NewCheckout {
             currency: self.currency.clone(),
             buyer_email: self.buyer_email.clone(),
             buyer_name: self.buyer_name.clone(),
+            prices: self.prices.clone(),
         }
     }
 }
@@ -172,8 +201,36 @@ impl Order {
             check_text(&self.buyer_name, MAX_BUYER_NAME_BYTES)
                 .map_err(StartError::InvalidBuyerName)?;
         }
-        Ok(())
+        check_prices(&self.prices, &self.seats, self.amount_minor)
     }
+}
+
+/// Prices, when given, are one a seat in the seats' order and add up to
+/// the amount charged.
+fn check_prices(
+    prices: &[SeatPrice],
+    seats: &[String],
+    amount_minor: u64,
+) -> Result<(), StartError> {
+    if prices.is_empty() {
+        return Ok(());
+    }
+    let same_seats =
+        prices.len() == seats.len() && prices.iter().zip(seats).all(|(p, s)| &p.seat == s);
+    if !same_seats {
+        return Err(StartError::PricesDoNotMatchSeats);
+    }
+    for price in prices {
+        check_id(&price.category, MAX_CATEGORY_ID_BYTES).map_err(StartError::InvalidCategory)?;
+        check_text(&price.name, MAX_CATEGORY_NAME_BYTES).map_err(StartError::InvalidCategory)?;
+    }
+    let total = prices
+        .iter()
+        .try_fold(0u64, |sum, p| sum.checked_add(p.amount_minor));
+    if total != Some(amount_minor) {
+        return Err(StartError::PricesDoNotAddUp);
+    }
+    Ok(())
 }
 
 fn check_seats(seats: &[String]) -> Result<(), StartError> {

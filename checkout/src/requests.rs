@@ -103,6 +103,7 @@ impl State {
                 currency: order.currency.clone(),
                 buyer_email: order.buyer_email.clone(),
                 buyer_name: order.buyer_name.clone(),
+                prices: order.prices.clone(),
                 payment_id: self.known_payment_id(),
             },
             Step::Capture if ask_first => self.get_payment(tag),

@@ -126,3 +126,38 @@ fn a_clock_that_goes_backwards_is_read_as_the_latest_seen() {
         "deadlines saturate"
     );
 }
+
+#[test]
+fn seat_prices_must_name_each_seat_in_order_and_add_up_to_the_amount() {
+    assert_eq!(
+        refused(|n| n.prices[1].amount_minor = 800),
+        StartError::PricesDoNotAddUp
+    );
+    assert_eq!(
+        refused(|n| n.prices.swap(0, 1)),
+        StartError::PricesDoNotMatchSeats
+    );
+    assert_eq!(
+        refused(|n| {
+            n.prices.pop();
+        }),
+        StartError::PricesDoNotMatchSeats
+    );
+    assert_eq!(
+        refused(|n| n.prices[0].category = "a b".to_owned()),
+        StartError::InvalidCategory(TextProblem::BadCharacter)
+    );
+    // A child's seat at 800 and an adult's at 1200 make 2000.
+    let mut mixed = new_checkout();
+    mixed.prices[1].category = "child".to_owned();
+    mixed.prices[1].name = "Child".to_owned();
+    mixed.prices[1].amount_minor = 800;
+    mixed.amount_minor = 2_000;
+    let (machine, _) = Checkout::start(mixed, START_MS, &Config::default()).expect("started");
+    assert_eq!(machine.order().prices[1].amount_minor, 800);
+    // An order stored before seats had prices reads back with none.
+    let mut stored = serde_json::to_value(machine.order()).unwrap();
+    stored.as_object_mut().unwrap().remove("prices");
+    let old: checkout::Order = serde_json::from_value(stored).unwrap();
+    assert!(old.prices.is_empty());
+}

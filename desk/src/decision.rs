@@ -53,6 +53,8 @@ pub enum OrderWrite {
     Order {
         seats: Vec<String>,
         payment_id: String,
+        /// Each seat's category and price (empty for an older order).
+        prices: Vec<checkout::SeatPrice>,
     },
     MarkPaid {
         payment_id: String,

@@ -43,7 +43,8 @@ impl Desk {
         d: &mut Decision,
     ) -> Result<Reply, Refusal> {
         self.showing()?;
-        let (hold_id, _) = self.owned_hold(&req.hold)?;
+        let (hold_id, owner) = self.owned_hold(&req.hold)?;
+        let owner = owner.clone();
         let auth_key = checkout::authorization_key(hold_id.as_str(), &req.source_id);
         if let Some(order_id) = self.checkouts.by_key.get(&auth_key).cloned() {
             return self.order_status(&order_id);
@@ -71,7 +72,9 @@ impl Desk {
             .map(|&u| showing.ledger.unit_name(u).unwrap_or_default().to_string())
             .collect();
         let order_id = format!("{}{}", showing.meta.showing_id, req.order_nonce);
-        let amount = showing.price_of(seats.len());
+        // Priced as held: a price staff changed since does not apply.
+        let prices = showing.prices_of(&owner);
+        let amount = showing.total(&prices);
         let new = NewCheckout {
             order_id: order_id.clone(),
             hold_id: hold_id.as_str().to_string(),
@@ -81,6 +84,7 @@ impl Desk {
             source_id: req.source_id,
             buyer_email: req.email.clone(),
             buyer_name: req.name.clone(),
+            prices,
         };
         let (machine, actions) = Checkout::start(new, now_ms, &self.settings.checkout)
             .map_err(|e| Refusal::new(Code::InvalidCheckout, format!("{e:?}")))?;
@@ -114,6 +118,7 @@ impl Desk {
                 amount: order.amount_minor,
                 currency: order.currency.clone(),
             },
+            prices: order.prices.clone(),
             settling: self.checkouts.awaiting.contains_key(order_id),
         }))
     }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::protocol::{HoldGranted, HoldRef, HoldView, NewHold, Reply};
+use crate::protocol::{HoldGranted, HoldRef, HoldView, NewHold, Reply, SeatPrice};
 use crate::refusal::{Code, Refusal};
 use crate::showing::Showing;
 use crate::storage::{HoldEnd, Write};
@@ -37,6 +37,9 @@ const OWNER_PURGE_BATCH: usize = 2_000;
 pub struct Owner {
     pub buyer: String,
     pub seats: Vec<String>,
+    /// Each seat's price as held (empty for a hold made before seats had
+    /// prices: each then costs the showing's default price).
+    pub prices: Vec<SeatPrice>,
     pub ended: Option<(HoldEnd, u64)>,
 }
 
@@ -253,6 +256,8 @@ impl Desk {
             .showing
             .as_mut()
             .ok_or_else(|| Refusal::not_found("showing"))?;
+        // Priced before anything is held, so an unknown price holds nothing.
+        let prices = showing.price_seats(&new.seats, &new.prices)?;
         let outcome = showing.ledger.hold(now_ms, &hold_id, &new.seats);
         showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
         let granted = outcome.result.map_err(|e| hold_refusal(showing, e))?;
@@ -261,18 +266,21 @@ impl Desk {
             hold_id: hold_id.as_str().to_string(),
             buyer: new.caller.buyer.clone(),
             seats: seats.clone(),
+            prices: prices.clone(),
         });
         self.owners.insert(
             hold_id.as_str().to_string(),
             Owner {
                 buyer: new.caller.buyer.clone(),
                 seats: seats.clone(),
+                prices: prices.clone(),
                 ended: None,
             },
         );
         Ok(HoldGranted {
             hold_id: new.token.clone(),
-            amount: showing.price_of(seats.len()),
+            amount: showing.total(&prices),
+            prices,
             seats,
             expires_at_ms: granted.expires_at_ms,
             expires_in_ms: granted.expires_at_ms.saturating_sub(now_ms),
@@ -328,7 +336,8 @@ impl Desk {
         self.sweep(now_ms, d);
         let showing = self.showing()?;
         let (id, owner) = self.owned_hold(hold)?;
-        let amount = showing.price_of(owner.seats.len());
+        let prices = showing.prices_of(owner);
+        let amount = showing.total(&prices);
         let (state, expires_at_ms) = match live(showing, &id, now_ms) {
             Some(record) => (
                 if record.paying { "paying" } else { "held" },
@@ -343,6 +352,7 @@ impl Desk {
             expires_at_ms,
             expires_in_ms: expires_at_ms.map(|at| at.saturating_sub(now_ms)),
             amount,
+            prices,
             order_id: self.order_of_hold(id.as_str()),
         }))
     }

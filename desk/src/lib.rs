@@ -45,6 +45,7 @@ pub use driver::status_name;
 pub use protocol::{Reply, Request};
 pub use rate::RateLimit;
 pub use refusal::{Code, Refusal};
+pub use showing::STANDARD_PRICE;
 pub use storage::Write;
 
 use holds::{Owner, Replays};

@@ -64,10 +64,14 @@ impl Checkouts {
 fn store_write(action: &Action) -> Option<OrderWrite> {
     Some(match action {
         Action::WriteOrder {
-            seats, payment_id, ..
+            seats,
+            payment_id,
+            prices,
+            ..
         } => OrderWrite::Order {
             seats: seats.clone(),
             payment_id: payment_id.clone(),
+            prices: prices.clone(),
         },
         Action::MarkPaid { payment_id, .. } => OrderWrite::MarkPaid {
             payment_id: payment_id.clone(),

@@ -14,6 +14,17 @@ pub struct Money {
     pub currency: String,
 }
 
+/// A price category of a showing (`adult` at 1200, `child` at 800, …).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PriceCategory {
+    pub id: String,
+    pub name: String,
+    /// In the showing's currency's minor units.
+    pub amount: u64,
+}
+
+pub use checkout::SeatPrice;
+
 /// A showing's seats in layout order, and those not for sale.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Units {
@@ -34,6 +45,10 @@ pub struct ShowingSetup {
     /// When holds may be made.
     #[serde(default)]
     pub sales: crate::window::SalesWindow,
+    /// Its prices, the first the default; empty means one category at
+    /// `price`.
+    #[serde(default)]
+    pub categories: Vec<PriceCategory>,
 }
 
 /// Who is asking: the buyer's session id and the client's address.
@@ -55,6 +70,9 @@ pub struct NewHold {
     pub caller: Caller,
     pub seats: Vec<String>,
     pub idempotency: Option<Idempotency>,
+    /// Seat → price category id, for seats not at the default price.
+    #[serde(default)]
+    pub prices: std::collections::BTreeMap<String, String>,
     /// A fresh random token (32 hex characters) for the hold, should it be
     /// granted: the desk draws no randomness itself.
     pub token: String,
@@ -171,6 +189,8 @@ pub struct HoldGranted {
     /// from this, so a wrong clock on the buyer's device does not matter.
     pub expires_in_ms: u64,
     pub amount: Money,
+    /// Each seat's category and price, adding up to `amount`.
+    pub prices: Vec<SeatPrice>,
 }
 
 /// A hold as its buyer sees it.
@@ -184,6 +204,7 @@ pub struct HoldView {
     /// How long the hold has left now; see [`HoldGranted::expires_in_ms`].
     pub expires_in_ms: Option<u64>,
     pub amount: Money,
+    pub prices: Vec<SeatPrice>,
     /// The order paying for this hold, once a checkout began that was not
     /// declined, so a buyer whose answer was lost finds it again.
     pub order_id: Option<String>,
@@ -196,6 +217,9 @@ pub struct OrderAnswer {
     pub status: checkout::PublicStatus,
     pub seats: Vec<String>,
     pub amount: Money,
+    /// Each seat's category and price (empty for an older order).
+    #[serde(default)]
+    pub prices: Vec<SeatPrice>,
     /// The object is still performing a step of it.
     pub settling: bool,
 }

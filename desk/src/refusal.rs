@@ -51,6 +51,7 @@ codes! {
     BadNote = 400 "bad_note",
     BadSearch = 400 "bad_search",
     UnknownTickets = 400 "unknown_tickets",
+    UnknownPrice = 400 "unknown_price",
     MoreThanRefunded = 400 "more_than_refunded",
     Unauthorized = 401 "unauthorized",
     WrongAdminToken = 401 "wrong_admin_token",

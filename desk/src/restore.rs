@@ -51,9 +51,11 @@ impl Desk {
             .and_then(|v| v.parse().ok());
         desk.failpoint_fired = stored.meta(storage::FAILPOINT).is_some();
         for row in &stored.owners {
+            let (seats, prices) = owner_seats(&row.seats)?;
             let owner = Owner {
                 buyer: row.buyer.clone(),
-                seats: from_json(&row.seats)?,
+                seats,
+                prices,
                 ended: row.ended.as_deref().map(|how| {
                     (
                         storage::HoldEnd::parse(how),
@@ -127,4 +129,14 @@ impl Desk {
     pub fn outbox(&self, order_id: &str) -> Option<&checkout::Action> {
         self.checkouts.outbox.get(order_id)
     }
+}
+
+/// An owner's seats column: the seat names of a hold made before seats had
+/// prices, or each seat's price.
+fn owner_seats(text: &str) -> Result<(Vec<String>, Vec<checkout::SeatPrice>), String> {
+    if let Ok(names) = serde_json::from_str::<Vec<String>>(text) {
+        return Ok((names, Vec::new()));
+    }
+    let prices: Vec<checkout::SeatPrice> = from_json(text)?;
+    Ok((prices.iter().map(|p| p.seat.clone()).collect(), prices))
 }

@@ -6,7 +6,9 @@ use ledger::{Changes, Ledger, PublicState, UnitState};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use crate::protocol::{Money, Reply, SeatCodes, SeatMap, ShowingSetup, Summary, VoidSeats};
+use crate::protocol::{
+    Money, PriceCategory, Reply, SeatCodes, SeatMap, SeatPrice, ShowingSetup, Summary, VoidSeats,
+};
 use crate::refusal::{Code, Refusal};
 use crate::storage::{self, HoldEnd, Write};
 use crate::window::Sales;
@@ -29,6 +31,10 @@ pub struct ShowingMeta {
     /// were sales windows).
     #[serde(default)]
     pub sales: crate::window::SalesWindow,
+    /// Its price categories, the first the default; empty for a showing
+    /// saved before there were: one category at `price`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<PriceCategory>,
 }
 
 pub struct Showing {
@@ -36,10 +42,86 @@ pub struct Showing {
     pub ledger: Ledger,
 }
 
+/// The category of a showing saved with one price.
+pub const STANDARD_PRICE: &str = "standard";
+
 impl Showing {
-    pub fn price_of(&self, seats: usize) -> Money {
+    /// The showing's categories; the first is the default.
+    pub fn categories(&self) -> Vec<PriceCategory> {
+        match self.meta.categories.is_empty() {
+            false => self.meta.categories.clone(),
+            true => vec![PriceCategory {
+                id: STANDARD_PRICE.into(),
+                name: "Standard".into(),
+                amount: self.meta.price.amount,
+            }],
+        }
+    }
+
+    /// Prices each seat of a hold: the category the buyer chose for it, or
+    /// the default. A category the showing does not have, or a price for a
+    /// seat not being held, is refused.
+    pub fn price_seats(
+        &self,
+        seats: &[String],
+        chosen: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Vec<SeatPrice>, Refusal> {
+        let categories = self.categories();
+        if let Some(stray) = chosen.keys().find(|seat| !seats.contains(seat)) {
+            return Err(Refusal::new(
+                Code::UnknownPrice,
+                format!("a price was chosen for {stray}, which is not being held"),
+            ));
+        }
+        seats
+            .iter()
+            .map(|seat| {
+                let category = match chosen.get(seat) {
+                    None => &categories[0],
+                    Some(id) => categories.iter().find(|c| &c.id == id).ok_or_else(|| {
+                        Refusal::new(
+                            Code::UnknownPrice,
+                            format!("this showing has no price {id:?}"),
+                        )
+                        .with(
+                            "prices",
+                            categories.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
+                        )
+                    })?,
+                };
+                Ok(SeatPrice {
+                    seat: seat.clone(),
+                    category: category.id.clone(),
+                    name: category.name.clone(),
+                    amount_minor: category.amount,
+                })
+            })
+            .collect()
+    }
+
+    /// A hold's seats as priced when held; a hold made before seats had
+    /// prices is at the default price.
+    pub fn prices_of(&self, owner: &crate::holds::Owner) -> Vec<SeatPrice> {
+        if !owner.prices.is_empty() {
+            return owner.prices.clone();
+        }
+        let default = &self.categories()[0];
+        owner
+            .seats
+            .iter()
+            .map(|seat| SeatPrice {
+                seat: seat.clone(),
+                category: default.id.clone(),
+                name: default.name.clone(),
+                amount_minor: default.amount,
+            })
+            .collect()
+    }
+
+    /// What these seats cost together.
+    pub fn total(&self, prices: &[SeatPrice]) -> Money {
         Money {
-            amount: self.meta.price.amount * seats as u64,
+            amount: prices.iter().map(|p| p.amount_minor).sum(),
             currency: self.meta.price.currency.clone(),
         }
     }
@@ -144,6 +226,7 @@ impl Desk {
             config,
             cancelled_at_ms: None,
             sales: setup.sales,
+            categories: setup.categories,
         };
         d.writes.push(Write::CreateTables);
         storage::all_units(&ledger, d);
@@ -211,6 +294,7 @@ impl Desk {
             config: ledger.config().clone(),
             cancelled_at_ms: None,
             sales: edit.sales,
+            categories: edit.categories,
         };
         if relayout {
             d.writes.push(Write::ClearUnits);

@@ -141,6 +141,8 @@ pub enum Write {
         hold_id: String,
         buyer: String,
         seats: Vec<String>,
+        /// Each seat's price as held; stored in place of the seat names.
+        prices: Vec<checkout::SeatPrice>,
     },
     ForgetOwner {
         hold_id: String,
@@ -226,10 +228,23 @@ impl Write {
                 vec![id.clone().into(), record.clone().into()],
             ),
             Write::Order { id, record: None } => stmt("DELETE FROM orders WHERE id = ?", vec![id.clone().into()]),
-            Write::Owner { hold_id, buyer, seats } => stmt(
-                "INSERT INTO hold_owners (hold_id, buyer, seats) VALUES (?, ?, ?)",
-                vec![hold_id.clone().into(), buyer.clone().into(), to_json(seats).into()],
-            ),
+            Write::Owner {
+                hold_id,
+                buyer,
+                seats,
+                prices,
+            } => {
+                // Seat names alone for an unpriced hold, as rows were
+                // written before seats had prices; else each seat's price.
+                let stored = match prices.is_empty() {
+                    true => to_json(seats),
+                    false => to_json(prices),
+                };
+                stmt(
+                    "INSERT INTO hold_owners (hold_id, buyer, seats) VALUES (?, ?, ?)",
+                    vec![hold_id.clone().into(), buyer.clone().into(), stored.into()],
+                )
+            }
             Write::ForgetOwner { hold_id } => {
                 stmt("DELETE FROM hold_owners WHERE hold_id = ?", vec![hold_id.clone().into()])
             }

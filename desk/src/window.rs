@@ -132,13 +132,20 @@ impl Windows {
     ) -> Result<Windows, WindowError> {
         let windows = Windows::unchecked(starts_at_ms, created_at_ms, overrides, defaults);
         let latest = starts_at_ms.saturating_add(MAX_AFTER_START_MS);
-        if windows.sales_close_at_ms <= windows.sales_open_at_ms {
+        // Only times staff typed can contradict each other: a showing saved
+        // after its default close (one moved into the past, say) simply
+        // does not sell.
+        if overrides.sales_open_at_ms.is_some()
+            && windows.sales_close_at_ms <= windows.sales_open_at_ms
+        {
             return Err(WindowError::SalesCloseBeforeOpen);
         }
         if windows.door_close_at_ms <= starts_at_ms {
             return Err(WindowError::DoorCloseBeforeStart);
         }
-        if windows.sales_open_at_ms >= windows.door_close_at_ms {
+        if overrides.sales_open_at_ms.is_some()
+            && windows.sales_open_at_ms >= windows.door_close_at_ms
+        {
             return Err(WindowError::SalesOpenAfterDoorClose);
         }
         if windows.sales_close_at_ms > latest || windows.door_close_at_ms > latest {
@@ -281,6 +288,18 @@ mod tests {
             }),
             WindowError::SalesOpenAfterDoorClose
         );
+    }
+
+    #[test]
+    fn a_showing_saved_after_its_default_close_is_not_refused_but_never_sells() {
+        let w = Windows::of(
+            START,
+            START + HOUR_MS,
+            Overrides::default(),
+            Defaults::default(),
+        )
+        .unwrap();
+        assert_eq!(w.sales().at(to_u64(START + 2 * HOUR_MS)), Sales::Closed);
     }
 
     #[test]

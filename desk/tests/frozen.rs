@@ -104,6 +104,7 @@ fn a_showing_stored_before_the_desk_keeps_its_holds_orders_and_checkouts() {
     let replay = desk.handle_request(
         THEN_MS + 3,
         Request::Hold(NewHold {
+            prices: Default::default(),
             caller: Caller {
                 buyer: "a new session".into(),
                 client: "1.2.3.4".into(),

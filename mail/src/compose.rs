@@ -41,6 +41,16 @@ pub struct TicketView<'a> {
     /// The signed code the door scans.
     pub code: &'a str,
     pub page_url: &'a str,
+    /// The price category and amount it was sold at, when known.
+    pub price: Option<(&'a str, u64)>,
+}
+
+/// " · Child £8.00" for a ticket with its price, "" otherwise.
+fn price_words(ticket: &TicketView, currency: &str) -> String {
+    ticket
+        .price
+        .map(|(name, amount)| format!(" · {name} {}", money::format(amount, currency)))
+        .unwrap_or_default()
 }
 
 /// The cinema's name and address above every message.
@@ -129,17 +139,21 @@ pub fn tickets(
         });
         ticket_html.push_str(&format!(
             "<div style=\"border:1px solid #ccc;border-radius:6px;padding:12px;margin:12px 0;\
-             text-align:center\"><div style=\"font-size:18px\">Seat <strong>{}</strong></div>\
+             text-align:center\"><div style=\"font-size:18px\">Seat <strong>{}</strong>{}</div>\
              <img src=\"cid:{cid}\" alt=\"Ticket QR code for seat {}\" width=\"240\" height=\"240\">\
              <div style=\"font-size:12px;color:#555\">Ticket {} · {}</div></div>",
             esc(ticket.seat),
+            esc(&price_words(ticket, order.currency)),
             attr(ticket.seat),
             esc(ticket.id),
             link(ticket.page_url, "open this ticket on your phone")
         ));
         ticket_text.push_str(&format!(
-            "  Seat {}: ticket {}, {}\n",
-            ticket.seat, ticket.id, ticket.page_url
+            "  Seat {}{}: ticket {}, {}\n",
+            ticket.seat,
+            price_words(ticket, order.currency),
+            ticket.id,
+            ticket.page_url
         ));
     }
     // The start is in UTC for the calendar to place; the description says
@@ -404,12 +418,14 @@ mod tests {
                 seat: "A1",
                 code: "v1.code.one",
                 page_url: "https://cinema.example/tickets/ord1-1?key=k",
+                price: Some(("Adult", 1600)),
             },
             TicketView {
                 id: "ord1-2",
                 seat: "A2",
                 code: "v1.code.two",
                 page_url: "https://cinema.example/tickets/ord1-2?key=k",
+                price: Some(("Child", 800)),
             },
         ];
         let m = tickets_mail(&tickets);
@@ -418,6 +434,16 @@ mod tests {
             "Your tickets: Paris, Texas, Tue 14 Apr 2026, 19:30 BST"
         );
         assert!(m.text.contains("Seats: A1, A2") && m.text.contains("£24.00"));
+        assert!(
+            m.text.contains("Seat A1 · Adult £16.00:") && m.text.contains("Seat A2 · Child £8.00:"),
+            "{}",
+            m.text
+        );
+        assert!(
+            m.html.contains("<strong>A2</strong> · Child £8.00"),
+            "{}",
+            m.html
+        );
         assert!(m.text.starts_with("The <Plaza>\n1 High St"));
         assert!(m.html.contains("The &lt;Plaza&gt;") && m.html.contains("Ann &lt;script&gt;"));
         assert!(m.html.contains("cid:ticket-1") && m.html.contains("cid:ticket-2"));

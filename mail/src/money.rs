@@ -30,16 +30,26 @@ pub fn exceptions() -> String {
     zero.chain(three).collect::<Vec<_>>().join(",")
 }
 
-/// "£12.50", "¥1,500", "12.50 CHF".
-pub fn format(amount: u64, currency: &str) -> String {
+/// The amount in major units as a plain decimal, for spreadsheets:
+/// "12.50", "1500", "12.345".
+pub fn decimal(amount: u64, currency: &str) -> String {
+    number(amount, currency, |n| n.to_string())
+}
+
+fn number(amount: u64, currency: &str, whole: fn(u64) -> String) -> String {
     let digits = minor_digits(currency);
     let unit = 10u64.pow(digits);
-    let major = group(amount / unit);
-    let number = if digits == 0 {
+    let major = whole(amount / unit);
+    if digits == 0 {
         major
     } else {
         format!("{major}.{:0width$}", amount % unit, width = digits as usize)
-    };
+    }
+}
+
+/// "£12.50", "¥1,500", "12.50 CHF".
+pub fn format(amount: u64, currency: &str) -> String {
+    let number = number(amount, currency, group);
     match currency {
         "USD" | "CAD" | "AUD" | "NZD" => format!("${number}"),
         "GBP" => format!("£{number}"),
@@ -64,7 +74,7 @@ fn group(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::format;
+    use super::{decimal, format};
 
     #[test]
     fn each_currency_gets_its_own_decimals() {
@@ -74,5 +84,7 @@ mod tests {
         assert_eq!(format(1234567, "EUR"), "€12,345.67");
         assert_eq!(format(12345, "KWD"), "12.345 KWD");
         assert_eq!(format(0, "CHF"), "0.00 CHF");
+        assert_eq!(decimal(123456, "USD"), "1234.56");
+        assert_eq!(decimal(1500, "JPY"), "1500");
     }
 }

@@ -109,8 +109,8 @@ pub async fn order_detail(
 ) -> Result<(Vec<Value>, Vec<Value>, Vec<Value>)> {
     let tickets = all(
         db,
-        "SELECT id, seat, status, checked_in_at_ms, voided_at_ms FROM tickets \
-         WHERE order_id = ?1 ORDER BY id",
+        "SELECT id, seat, status, checked_in_at_ms, voided_at_ms, price_name, price_amount \
+         FROM tickets WHERE order_id = ?1 ORDER BY id",
         &[order_id.into()],
     )
     .await?;
@@ -208,7 +208,8 @@ pub async fn ticket_export(db: &D1Database, showing_id: &str) -> Result<Vec<Valu
     all(
         db,
         &format!(
-            "SELECT t.id AS ticket_id, t.seat, t.status, t.checked_in_at_ms, t.voided_at_ms, \
+            "SELECT t.id AS ticket_id, t.seat, t.price_name, t.price_amount, o.currency, \
+               t.status, t.checked_in_at_ms, t.voided_at_ms, \
                o.id AS order_id, o.name, o.email, o.status AS order_status, o.created_at_ms \
              FROM tickets t JOIN orders o ON o.id = t.order_id \
              WHERE t.showing_id = ?1 ORDER BY t.seat, t.created_at_ms LIMIT {EXPORT_LIMIT}"
@@ -240,7 +241,8 @@ pub async fn update_showing(
         .prepare(
             "UPDATE showings SET title = ?1, starts_at_ms = ?2, price_amount = ?3, currency = ?4, \
              layout_json = ?5, seat_count = ?6, max_seats_per_hold = ?7, hold_ttl_ms = ?8, \
-             sales_open_at_ms = ?10, sales_close_at_ms = ?11, door_close_at_ms = ?12 \
+             sales_open_at_ms = ?10, sales_close_at_ms = ?11, door_close_at_ms = ?12, \
+             prices_json = ?13 \
              WHERE id = ?9",
         )
         .bind(&[
@@ -256,6 +258,7 @@ pub async fn update_showing(
             super::optional_ms(showing.windows.sales_open_at_ms),
             super::optional_ms(showing.windows.sales_close_at_ms),
             super::optional_ms(showing.windows.door_close_at_ms),
+            serde_json::to_string(&showing.categories)?.into(),
         ])?
         .run()
         .await?;

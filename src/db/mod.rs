@@ -43,6 +43,8 @@ pub struct Showing {
     pub created_at_ms: i64,
     /// Staff's own sales and door times (`None`: the default).
     pub windows: Overrides,
+    /// Its price categories, the first the default.
+    pub prices: Vec<crate::showing::PriceCategory>,
 }
 
 /// A row of `showings` as D1 returns it. Numbers arrive as JSON numbers
@@ -64,12 +66,24 @@ struct ShowingRow {
     sales_open_at_ms: Option<f64>,
     sales_close_at_ms: Option<f64>,
     door_close_at_ms: Option<f64>,
+    prices_json: Option<String>,
 }
 
 impl ShowingRow {
     fn into_showing(self) -> Result<Showing> {
         let layout = serde_json::from_str(&self.layout_json)
             .map_err(|e| worker::Error::RustError(format!("showing {}: layout: {e}", self.id)))?;
+        // A showing saved with one price has that one category.
+        let prices = match &self.prices_json {
+            Some(json) => serde_json::from_str(json).map_err(|e| {
+                worker::Error::RustError(format!("showing {}: prices: {e}", self.id))
+            })?,
+            None => vec![crate::showing::PriceCategory {
+                id: desk::STANDARD_PRICE.into(),
+                name: "Standard".into(),
+                amount: self.price_amount as u64,
+            }],
+        };
         Ok(Showing {
             id: self.id,
             title: self.title,
@@ -90,6 +104,7 @@ impl ShowingRow {
                 sales_close_at_ms: self.sales_close_at_ms.map(|ms| ms as i64),
                 door_close_at_ms: self.door_close_at_ms.map(|ms| ms as i64),
             },
+            prices,
         })
     }
 }
@@ -119,7 +134,7 @@ impl Showing {
 
 const SHOWING_COLUMNS: &str = "id, title, starts_at_ms, price_amount, currency, layout_json, \
      seat_count, max_seats_per_hold, hold_ttl_ms, cancelled_at_ms, cancel_reason, created_at_ms, \
-     sales_open_at_ms, sales_close_at_ms, door_close_at_ms";
+     sales_open_at_ms, sales_close_at_ms, door_close_at_ms, prices_json";
 
 pub async fn insert_showing(
     db: &D1Database,
@@ -132,8 +147,8 @@ pub async fn insert_showing(
     db.prepare(
         "INSERT INTO showings (id, title, starts_at_ms, price_amount, currency, layout_json, \
          seat_count, max_seats_per_hold, hold_ttl_ms, created_at_ms, sales_open_at_ms, \
-         sales_close_at_ms, door_close_at_ms) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+         sales_close_at_ms, door_close_at_ms, prices_json) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )
     .bind(&[
         id.into(),
@@ -149,6 +164,7 @@ pub async fn insert_showing(
         optional_ms(showing.windows.sales_open_at_ms),
         optional_ms(showing.windows.sales_close_at_ms),
         optional_ms(showing.windows.door_close_at_ms),
+        serde_json::to_string(&showing.categories)?.into(),
     ])?
     .run()
     .await?;

@@ -90,6 +90,7 @@ pub async fn write_order(
     order_id: &str,
     showing_id: &str,
     seats: &[String],
+    prices: &[checkout::SeatPrice],
     payment_id: &str,
     now_ms: u64,
 ) -> Result<Written> {
@@ -114,12 +115,19 @@ pub async fn write_order(
         )
         .bind(&[payment_id.into(), num(now_ms), order_id.into()])?];
     for (index, seat) in seats.iter().enumerate() {
+        // What the seat was sold at (unknown for an order made before
+        // seats had prices: it then cost an equal share).
+        let price = prices.iter().find(|p| &p.seat == seat);
+        let text = |f: fn(&checkout::SeatPrice) -> &str| {
+            price.map(|p| JsValue::from(f(p))).unwrap_or(JsValue::NULL)
+        };
         // A ticket id already present (this write repeated, or the order
         // voided since) is left as it is: the order's tickets never come back.
         batch.push(
             db.prepare(
-                "INSERT INTO tickets (id, order_id, showing_id, seat, status, created_at_ms) \
-                 VALUES (?1, ?2, ?3, ?4, 'pending', ?5) ON CONFLICT (id) DO NOTHING",
+                "INSERT INTO tickets (id, order_id, showing_id, seat, status, created_at_ms, \
+                 price_category, price_name, price_amount) \
+                 VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8) ON CONFLICT (id) DO NOTHING",
             )
             .bind(&[
                 ticket_id(order_id, index).into(),
@@ -127,6 +135,9 @@ pub async fn write_order(
                 showing_id.into(),
                 seat.as_str().into(),
                 num(now_ms),
+                text(|p| &p.category),
+                text(|p| &p.name),
+                price.map(|p| num(p.amount_minor)).unwrap_or(JsValue::NULL),
             ])?,
         );
     }
@@ -244,6 +255,23 @@ pub struct TicketRow {
     pub seat: String,
     pub status: String,
     pub checked_in_at_ms: Option<f64>,
+    /// The price category's name and amount it was sold at (`None` for a
+    /// ticket sold before tickets had their own prices).
+    pub price_name: Option<String>,
+    #[serde(serialize_with = "whole_number")]
+    pub price_amount: Option<f64>,
+}
+
+/// Money read back from D1 (a JSON number, so f64) is written out as the
+/// integer it is: `800`, never `800.0`.
+fn whole_number<S: serde::Serializer>(
+    value: &Option<f64>,
+    out: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    match value {
+        Some(n) => out.serialize_u64(*n as u64),
+        None => out.serialize_none(),
+    }
 }
 
 pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRow>> {
@@ -258,7 +286,8 @@ pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRo
 
 pub async fn tickets_of(db: &D1Database, order_id: &str) -> Result<Vec<TicketRow>> {
     db.prepare(
-        "SELECT id, seat, status, checked_in_at_ms FROM tickets WHERE order_id = ?1 ORDER BY id",
+        "SELECT id, seat, status, checked_in_at_ms, price_name, price_amount FROM tickets \
+         WHERE order_id = ?1 ORDER BY id",
     )
     .bind(&[order_id.into()])?
     .all()

@@ -87,11 +87,13 @@ pub struct TicketSeat {
     pub id: String,
     pub seat: String,
     pub status: String,
+    /// What it was sold at; `None` if sold before tickets had prices.
+    pub price_amount: Option<f64>,
 }
 
 /// Every ticket of an order, live or void, in ticket order.
 pub async fn tickets(db: &D1Database, order_id: &str) -> Result<Vec<TicketSeat>> {
-    db.prepare("SELECT id, seat, status FROM tickets WHERE order_id = ?1 ORDER BY id")
+    db.prepare("SELECT id, seat, status, price_amount FROM tickets WHERE order_id = ?1 ORDER BY id")
         .bind(&[order_id.into()])?
         .all()
         .await?

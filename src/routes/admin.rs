@@ -116,6 +116,7 @@ fn object_settings(
         showing_id: id.to_string(),
         units,
         price: showing.price.clone(),
+        categories: showing.categories.clone(),
         max_seats_per_hold: showing.max_seats_per_hold,
         hold_ttl_ms: showing.hold_ttl_ms,
         payment_cap_ms: showing.payment_cap_ms,
@@ -450,6 +451,9 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
     out.write_record([
         "seat",
         "ticket",
+        "price",
+        "amount",
+        "currency",
         "ticket_status",
         "checked_in_at",
         "voided_at",
@@ -464,6 +468,15 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
         out.write_record([
             csv_cell(&row["seat"]),
             csv_cell(&row["ticket_id"]),
+            csv_cell(&row["price_name"]),
+            row["price_amount"]
+                .as_f64()
+                .map(|a| {
+                    let currency = row["currency"].as_str().unwrap_or_default();
+                    mail::money::decimal(a as u64, currency)
+                })
+                .unwrap_or_default(),
+            csv_cell(&row["currency"]),
             csv_cell(&row["status"]),
             local_time(&venue, &row["checked_in_at_ms"]),
             local_time(&venue, &row["voided_at_ms"]),

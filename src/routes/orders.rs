@@ -233,7 +233,14 @@ fn order_body(order: &OrderAnswer) -> (u16, Value) {
         .seats
         .iter()
         .enumerate()
-        .map(|(i, seat)| json!({"id": order_rows::ticket_id(&order.order_id, i), "seat": seat}))
+        .map(|(i, seat)| {
+            let price = order.prices.iter().find(|p| &p.seat == seat);
+            json!({
+                "id": order_rows::ticket_id(&order.order_id, i), "seat": seat,
+                "price_name": price.map(|p| p.name.clone()),
+                "price_amount": price.map(|p| p.amount_minor),
+            })
+        })
         .collect();
     let mut body = json!({
         "order_id": order.order_id,

@@ -21,9 +21,20 @@ fn now_ms() -> u64 {
     worker::Date::now().as_millis()
 }
 
-/// The price of one ticket of an order: orders are seats × price.
-fn unit_price(order: &refund_rows::PaidOrder, tickets: &[refund_rows::TicketSeat]) -> u64 {
-    (order.amount as u64) / (tickets.len().max(1) as u64)
+/// What the named tickets of an order cost: each at the price it was
+/// sold at, or, for a ticket sold before tickets had their own prices, an
+/// equal share of its order.
+fn worth(
+    order: &refund_rows::PaidOrder,
+    tickets: &[refund_rows::TicketSeat],
+    ids: &[String],
+) -> u64 {
+    let share = (order.amount as u64) / (tickets.len().max(1) as u64);
+    tickets
+        .iter()
+        .filter(|t| ids.contains(&t.id))
+        .map(|t| t.price_amount.map_or(share, |p| p as u64))
+        .sum()
 }
 
 /// A refund's idempotency key: the order, exactly the tickets it covers,
@@ -178,7 +189,7 @@ pub(super) async fn refund_tickets(
             "every ticket of this order is already void",
         ));
     }
-    let amount = unit_price(&order, &tickets) * chosen.len() as u64;
+    let amount = worth(&order, &tickets, &chosen);
     let key = next_refund_key(db, order_id, &chosen).await?;
     // The refund and its tickets are stored before Square is asked.
     refund_rows::upsert(
@@ -328,9 +339,8 @@ pub async fn on_refund_event(env: &Env, refund: &Value) -> Result<(), ApiError> 
                     .filter(|t| t.status != "void")
                     .map(|t| t.id.clone())
                     .collect();
-                let covers = (amount == unit_price(&order, &tickets) * live.len() as u64
-                    && !live.is_empty())
-                .then_some(live);
+                let covers =
+                    (amount == worth(&order, &tickets, &live) && !live.is_empty()).then_some(live);
                 let id = format!("square:{square_id}");
                 refund_rows::upsert(
                     &db,
@@ -430,7 +440,7 @@ pub async fn choose_tickets(mut req: Request, ctx: RouteContext<()>) -> Handled 
         )
         .with("ticket_ids", json!(unknown)));
     }
-    let worth = unit_price(&order, &tickets) * chosen.len() as u64;
+    let worth = worth(&order, &tickets, &chosen);
     if worth > refund.amount as u64 {
         return Err(ApiError::new(
             Code::MoreThanRefunded,

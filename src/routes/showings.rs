@@ -248,6 +248,9 @@ fn idempotency(req: &Request, body: &[u8]) -> Result<Option<Idempotency>, ApiErr
 #[serde(deny_unknown_fields)]
 struct HoldBody {
     seats: Vec<String>,
+    /// Seat → price category, for seats not at the default price.
+    #[serde(default)]
+    prices: std::collections::BTreeMap<String, String>,
 }
 
 pub async fn create_hold(mut req: Request, ctx: RouteContext<()>) -> Handled {
@@ -262,6 +265,7 @@ pub async fn create_hold(mut req: Request, ctx: RouteContext<()>) -> Handled {
             client: client_address(&req),
         },
         seats: body.seats,
+        prices: body.prices,
         idempotency,
         token: ids::random_hex(HOLD_TOKEN_LEN / 2)
             .map_err(|e| ApiError::internal(e.to_string()))?,

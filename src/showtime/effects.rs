@@ -96,10 +96,21 @@ impl Showtime {
         let showing_id = self.showing_id();
         let now = now_ms();
         match write {
-            OrderWrite::Order { seats, payment_id } => {
-                match order_rows::write_order(&db, order_id, &showing_id, &seats, &payment_id, now)
-                    .await
-                {
+            OrderWrite::Order {
+                seats,
+                payment_id,
+                prices,
+            } => {
+                let written = order_rows::write_order(
+                    &db,
+                    order_id,
+                    &showing_id,
+                    &seats,
+                    &prices,
+                    &payment_id,
+                    now,
+                );
+                match written.await {
                     Ok(order_rows::Written::Written) => StoreOutcome::Stored,
                     Ok(order_rows::Written::Conflict(seats)) => StoreOutcome::Conflict { seats },
                     Err(e) => stored(Err(e)),

@@ -56,3 +56,21 @@ export async function fillTestCard(page) {
   await page.getByLabel('CVV').fill('123');
   await page.getByLabel('Postal code').fill('94103');
 }
+
+/// A page in a new context of its own: a phone by default, in US English.
+export async function newPage(browser, viewport = { width: 390, height: 844 }) {
+  const context = await browser.newContext({ viewport, locale: 'en-US' });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  return { context, page };
+}
+
+/// Staff signed in with the admin token on a desktop-sized page.
+export async function staffPage(browser, base) {
+  const { context, page } = await newPage(browser, { width: 1280, height: 900 });
+  await page.goto(`${base}/admin`);
+  await page.getByLabel('Admin token').fill(process.env.ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'New showing' }).waitFor();
+  return { context, page };
+}

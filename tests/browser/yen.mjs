@@ -2,16 +2,14 @@
 // showing priced 1500 (in yen) reads ¥1,500 on the listing, the seat map,
 // the payment form and the staff pages, and its editor shows 1500. Run by
 // tests/e2e/tests/browser.rs with ADMIN_TOKEN.
-import { checkAccessibility, launch } from './lib.mjs';
+import { checkAccessibility, launch, newPage, staffPage } from './lib.mjs';
 
 const base = process.env.BASE_URL;
 const sid = process.env.SHOWING_ID;
 
 const browser = await launch();
 try {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15000);
+  const { context, page } = await newPage(browser);
   await page.goto(`${base}/`);
   await page.getByText(/· ¥1,500 ·/).first().waitFor();
   await page.goto(`${base}/showings/${sid}`);
@@ -23,12 +21,7 @@ try {
   await checkAccessibility(page, 'the payment form in yen');
   await context.close();
 
-  const staffContext = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' });
-  const staff = await staffContext.newPage();
-  staff.setDefaultTimeout(15000);
-  await staff.goto(`${base}/admin`);
-  await staff.getByLabel('Admin token').fill(process.env.ADMIN_TOKEN);
-  await staff.getByRole('button', { name: 'Sign in' }).click();
+  const { context: staffContext, page: staff } = await staffPage(browser, base);
   await staff.getByRole('cell', { name: '¥1,500' }).first().waitFor();
   await staff.goto(`${base}/admin/showings/${sid}`);
   await staff.getByText(/· ¥1,500 ·/).waitFor();

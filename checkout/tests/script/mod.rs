@@ -32,6 +32,15 @@ pub fn new_checkout() -> NewCheckout {
         source_id: TOKEN.to_owned(),
         buyer_email: "ada@example.com".to_owned(),
         buyer_name: "Ada Lovelace".to_owned(),
+        prices: ["A1", "A2"]
+            .iter()
+            .map(|seat| checkout::SeatPrice {
+                seat: seat.to_string(),
+                category: "adult".to_owned(),
+                name: "Adult".to_owned(),
+                amount_minor: 1_200,
+            })
+            .collect(),
     }
 }
 

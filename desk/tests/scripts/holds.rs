@@ -112,3 +112,25 @@ fn holds_are_made_only_while_sales_are_open_and_a_hold_made_in_time_is_paid_afte
         ",
     );
 }
+
+#[test]
+fn each_seat_is_priced_by_its_category_when_held_and_keeps_that_price() {
+    check(
+        r"
+        @0 hold ana h1 A1 A2:child     => 201 held A1 A2 until 300000; announce 1
+        @1 priced ana h1               => A1 adult 1200, A2 child 800 = 2000
+        @2 hold bob h2 A3:senior       => 400 unknown_price
+        @2 hold bob h2 A3 A4:child A5:adult => 201 held A3 A4 A5 until 300002; announce 2
+        @3 map                         => hhhhhaaa
+        @4 prices adult=1500 child=900 => Configured { relayout: false }
+        @5 priced ana h1               => A1 adult 1200, A2 child 800 = 2000
+        @6 restart                     => restarted
+        @7 priced bob h2               => A3 adult 1200, A4 child 800, A5 adult 1200 = 3200
+        @8 checkout ana h1 cnon:ok     => o1 pending settling; square Post /v2/payments, announce 3
+        @8 charged o1                  => 2000
+        @9 release bob h2              => 204; announce 4
+        @10 hold cy h3 A6 A7:child     => 201 held A6 A7 until 300010; announce 5
+        @11 priced cy h3               => A6 adult 1500, A7 child 900 = 2400
+        ",
+    );
+}

@@ -28,6 +28,14 @@ pub struct Script {
     orders: Vec<String>,
 }
 
+fn category(id: &str, amount: u64) -> desk::protocol::PriceCategory {
+    desk::protocol::PriceCategory {
+        id: id.into(),
+        name: id.into(),
+        amount,
+    }
+}
+
 fn token(name: &str) -> String {
     // Hold names in scripts are short; the token is their bytes in hex,
     // padded to the 32 characters the desk wants.
@@ -50,6 +58,7 @@ impl Script {
             hold_ttl_ms: 300_000,
             payment_cap_ms: 600_000,
             sales: Default::default(),
+            categories: vec![category("adult", 1200), category("child", 800)],
         };
         let (db, desk) = crate::support::showing(settings.clone(), setup.clone());
         Script {
@@ -100,13 +109,18 @@ impl Script {
             "rows" => return format!("{}", self.db.count(args[0])),
             "perform" => return self.perform(now, &args),
             "hold" => {
-                // hold <buyer> <name> [key=K] [from=IP] seats…
+                // hold <buyer> <name> [key=K] [from=IP] seats… (a seat
+                // as A2:child names its price)
                 let (mut key, mut client, mut seats) = (None, "1.1.1.1".to_string(), Vec::new());
+                let mut prices = std::collections::BTreeMap::new();
                 for arg in &args[2..] {
                     if let Some(k) = arg.strip_prefix("key=") {
                         key = Some(k.to_string());
                     } else if let Some(ip) = arg.strip_prefix("from=") {
                         client = ip.to_string();
+                    } else if let Some((seat, price)) = arg.split_once(':') {
+                        seats.push(seat.to_string());
+                        prices.insert(seat.to_string(), price.to_string());
                     } else {
                         seats.push(arg.to_string());
                     }
@@ -119,10 +133,55 @@ impl Script {
                     },
                     idempotency: key.map(|key| Idempotency { key, fingerprint }),
                     seats,
+                    prices,
                     token: token(args[1]),
                 })
             }
             "get" => Request::GetHold(hold_ref(args[0], args[1])),
+            // priced <buyer> <hold>: each seat's price and the total.
+            "priced" => {
+                let d = self
+                    .desk
+                    .handle_request(now, Request::GetHold(hold_ref(args[0], args[1])));
+                let d = self.decide(d);
+                return match d.reply {
+                    Some(Ok(Reply::Hold(view))) => {
+                        let each: Vec<String> = view
+                            .prices
+                            .iter()
+                            .map(|p| format!("{} {} {}", p.seat, p.category, p.amount_minor))
+                            .collect();
+                        format!("{} = {}", each.join(", "), view.amount.amount)
+                    }
+                    other => format!("{other:?}"),
+                };
+            }
+            // charged <order>: the amount its payment in flight asks for.
+            "charged" => {
+                let order_id = self.order(args[0]);
+                return self
+                    .pending
+                    .iter()
+                    .find_map(|(o, _, effect)| match effect {
+                        Effect::Square { call, .. } if *o == order_id => call
+                            .body
+                            .as_ref()
+                            .map(|b| b["amount_money"]["amount"].to_string()),
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| "nothing in flight".into());
+            }
+            // prices adult=N child=N: staff change the prices.
+            "prices" => {
+                self.setup.categories = args
+                    .iter()
+                    .map(|a| {
+                        let (id, amount) = a.split_once('=').expect("id=amount");
+                        category(id, amount.parse().expect("an amount"))
+                    })
+                    .collect();
+                Request::Configure(self.setup.clone())
+            }
             "release" => Request::ReleaseHold(hold_ref(args[0], args[1])),
             "door" => Request::DoorAttempt {
                 matched: args[0] == "right",

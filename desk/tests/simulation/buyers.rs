@@ -76,6 +76,7 @@ impl World {
         b.hold_tries_left -= 1;
         let token = format!("{:016x}{:016x}", buyer + 1, b.hold_tries_left + 1);
         let new = NewHold {
+            prices: Default::default(),
             caller: Caller {
                 buyer: format!("buyer{buyer}"),
                 client: format!("10.0.0.{buyer}"),

@@ -110,6 +110,7 @@ impl World {
             hold_ttl_ms: 60_000,
             payment_cap_ms: 120_000,
             sales: Default::default(),
+            categories: Vec::new(),
         };
         let (db, desk) = crate::support::showing(settings.clone(), setup);
         World {

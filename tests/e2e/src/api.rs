@@ -27,6 +27,21 @@ pub struct Api {
 
 /// A 16-seat room (rows A and B of 8) far in the future, as the admin API
 /// takes it; `hold_ttl_ms` shortens holds for expiry tests.
+/// A showing with two prices, adult 1200 and child 800 (USD), and one row
+/// of eight seats.
+pub fn family_showing() -> Value {
+    json!({
+        "title": "My Neighbour Totoro",
+        "starts_at": "2099-12-05T15:00:00Z",
+        "currency": "USD",
+        "prices": [
+            {"id": "adult", "name": "Adult", "amount": 1200},
+            {"id": "child", "name": "Child", "amount": 800}
+        ],
+        "layout": {"rows": [{"name": "A", "seats": 8}]}
+    })
+}
+
 pub fn sixteen_seat_room(hold_ttl_ms: Option<u64>) -> Value {
     let mut body = json!({
         "title": "Paris, Texas",

@@ -13,7 +13,7 @@ mod process;
 pub mod square;
 mod stack;
 
-pub use api::{sixteen_seat_room, Api, Reply};
+pub use api::{family_showing, sixteen_seat_room, Api, Reply};
 pub use reqwest::Method;
 pub use stack::{repo_root, Stack, StackOptions};
 

@@ -271,7 +271,16 @@ async fn edits_change_price_and_limits_at_any_time_and_the_seats_only_before_sal
     let amount = stack.d1_query(&format!(
         "SELECT amount FROM orders WHERE id = '{order_id}'"
     ));
-    assert_eq!(amount[0]["amount"], 4500, "the new price, for 3 seats");
+    assert_eq!(
+        amount[0]["amount"], 3600,
+        "3 seats at the price they were held at, not the new one"
+    );
+    let after = api.hold(&sid, &["B2"], None).await;
+    assert_eq!(
+        (after.status, &after.body["amount"]["amount"]),
+        (201, &json!(1500)),
+        "a hold made after the edit gets the new price"
+    );
 
     // Once sold, the seats stay as they are.
     let locked = api.admin(Method::PUT, &path, Some(fewer_seats)).await;
@@ -357,11 +366,14 @@ async fn staff_see_each_seats_order_search_by_email_and_export_tickets() {
     assert_eq!(csv.status, 200);
     let text = csv.body.as_str().expect("CSV text");
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "seat,ticket,ticket_status,checked_in_at,voided_at,order,order_status,name,email,ordered_at");
+    assert_eq!(
+        lines[0],
+        "seat,ticket,price,amount,currency,ticket_status,checked_in_at,voided_at,order,order_status,name,email,ordered_at"
+    );
     assert_eq!(lines.len(), 4, "{text}");
     assert!(
         lines[1].starts_with("A1,")
-            && lines[1].contains(",valid,")
+            && lines[1].contains(",Standard,12.00,USD,valid,")
             && lines[1].contains("Ana@Example.com")
     );
     // Times as the cinema's clock shows them (London), with the zone.

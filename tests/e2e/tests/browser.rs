@@ -256,3 +256,39 @@ async fn a_wallet_pays_through_the_same_checkout_as_a_card() {
     assert_eq!(creates, 1, "{requests:?}");
     assert_eq!(api.seat_map(&sid).await["A8"], "sold");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_buyer_picks_an_adult_and_a_child_price_and_pays_the_sum() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(e2e::family_showing()).await;
+    let _ = run_browser_script_with(
+        "prices.mjs",
+        &stack,
+        &sid,
+        &[("ADMIN_TOKEN", api.admin_token())],
+    );
+    let tickets = stack.d1_query(&format!(
+        "SELECT seat, price_category, price_amount FROM tickets WHERE showing_id = '{sid}' ORDER BY seat"
+    ));
+    assert_eq!(
+        tickets,
+        [
+            serde_json::json!({"seat": "A1", "price_category": "adult", "price_amount": 1200}),
+            serde_json::json!({"seat": "A2", "price_category": "child", "price_amount": 800}),
+        ]
+    );
+    let orders = stack.d1_query(&format!(
+        "SELECT amount FROM orders WHERE showing_id = '{sid}'"
+    ));
+    assert_eq!(orders, [serde_json::json!({"amount": 2000})]);
+    let public = api.get(&format!("/api/showings/{sid}")).await;
+    let names: Vec<&str> = public.body["showing"]["prices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Adult", "Child", "Senior"], "staff added a price");
+    assert_eq!(public.body["showing"]["prices"][2]["amount"], 950);
+}
