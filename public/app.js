@@ -95,6 +95,17 @@ function clockTime(ms) {
   return `${localParts(ms, { hour: '2-digit', minute: '2-digit' })} ${zoneName(ms)}`;
 }
 
+// A listed showing's prices in words: "$12.00", "from $8.00", "Free".
+function pricesText(showing) {
+  const amounts = (showing.prices || []).map((p) => p.amount);
+  if (!amounts.length) amounts.push(showing.price.amount);
+  const low = Math.min(...amounts);
+  const high = Math.max(...amounts);
+  if (high === 0) return 'Free';
+  const currency = showing.price.currency;
+  return low === high ? money({ amount: low, currency }) : `from ${low === 0 ? 'free' : money({ amount: low, currency })}`;
+}
+
 // Where a showing's sales stand, in words; '' while it is on sale.
 function salesText(sales) {
   if (!sales || sales.state === 'open') return '';

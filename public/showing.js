@@ -87,6 +87,11 @@ async function refresh() {
   if (chosen.size !== before) renderChoices();
 }
 
+// A price in words: "$8.00", or "free".
+function priceText(amount) {
+  return amount === 0 ? 'free' : money({ amount, currency: showing.price.currency });
+}
+
 // A showing's price categories; the first is the default.
 function categories() {
   return showing.prices && showing.prices.length ? showing.prices : [{ id: 'standard', name: 'Standard', amount: showing.price.amount }];
@@ -108,7 +113,7 @@ function renderChoices() {
   box.replaceChildren(...(all.length < 2 || hold ? [] : [...chosen].map((seat) => {
     const id = `price-${seat}`;
     const select = el('select', { id, onchange: (event) => { priceOf.set(seat, event.target.value); renderChoices(); document.getElementById(id).focus(); } },
-      all.map((c) => el('option', { value: c.id, text: `${c.name}, ${money({ amount: c.amount, currency })}` })));
+      all.map((c) => el('option', { value: c.id, text: `${c.name}, ${priceText(c.amount)}` })));
     select.value = categoryOf(seat).id;
     return el('p', { class: 'choice' }, [el('label', { for: id, text: `Ticket for seat ${seat}` }), select]);
   })));
@@ -264,6 +269,15 @@ async function startPayment() {
   // Focus moves to the form at once: moving it after the payment SDK has
   // loaded would pull a buyer already typing out of the field they are in.
   document.getElementById('name').focus();
+  // Free seats need no card: name and e-mail are enough for the tickets.
+  const free = hold.amount.amount === 0;
+  document.getElementById('card-container').hidden = free;
+  document.getElementById('buy').textContent = free ? 'Get tickets' : 'Pay now';
+  document.getElementById('pay-heading').textContent = free ? 'Your details' : 'Pay';
+  if (free) {
+    document.getElementById('wallets').hidden = true;
+    return;
+  }
   if (!card) {
     const config = (await api('/api/config')).body;
     await new Promise((resolve, reject) => {
@@ -338,6 +352,12 @@ async function buy() {
   try {
     const email = document.getElementById('email').value.trim();
     const name = document.getElementById('name').value.trim();
+    if (hold.amount.amount === 0) {
+      if (!name || !email) return say(messages, 'error', 'Give your name and e-mail: the tickets are sent there.');
+      const payment = { email, name };
+      remember(Object.assign(remembered(), { payment }));
+      return await pay(payment);
+    }
     const [givenName, ...family] = name.split(/\s+/);
     // Buyer verification (3-D Secure): Square decides from these whether
     // the card's bank must check the buyer, and shows its check itself.
@@ -368,7 +388,7 @@ async function buy() {
 // order on the server, so sending it again after a lost answer can neither
 // charge twice nor make a second order.
 async function pay(payment) {
-  say(messages, 'info', 'Paying…');
+  say(messages, 'info', hold.amount.amount === 0 ? 'Issuing your tickets…' : 'Paying…');
   paying = true;
   let answer;
   try {
@@ -457,8 +477,8 @@ async function release() {
   document.title = `Seats for ${showing.title}`;
   document.getElementById('title').textContent = showing.title;
   const priceWords = categories().length > 1
-    ? categories().map((c) => `${c.name} ${money({ amount: c.amount, currency: showing.price.currency })}`).join(', ')
-    : `${money(showing.price)} a seat`;
+    ? categories().map((c) => `${c.name} ${priceText(c.amount)}`).join(', ')
+    : showing.price.amount === 0 ? 'Free' : `${money(showing.price)} a seat`;
   document.getElementById('when').textContent = `${when(showing.starts_at_ms)} · ${priceWords}`;
   document.getElementById('limit').textContent = `Choose up to ${showing.max_seats_per_hold} seats; they are held for you for ${Math.round(showing.hold_ttl_ms / 60000)} minutes while you pay.`;
   states = body.availability.seats;

@@ -43,6 +43,9 @@ impl State {
         if self.payment.is(PaymentStatus::Completed) {
             return self.next_when_captured();
         }
+        if self.authorization == Authorization::Free {
+            return self.next_when_free();
+        }
         match self.authorization {
             Authorization::Awaiting { .. } => return Next::Run(Step::Authorize),
             Authorization::GivenUp | Authorization::Refused { .. } => {
@@ -82,8 +85,11 @@ impl State {
         }
     }
 
-    fn next_when_captured(&self) -> Next {
-        match (&self.seats, &self.tickets) {
+    /// Once nothing more is to be charged (captured, or free): take the
+    /// seats, write the tickets, sell the seats, mark the order paid.
+    /// `None` when the seats or tickets cannot be had.
+    fn next_toward_tickets(&self) -> Option<Next> {
+        Some(match (&self.seats, &self.tickets) {
             (Seats::Held | Seats::MaybeCommitted, _) => Next::Run(Step::CommitSeats),
             (Seats::Committed, Tickets::NotWritten | Tickets::MaybeWritten) => {
                 Next::Run(Step::WriteOrder)
@@ -91,6 +97,15 @@ impl State {
             (Seats::Committed, Tickets::Written) => Next::Run(Step::ConfirmSeats),
             (Seats::Sold, Tickets::Written) => Next::Run(Step::MarkPaid),
             (Seats::Sold, Tickets::Paid) => Next::Finish(Outcome::Paid),
+            _ => return None,
+        })
+    }
+
+    fn next_when_captured(&self) -> Next {
+        if let Some(next) = self.next_toward_tickets() {
+            return next;
+        }
+        match (&self.seats, &self.tickets) {
             // The money moved but the seats cannot be given: refund first,
             // then put the seats back on sale.
             (Seats::Committed, _) if self.refund == Refund::NotStarted => Next::Run(Step::Refund),
@@ -118,6 +133,13 @@ impl State {
         }
     }
 
+    /// Nothing to charge: the seats and tickets are taken as for a
+    /// captured payment, and undone as for a void if they cannot be.
+    fn next_when_free(&self) -> Next {
+        self.next_toward_tickets()
+            .unwrap_or_else(|| self.next_when_nothing_charged())
+    }
+
     fn next_when_nothing_charged(&self) -> Next {
         // Tickets first: while they are live the seats must stay ours, or
         // the next buyer of those seats would hit the unique index.
@@ -140,7 +162,7 @@ impl State {
             Authorization::VoidByKeyRejected { code } => {
                 attention(AttentionReason::UncertainPaymentNotVoided { code: code.clone() })
             }
-            Authorization::Approved => match (&self.seats, &self.tickets) {
+            Authorization::Approved | Authorization::Free => match (&self.seats, &self.tickets) {
                 (Seats::Taken { seats }, _) => Outcome::SeatLost {
                     seats: seats.clone(),
                 },

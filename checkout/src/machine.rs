@@ -36,13 +36,18 @@ impl State {
             new.currency,
             new.hold_id,
         );
+        // A free order asks Square for nothing, so it keeps no card token.
+        let free = new.amount_minor == 0;
         let mut state = State {
             config: config.clone(),
             order: new.order(),
-            source_id: Some(CardToken(new.source_id)),
+            source_id: (!free).then_some(CardToken(new.source_id)),
             authorization_key: key,
             payment: PaymentFacts::default(),
-            authorization: Authorization::Awaiting { unknown_answers: 0 },
+            authorization: match free {
+                true => Authorization::Free,
+                false => Authorization::Awaiting { unknown_answers: 0 },
+            },
             seats: Seats::Held,
             tickets: Tickets::NotWritten,
             refund: Refund::NotStarted,
@@ -149,7 +154,8 @@ impl State {
         status: PaymentStatus,
         now_ms: u64,
     ) -> Vec<Action> {
-        if !is_square_id(payment_id) {
+        // A free order has no payment to hear of.
+        if !is_square_id(payment_id) || self.authorization == Authorization::Free {
             return Vec::new();
         }
         let ours = match &self.payment.id {

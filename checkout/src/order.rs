@@ -161,6 +161,10 @@ impl NewCheckout {
     /// declaration order, then the card token.
     pub fn validate(&self) -> Result<(), StartError> {
         self.order().validate()?;
+        // A free order is paid with nothing, so it has no card token.
+        if self.amount_minor == 0 {
+            return Ok(());
+        }
         check_id(&self.source_id, MAX_SOURCE_ID_BYTES).map_err(StartError::InvalidSourceId)
     }
 
@@ -186,7 +190,8 @@ impl Order {
         check_id(&self.order_id, MAX_ORDER_ID_BYTES).map_err(StartError::InvalidOrderId)?;
         check_id(&self.hold_id, MAX_HOLD_ID_BYTES).map_err(StartError::InvalidHoldId)?;
         check_seats(&self.seats)?;
-        if !(1..=MAX_AMOUNT_MINOR).contains(&self.amount_minor) {
+        // 0 is a free order (every seat at a free price).
+        if self.amount_minor > MAX_AMOUNT_MINOR {
             return Err(StartError::AmountOutOfRange {
                 amount_minor: self.amount_minor,
                 max: MAX_AMOUNT_MINOR,

@@ -386,3 +386,55 @@ fn a_late_stored_for_one_write_does_not_answer_another() {
         ),
     ]);
 }
+
+/// A free order (every seat at a free price), with no card token: no
+/// payment is asked for; the seats and tickets are taken as for a
+/// captured payment, a webhook naming a payment changes nothing, and a
+/// reload keeps it all.
+fn free_checkout() -> checkout::NewCheckout {
+    let mut new = script::new_checkout();
+    new.amount_minor = 0;
+    new.source_id = String::new();
+    for price in &mut new.prices {
+        price.amount_minor = 0;
+    }
+    new
+}
+
+#[test]
+fn a_free_order_takes_its_seats_and_tickets_without_square() {
+    Script::start_with(
+        free_checkout(),
+        &checkout::Config::default(),
+        "audit, CommitSeats",
+    )
+    .run(vec![
+        (
+            Answer(Answer::SeatsCommitted),
+            "audit, WriteOrder",
+            "pending",
+        ),
+        (Observe("pay-1", Completed), "", "pending"),
+        (Reload, "", "pending"),
+        (
+            Answer(Answer::OrderWritten),
+            "audit, ConfirmSeats",
+            "pending",
+        ),
+        (Answer(Answer::SeatsConfirmed), "audit, MarkPaid", "pending"),
+        (Answer(Answer::Stored), "audit", "paid"),
+    ]);
+}
+
+#[test]
+fn a_free_order_whose_seats_were_taken_ends_seat_lost_with_nothing_to_refund() {
+    Script::start_with(
+        free_checkout(),
+        &checkout::Config::default(),
+        "audit, CommitSeats",
+    )
+    .run(vec![
+        (Answer(seats_taken()), "audit, RecordFinal", "seat_lost A2"),
+        (Answer(Answer::Stored), "audit", "seat_lost A2"),
+    ]);
+}

@@ -38,11 +38,16 @@ fn each_limit_is_refused_by_name() {
         }
     );
     assert_eq!(
-        refused(|n| n.amount_minor = 0),
+        refused(|n| n.amount_minor = checkout::MAX_AMOUNT_MINOR + 1),
         StartError::AmountOutOfRange {
-            amount_minor: 0,
+            amount_minor: checkout::MAX_AMOUNT_MINOR + 1,
             max: checkout::MAX_AMOUNT_MINOR
         }
+    );
+    // 0 is a free order, but only if its seats' prices say so.
+    assert_eq!(
+        refused(|n| n.amount_minor = 0),
+        StartError::PricesDoNotAddUp
     );
     assert_eq!(
         refused(|n| n.currency = "usd".to_owned()),

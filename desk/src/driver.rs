@@ -45,7 +45,22 @@ impl Desk {
         self.showing()?;
         let (hold_id, owner) = self.owned_hold(&req.hold)?;
         let owner = owner.clone();
-        let auth_key = checkout::authorization_key(hold_id.as_str(), &req.source_id);
+        // Priced as held: a price staff changed since does not apply.
+        let prices = self.showing()?.prices_of(&owner);
+        let free = prices.iter().all(|p| p.amount_minor == 0);
+        // A free order is paid with nothing: whatever card token came is
+        // not kept. A paid one needs one.
+        let source_id = match free {
+            true => String::new(),
+            false if req.source_id.is_empty() => {
+                return Err(Refusal::new(
+                    Code::InvalidCheckout,
+                    "these seats cost money: pay with a card (source_id)",
+                ))
+            }
+            false => req.source_id,
+        };
+        let auth_key = checkout::authorization_key(hold_id.as_str(), &source_id);
         if let Some(order_id) = self.checkouts.by_key.get(&auth_key).cloned() {
             return self.order_status(&order_id);
         }
@@ -72,8 +87,6 @@ impl Desk {
             .map(|&u| showing.ledger.unit_name(u).unwrap_or_default().to_string())
             .collect();
         let order_id = format!("{}{}", showing.meta.showing_id, req.order_nonce);
-        // Priced as held: a price staff changed since does not apply.
-        let prices = showing.prices_of(&owner);
         let amount = showing.total(&prices);
         let new = NewCheckout {
             order_id: order_id.clone(),
@@ -81,7 +94,7 @@ impl Desk {
             amount_minor: amount.amount,
             currency: amount.currency.clone(),
             seats,
-            source_id: req.source_id,
+            source_id,
             buyer_email: req.email.clone(),
             buyer_name: req.name.clone(),
             prices,

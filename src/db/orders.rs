@@ -111,7 +111,8 @@ pub async fn write_order(
     }
     let mut batch: Vec<D1PreparedStatement> = vec![db
         .prepare(
-            "UPDATE orders SET payment_id = ?1, updated_at_ms = ?2 WHERE id = ?3 AND status = 'pending'",
+            "UPDATE orders SET payment_id = NULLIF(?1, ''), updated_at_ms = ?2 \
+             WHERE id = ?3 AND status = 'pending'",
         )
         .bind(&[payment_id.into(), num(now_ms), order_id.into()])?];
     for (index, seat) in seats.iter().enumerate() {
@@ -152,6 +153,7 @@ pub async fn write_order(
     }
 }
 
+/// A free order has no payment: its `payment_id` ("") is stored as NULL.
 pub async fn mark_paid(
     db: &D1Database,
     order_id: &str,
@@ -160,7 +162,7 @@ pub async fn mark_paid(
 ) -> Result<()> {
     db.batch(vec![
         db.prepare(
-            "UPDATE orders SET status = 'paid', payment_id = ?1, status_detail = NULL, \
+            "UPDATE orders SET status = 'paid', payment_id = NULLIF(?1, ''), status_detail = NULL, \
              updated_at_ms = ?2 WHERE id = ?3",
         )
         .bind(&[payment_id.into(), num(now_ms), order_id.into()])?,

@@ -23,6 +23,9 @@ const MAX_SOURCE_ID_BYTES: usize = checkout::MAX_SOURCE_ID_BYTES;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CheckoutBody {
+    /// The card token; none for a hold whose seats are all free (the
+    /// showing's object says which, and refuses a paid one without).
+    #[serde(default)]
     source_id: String,
     email: String,
     name: String,
@@ -56,13 +59,12 @@ impl CheckoutBody {
                 &format!("give a name of 1 to {MAX_NAME_BYTES} bytes"),
             ));
         }
-        let source_ok = !self.source_id.is_empty()
-            && self.source_id.len() <= MAX_SOURCE_ID_BYTES
+        let source_ok = self.source_id.len() <= MAX_SOURCE_ID_BYTES
             && self.source_id.bytes().all(|b| b.is_ascii_graphic());
         if !source_ok {
             return Err(invalid(
                 "source_id",
-                "the card token from the payment form is missing or malformed",
+                "the card token from the payment form is malformed",
             ));
         }
         Ok(CheckoutBody {

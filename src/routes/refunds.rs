@@ -147,19 +147,15 @@ pub(super) async fn refund_tickets(
         .ok_or_else(|| ApiError::not_found("order"))?;
     // Square refunds only a completed payment; an order still paying, or
     // one that failed, has nothing to refund.
-    let payment_id = order
-        .payment_id
-        .clone()
-        .filter(|_| order.status == "paid")
-        .ok_or_else(|| {
-            ApiError::new(
-                Code::OrderNotPaid,
-                format!(
-                    "this order is {}, not paid: there is nothing to refund",
-                    order.status
-                ),
-            )
-        })?;
+    if order.status != "paid" {
+        return Err(ApiError::new(
+            Code::OrderNotPaid,
+            format!(
+                "this order is {}, not paid: there is nothing to refund",
+                order.status
+            ),
+        ));
+    }
     let tickets = refund_rows::tickets(db, order_id).await?;
     let live: Vec<&refund_rows::TicketSeat> =
         tickets.iter().filter(|t| t.status != "void").collect();
@@ -191,7 +187,14 @@ pub(super) async fn refund_tickets(
     }
     let amount = worth(&order, &tickets, &chosen);
     let key = next_refund_key(db, order_id, &chosen).await?;
-    // The refund and its tickets are stored before Square is asked.
+    // The refund and its tickets are stored before Square is asked. A paid
+    // order with no payment was free: its refund is complete as it is made
+    // (the tickets voided, the seats reopened), with nothing to ask of
+    // Square.
+    let status = match order.payment_id {
+        Some(_) => "requested",
+        None => "COMPLETED",
+    };
     refund_rows::upsert(
         db,
         &key,
@@ -199,10 +202,21 @@ pub(super) async fn refund_tickets(
         order_id,
         Some(&chosen),
         amount,
-        "requested",
+        status,
         now_ms(),
     )
     .await?;
+    let Some(payment_id) = order.payment_id.clone() else {
+        if let Some(row) = refund_rows::by_id(db, &key).await? {
+            apply(env, db, &row).await?;
+        }
+        return Ok(Asked {
+            refund_id: key,
+            status: "COMPLETED".into(),
+            ticket_ids: chosen,
+            amount,
+        });
+    };
     // One pending refund per payment: this one waits for the others.
     if refund_rows::other_in_flight(db, order_id, &key).await? {
         refund_rows::upsert(db, &key, None, order_id, None, amount, WAITING, now_ms()).await?;

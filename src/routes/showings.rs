@@ -40,6 +40,7 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
                 "title": showing.title,
                 "starts_at_ms": showing.starts_at_ms,
                 "price": showing.price,
+                "prices": showing.prices,
                 "seat_count": showing.seat_count,
                 "cancelled": showing.cancelled_at_ms.is_some(),
                 "sales": showing.sales_json(defaults, now),

@@ -292,3 +292,28 @@ async fn a_buyer_picks_an_adult_and_a_child_price_and_pays_the_sum() {
     assert_eq!(names, ["Adult", "Child", "Senior"], "staff added a price");
     assert_eq!(public.body["showing"]["prices"][2]["amount"], 950);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_free_screening_issues_tickets_without_a_card_form() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let mut free = sixteen_seat_room(None);
+    free["price"]["amount"] = serde_json::json!(0);
+    let sid = api.create_showing(free).await;
+    let _ = run_browser_script("free.mjs", &stack, &sid);
+    let orders = stack.d1_query(&format!(
+        "SELECT amount, status, email FROM orders WHERE showing_id = '{sid}'"
+    ));
+    assert_eq!(
+        orders,
+        [serde_json::json!({"amount": 0, "status": "paid", "email": "kit@example.com"})]
+    );
+    let payments = stack
+        .square
+        .calls()
+        .await
+        .into_iter()
+        .filter(|(_, path)| path.starts_with("/v2/payments"))
+        .count();
+    assert_eq!(payments, 0, "no card, no payment");
+}

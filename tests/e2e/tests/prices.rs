@@ -114,3 +114,111 @@ async fn a_mixed_hold_charges_the_sum_at_the_prices_it_was_held_at() {
         refund.body
     );
 }
+
+/// Pays for a hold with no card: the buyer's name and e-mail only.
+async fn checkout_without_card(api: &Api, sid: &str, hold: &e2e::Reply) -> e2e::Reply {
+    let hold_id = hold.body["hold_id"].as_str().expect("a granted hold");
+    let cookie = hold.cookie.as_deref().expect("the hold's session");
+    let body = json!({"email": "kid@example.com", "name": "Kit"});
+    api.send(
+        Method::POST,
+        &format!("/api/showings/{sid}/holds/{hold_id}/checkout"),
+        Some(body.to_string().into_bytes()),
+        &[("cookie", cookie)],
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_free_order_makes_no_square_call_admits_at_the_door_and_is_undone_without_square() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let mut showing = family_showing();
+    showing["prices"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"id": "baby", "name": "Under 3", "amount": 0}));
+    let sid = api.create_showing(showing).await;
+
+    // Seats that cost money need a card.
+    let paid_hold = hold(&api, &sid, &["A1"], json!({})).await;
+    let refused = checkout_without_card(&api, &sid, &paid_hold).await;
+    assert_eq!(
+        (refused.status, &refused.body["error"]),
+        (400, &json!("invalid_checkout")),
+        "{:?}",
+        refused.body
+    );
+
+    let free_hold = hold(
+        &api,
+        &sid,
+        &["A5", "A6"],
+        json!({"A5": "baby", "A6": "baby"}),
+    )
+    .await;
+    assert_eq!(
+        free_hold.body["amount"]["amount"], 0,
+        "{:?}",
+        free_hold.body
+    );
+    let issued = checkout_without_card(&api, &sid, &free_hold).await;
+    assert_eq!(issued.status, 201, "{:?}", issued.body);
+    assert_eq!(issued.body["status"], "paid");
+    let again = checkout_without_card(&api, &sid, &free_hold).await;
+    assert_eq!(
+        again.body["order_id"], issued.body["order_id"],
+        "the same hold makes one order"
+    );
+    let payments: Vec<(String, String)> = stack
+        .square
+        .calls()
+        .await
+        .into_iter()
+        .filter(|(method, path)| method == "POST" && path.starts_with("/v2/payments"))
+        .collect();
+    assert!(
+        payments.is_empty(),
+        "Square was asked nothing: {payments:?}"
+    );
+    let order_id = issued.body["order_id"].as_str().unwrap().to_string();
+    let order = stack.d1_query(&format!(
+        "SELECT status, amount, payment_id FROM orders WHERE id = '{order_id}'"
+    ));
+    assert_eq!(
+        order,
+        [json!({"status": "paid", "amount": 0, "payment_id": null})]
+    );
+    let code = issued.body["tickets"][0]["code"].as_str().unwrap();
+    assert_eq!(api.door_scan(code, &sid).await["result"], "admitted");
+
+    // Staff undo it: the tickets are void and the seats back on sale, with
+    // nothing asked of Square.
+    let undone = api
+        .admin_post(&format!("/api/admin/orders/{order_id}/refund"), None)
+        .await;
+    assert_eq!(
+        (
+            undone.status,
+            &undone.body["status"],
+            &undone.body["amount"]
+        ),
+        (202, &json!("COMPLETED"), &json!(0)),
+        "{:?}",
+        undone.body
+    );
+    let map = api.seat_map(&sid).await;
+    assert_eq!(
+        (map["A5"].as_str(), map["A6"].as_str()),
+        (Some("available"), Some("available"))
+    );
+    let refunds = stack
+        .square
+        .calls()
+        .await
+        .into_iter()
+        .filter(|(_, path)| path.starts_with("/v2/refunds"))
+        .count();
+    assert_eq!(refunds, 0);
+    assert_eq!(api.door_scan(code, &sid).await["result"], "void");
+}
