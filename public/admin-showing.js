@@ -8,6 +8,9 @@ const messages = document.getElementById('messages');
 const REFRESH_MS = 10000;
 let data = null;
 let openOrder = new URLSearchParams(location.search).get('order');
+// Seats chosen for a box-office sale, and the price chosen for each.
+const deskSeats = new Set();
+const deskPrices = new Map();
 
 function seatNames(layout) {
   if (layout.slots) return [{ name: '', seats: layout.slots.map((s) => ({ name: s })) }];
@@ -24,17 +27,23 @@ function seatNames(layout) {
 function seatButton(seat) {
   const owner = data.owners[seat.name];
   const state = seat.blocked ? 'blocked' : data.availability.seats[seat.name] || 'sold';
+  const chosen = deskSeats.has(seat.name);
+  const sellable = state === 'available' && !seat.blocked;
   const label = owner
-    ? `Seat ${seat.name}, sold to ${owner.email}${owner.checked_in_at_ms ? ', admitted' : ''}`
-    : `Seat ${seat.name}, ${seat.blocked ? 'house seat' : state}`;
+    ? `Seat ${seat.name}, sold to ${owner.email || owner.name || 'the box office'}${owner.checked_in_at_ms ? ', admitted' : ''}`
+    : `Seat ${seat.name}, ${seat.blocked ? 'house seat' : chosen ? 'chosen for the box office' : state}`;
   return el('button', {
     type: 'button',
-    class: `seat ${state}${owner ? ' owned' : ''}`,
+    class: `seat ${chosen ? 'selected' : state}${owner ? ' owned' : ''}`,
     'data-seat': seat.name,
     'aria-label': label,
-    'aria-disabled': owner ? null : 'true',
+    'aria-pressed': sellable ? String(chosen) : null,
+    'aria-disabled': owner || sellable ? null : 'true',
     text: seat.blocked ? 'X' : state === 'held' ? 'H' : state === 'sold' ? 'S' : seat.name,
-    onclick: () => { if (owner) showOrder(owner.order_id); },
+    onclick: () => {
+      if (owner) return showOrder(owner.order_id);
+      if (sellable || chosen) toggleDeskSeat(seat.name);
+    },
   });
 }
 
@@ -50,6 +59,76 @@ function renderMap() {
   document.getElementById('map').replaceChildren(...rows);
 }
 
+// The box office: seats chosen on the map are sold (cash, the cinema's own
+// card terminal) or given (a comp, with its reason) at once.
+function toggleDeskSeat(name) {
+  if (deskSeats.has(name)) deskSeats.delete(name);
+  else deskSeats.add(name);
+  renderMap();
+  renderDesk();
+  const again = document.querySelector(`#map [data-seat="${CSS.escape(name)}"]`);
+  if (again) again.focus();
+}
+
+function deskCategories() {
+  const s = data.showing;
+  return s.prices && s.prices.length ? s.prices : [{ id: 'standard', name: 'Standard', amount: s.price.amount }];
+}
+
+function deskPaid() {
+  return document.querySelector('input[name=desk-paid]:checked').value;
+}
+
+function renderDesk() {
+  const section = document.getElementById('desk');
+  section.hidden = deskSeats.size === 0 && !document.getElementById('desk-tickets').childElementCount;
+  const cur = data.showing.price.currency;
+  const all = deskCategories();
+  for (const seat of [...deskPrices.keys()]) if (!deskSeats.has(seat)) deskPrices.delete(seat);
+  const comp = deskPaid() === 'comp';
+  document.getElementById('desk-reason-box').hidden = !comp;
+  document.getElementById('desk-seats').textContent = deskSeats.size ? `Seats: ${[...deskSeats].join(', ')}` : 'Choose available seats on the map.';
+  document.getElementById('desk-prices').replaceChildren(...(all.length < 2 || comp ? [] : [...deskSeats].map((seat) => {
+    const id = `desk-price-${seat}`;
+    const select = el('select', { id, onchange: (event) => { deskPrices.set(seat, event.target.value); renderDesk(); } },
+      all.map((c) => el('option', { value: c.id, text: `${c.name}, ${minor(c.amount, cur)}` })));
+    select.value = deskPrices.get(seat) || all[0].id;
+    return el('p', {}, [el('label', { for: id, text: `Price for seat ${seat}` }), select]);
+  })));
+  const total = comp ? 0 : [...deskSeats].reduce((sum, seat) => sum + (all.find((c) => c.id === deskPrices.get(seat)) || all[0]).amount, 0);
+  document.getElementById('desk-total').textContent = deskSeats.size ? `To take: ${minor(total, cur)}` : '';
+  document.getElementById('desk-sell').disabled = deskSeats.size === 0;
+  document.getElementById('desk-sell').textContent = comp ? 'Give these seats' : 'Sell';
+}
+
+async function sellAtDesk() {
+  const out = document.getElementById('desk-messages');
+  const paid = deskPaid();
+  const seats = [...deskSeats];
+  const prices = {};
+  for (const seat of seats) if (deskPrices.get(seat) && deskPrices.get(seat) !== deskCategories()[0].id) prices[seat] = deskPrices.get(seat);
+  const body = { seats, prices, paid, name: document.getElementById('desk-name').value, email: document.getElementById('desk-email').value };
+  if (paid === 'comp') body.reason = document.getElementById('desk-reason').value;
+  document.getElementById('desk-sell').disabled = true;
+  const answer = await adminApi(`/api/admin/showings/${sid}/box-office`, { json: body });
+  if (answer.status !== 201) {
+    document.getElementById('desk-sell').disabled = false;
+    return say(out, 'error', answer.body.detail || 'The seats could not be sold.');
+  }
+  deskSeats.clear();
+  deskPrices.clear();
+  for (const id of ['desk-name', 'desk-email', 'desk-reason']) document.getElementById(id).value = '';
+  const key = new URL(answer.body.order_page, location.href).searchParams.get('key');
+  document.getElementById('desk-tickets').replaceChildren(
+    el('p', {}, [el('a', { href: answer.body.order_page, target: '_blank', text: 'Open the order to print its tickets' })]),
+    ...answer.body.tickets.map((t) => el('figure', { class: 'desk-ticket' }, [
+      el('img', { src: `/tickets/${t.id}/qr.svg?key=${encodeURIComponent(key)}`, alt: `QR code of the ticket for seat ${t.seat}`, width: '120', height: '120' }),
+      el('figcaption', {}, [el('a', { href: t.page_url, target: '_blank', text: `Seat ${t.seat}${t.price_name ? ` · ${t.price_name}` : ''}` })]),
+    ])));
+  say(out, 'ok', `${paid === 'comp' ? 'Given' : 'Sold'}: ${answer.body.tickets.map((t) => t.seat).join(', ')}.`);
+  await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
+}
+
 // House seats are in the layout but never on sale.
 function forSale() {
   const rows = data.showing.layout.rows || [];
@@ -62,9 +141,15 @@ function renderTotals() {
   const box = (label, value) => el('div', {}, [el('strong', { text: value }), label]);
   document.getElementById('totals').replaceChildren(
     box('tickets sold', `${t.sold} of ${forSale()}`),
-    box('taken', minor(t.taken, cur)),
-    box('refunded', minor(t.refunded, cur)),
-    box('net', minor(t.taken - t.refunded, cur)),
+    box('online: tickets', String(t.sold_online)),
+    box('online: taken through Square', minor(t.taken, cur)),
+    box('online: refunded', minor(t.refunded, cur)),
+    box('box office: tickets', String(t.sold_at_desk)),
+    box('box office: cash', minor(t.desk_cash, cur)),
+    box('box office: card at the desk', minor(t.desk_card, cur)),
+    box('box office: refunded', minor(t.desk_refunded, cur)),
+    box('comps given', String(t.comps)),
+    box('net', minor(t.taken - t.refunded + t.desk_cash + t.desk_card - t.desk_refunded, cur)),
     box('admitted at the door', String(t.admitted)),
     box('seats held right now', String(data.live_holds ?? 0)),
   );
@@ -81,7 +166,11 @@ async function load() {
   renderCancel(s);
   document.getElementById('pin-state').textContent = body.has_door_pin ? 'A door PIN is set. Setting a new one replaces it.' : 'No door PIN is set yet: door staff cannot sign in to this showing with a PIN.';
   renderTotals();
+  // A seat chosen for the box office that someone else took is let go.
+  const before = deskSeats.size;
+  for (const seat of [...deskSeats]) if (body.availability.seats[seat] !== 'available') deskSeats.delete(seat);
   renderMap();
+  if (before !== deskSeats.size) renderDesk();
 }
 
 async function loadOrders(email) {
@@ -142,7 +231,10 @@ async function cancelShowing() {
   await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
   const refused = body.refused.length ? ` Square refused ${body.refused.length} refund(s): open those orders to see why.` : '';
   const more = body.more ? ' More orders are refunded by the sweep within minutes.' : '';
-  say(out, body.refused.length ? 'error' : 'ok', `Cancelled. ${body.refunds.length} order(s) refunded and their buyers e-mailed.${more}${refused}`);
+  const desk = body.box_office.length
+    ? ` ${body.box_office.length} box-office order(s) to settle at the desk: ${body.box_office.map((o) => `${o.name || 'a guest'} (${o.channel === 'comp' ? 'comp' : minor(o.amount, o.currency)})`).join(', ')}.`
+    : '';
+  say(out, body.refused.length ? 'error' : 'ok', `Cancelled. ${body.refunds.length} order(s) refunded and their buyers e-mailed.${more}${refused}${desk}`);
 }
 
 async function showOrder(orderId) {
@@ -266,6 +358,14 @@ document.getElementById('pin-form').addEventListener('submit', async (event) => 
 });
 
 document.getElementById('signout').addEventListener('click', signOut);
+document.getElementById('desk-sell').addEventListener('click', sellAtDesk);
+document.getElementById('desk-clear').addEventListener('click', () => {
+  deskSeats.clear();
+  document.getElementById('desk-tickets').replaceChildren();
+  renderMap();
+  renderDesk();
+});
+for (const radio of document.querySelectorAll('input[name=desk-paid]')) radio.addEventListener('change', renderDesk);
 
 (async () => {
   if (!await requireSession()) return;

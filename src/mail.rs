@@ -230,6 +230,7 @@ fn view<'a>(facts: &'a OrderFacts) -> OrderView<'a> {
         film: &facts.showing.title,
         starts_at_ms: facts.showing.starts_at_ms,
         order_url: &facts.url,
+        paid_at_desk: matches!(facts.order.channel.as_str(), "cash" | "card_at_desk"),
     }
 }
 
@@ -364,6 +365,7 @@ async fn lookup_message(
             film: &o.title,
             starts_at_ms: o.starts_at_ms as i64,
             order_url: url,
+            paid_at_desk: false,
         })
         .collect();
     Ok(compose::lookup(&settings.venue, &views))

@@ -43,7 +43,7 @@ impl State {
         if self.payment.is(PaymentStatus::Completed) {
             return self.next_when_captured();
         }
-        if self.authorization == Authorization::Free {
+        if self.authorization == Authorization::NotCharged {
             return self.next_when_free();
         }
         match self.authorization {
@@ -162,20 +162,22 @@ impl State {
             Authorization::VoidByKeyRejected { code } => {
                 attention(AttentionReason::UncertainPaymentNotVoided { code: code.clone() })
             }
-            Authorization::Approved | Authorization::Free => match (&self.seats, &self.tickets) {
-                (Seats::Taken { seats }, _) => Outcome::SeatLost {
-                    seats: seats.clone(),
-                },
-                (Seats::Refused { reason }, _) => attention(AttentionReason::CommitRefused {
-                    reason: reason.clone(),
-                }),
-                (_, Tickets::Conflict { seats }) => attention(AttentionReason::OrderConflict {
-                    seats: seats.clone(),
-                }),
-                _ => Outcome::Failed {
-                    code: AUTHORIZATION_VOIDED.to_owned(),
-                },
-            },
+            Authorization::Approved | Authorization::NotCharged => {
+                match (&self.seats, &self.tickets) {
+                    (Seats::Taken { seats }, _) => Outcome::SeatLost {
+                        seats: seats.clone(),
+                    },
+                    (Seats::Refused { reason }, _) => attention(AttentionReason::CommitRefused {
+                        reason: reason.clone(),
+                    }),
+                    (_, Tickets::Conflict { seats }) => attention(AttentionReason::OrderConflict {
+                        seats: seats.clone(),
+                    }),
+                    _ => Outcome::Failed {
+                        code: AUTHORIZATION_VOIDED.to_owned(),
+                    },
+                }
+            }
             Authorization::Awaiting { .. }
             | Authorization::GivenUp
             | Authorization::Refused { .. } => {

@@ -85,7 +85,7 @@ impl State {
             return Err(InvariantError::PaymentIdMissing);
         }
         let fits = match &self.authorization {
-            Authorization::Free => status.is_none() && self.payment.id.is_none(),
+            Authorization::NotCharged => status.is_none() && self.payment.id.is_none(),
             Authorization::Awaiting { .. } => matches!(status, None | Some(PaymentStatus::Pending)),
             Authorization::Approved => status.is_some_and(|s| s != PaymentStatus::Pending),
             // A webhook may have named the payment PENDING before the answer.
@@ -111,7 +111,7 @@ impl State {
     fn check_facts(&self) -> Result<(), InvariantError> {
         let captured = self.payment.is(PaymentStatus::Completed);
         // A free order is settled from the start, and never refunded.
-        let settled = captured || self.authorization == Authorization::Free;
+        let settled = captured || self.authorization == Authorization::NotCharged;
         let needs_settling = self.seats == Seats::Sold || self.tickets == Tickets::Paid;
         if (needs_settling && !settled) || (self.refund != Refund::NotStarted && !captured) {
             return Err(InvariantError::FactsAheadOfPayment);

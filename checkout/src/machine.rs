@@ -36,8 +36,9 @@ impl State {
             new.currency,
             new.hold_id,
         );
-        // A free order asks Square for nothing, so it keeps no card token.
-        let free = new.amount_minor == 0;
+        // A free order, or one paid at the box office, asks Square for
+        // nothing, so it keeps no card token.
+        let free = new.charged_elsewhere();
         let mut state = State {
             config: config.clone(),
             order: new.order(),
@@ -45,7 +46,7 @@ impl State {
             authorization_key: key,
             payment: PaymentFacts::default(),
             authorization: match free {
-                true => Authorization::Free,
+                true => Authorization::NotCharged,
                 false => Authorization::Awaiting { unknown_answers: 0 },
             },
             seats: Seats::Held,
@@ -155,7 +156,7 @@ impl State {
         now_ms: u64,
     ) -> Vec<Action> {
         // A free order has no payment to hear of.
-        if !is_square_id(payment_id) || self.authorization == Authorization::Free {
+        if !is_square_id(payment_id) || self.authorization == Authorization::NotCharged {
             return Vec::new();
         }
         let ours = match &self.payment.id {

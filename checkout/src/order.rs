@@ -59,6 +59,9 @@ pub struct NewCheckout {
     /// Each seat's price, in the order of `seats`, adding up to
     /// `amount_minor`.
     pub prices: Vec<SeatPrice>,
+    /// Paid at the box office (cash, the cinema's own card terminal), or
+    /// given free there: nothing is charged through Square.
+    pub paid_at_desk: bool,
 }
 
 /// The order as the checkout keeps it: everything in [`NewCheckout`] but the
@@ -76,6 +79,8 @@ pub struct Order {
     /// then cost an equal share.
     #[serde(default)]
     pub prices: Vec<SeatPrice>,
+    #[serde(default)]
+    pub paid_at_desk: bool,
 }
 
 /// What is wrong with a text field.
@@ -152,6 +157,7 @@ impl fmt::Debug for NewCheckout {
             .field("buyer_email", &self.buyer_email)
             .field("buyer_name", &self.buyer_name)
             .field("prices", &self.prices)
+            .field("paid_at_desk", &self.paid_at_desk)
             .finish()
     }
 }
@@ -161,11 +167,16 @@ impl NewCheckout {
     /// declaration order, then the card token.
     pub fn validate(&self) -> Result<(), StartError> {
         self.order().validate()?;
-        // A free order is paid with nothing, so it has no card token.
-        if self.amount_minor == 0 {
+        // A free order, or one paid at the box office, has no card token.
+        if self.charged_elsewhere() {
             return Ok(());
         }
         check_id(&self.source_id, MAX_SOURCE_ID_BYTES).map_err(StartError::InvalidSourceId)
+    }
+
+    /// Nothing of this order is charged through Square.
+    pub fn charged_elsewhere(&self) -> bool {
+        self.amount_minor == 0 || self.paid_at_desk
     }
 
     /// The order without the card token.
@@ -179,6 +190,7 @@ impl NewCheckout {
             buyer_email: self.buyer_email.clone(),
             buyer_name: self.buyer_name.clone(),
             prices: self.prices.clone(),
+            paid_at_desk: self.paid_at_desk,
         }
     }
 }
@@ -200,8 +212,11 @@ impl Order {
         if !is_currency(&self.currency) {
             return Err(StartError::InvalidCurrency);
         }
-        check_text(&self.buyer_email, MAX_BUYER_EMAIL_BYTES)
-            .map_err(StartError::InvalidBuyerEmail)?;
+        // A box-office buyer may leave no e-mail (nothing is mailed then).
+        if !(self.paid_at_desk && self.buyer_email.is_empty()) {
+            check_text(&self.buyer_email, MAX_BUYER_EMAIL_BYTES)
+                .map_err(StartError::InvalidBuyerEmail)?;
+        }
         if !self.buyer_name.is_empty() {
             check_text(&self.buyer_name, MAX_BUYER_NAME_BYTES)
                 .map_err(StartError::InvalidBuyerName)?;

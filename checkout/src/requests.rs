@@ -165,7 +165,7 @@ impl State {
     fn known_payment_id(&self) -> String {
         match &self.payment.id {
             Some(id) => id.clone(),
-            None if self.authorization == Authorization::Free => String::new(),
+            None if self.authorization == Authorization::NotCharged => String::new(),
             None => unreachable!("check_invariants: an authorized payment has an id"),
         }
     }

@@ -88,9 +88,10 @@ impl PaymentFacts {
 /// Where the CreatePayment request stands.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Authorization {
-    /// The order costs nothing: no payment is asked for, and the seats and
-    /// tickets are taken as for a captured one.
-    Free,
+    /// Nothing is charged through Square: the order is free, or was paid
+    /// at the box office. No payment is asked for; the seats and tickets
+    /// are taken as for a captured one.
+    NotCharged,
     /// No definite answer yet; after `max_authorization_attempts` unknown
     /// ones the checkout gives up and voids by key.
     Awaiting {

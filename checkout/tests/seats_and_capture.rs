@@ -403,27 +403,13 @@ fn free_checkout() -> checkout::NewCheckout {
 
 #[test]
 fn a_free_order_takes_its_seats_and_tickets_without_square() {
-    Script::start_with(
+    takes_seats_and_tickets_without_square(
         free_checkout(),
-        &checkout::Config::default(),
-        "audit, CommitSeats",
-    )
-    .run(vec![
-        (
-            Answer(Answer::SeatsCommitted),
-            "audit, WriteOrder",
-            "pending",
-        ),
-        (Observe("pay-1", Completed), "", "pending"),
-        (Reload, "", "pending"),
-        (
-            Answer(Answer::OrderWritten),
-            "audit, ConfirmSeats",
-            "pending",
-        ),
-        (Answer(Answer::SeatsConfirmed), "audit, MarkPaid", "pending"),
-        (Answer(Answer::Stored), "audit", "paid"),
-    ]);
+        vec![
+            (Observe("pay-1", Completed), "", "pending"),
+            (Reload, "", "pending"),
+        ],
+    );
 }
 
 #[test]
@@ -437,4 +423,37 @@ fn a_free_order_whose_seats_were_taken_ends_seat_lost_with_nothing_to_refund() {
         (Answer(seats_taken()), "audit, RecordFinal", "seat_lost A2"),
         (Answer(Answer::Stored), "audit", "seat_lost A2"),
     ]);
+}
+
+#[test]
+fn an_order_paid_at_the_box_office_asks_square_for_nothing() {
+    let mut at_desk = script::new_checkout();
+    at_desk.paid_at_desk = true;
+    at_desk.source_id = String::new();
+    takes_seats_and_tickets_without_square(at_desk, vec![]);
+}
+
+/// An order charged elsewhere (free, or at the box office) commits, writes,
+/// confirms and marks paid with no Square step; `between` runs after the
+/// seats are committed.
+fn takes_seats_and_tickets_without_square(
+    new: checkout::NewCheckout,
+    between: Vec<(script::Do, &str, &str)>,
+) {
+    let mut lines = vec![(
+        Answer(Answer::SeatsCommitted),
+        "audit, WriteOrder",
+        "pending",
+    )];
+    lines.extend(between);
+    lines.extend([
+        (
+            Answer(Answer::OrderWritten),
+            "audit, ConfirmSeats",
+            "pending",
+        ),
+        (Answer(Answer::SeatsConfirmed), "audit, MarkPaid", "pending"),
+        (Answer(Answer::Stored), "audit", "paid"),
+    ]);
+    Script::start_with(new, &checkout::Config::default(), "audit, CommitSeats").run(lines);
 }

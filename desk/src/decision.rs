@@ -80,6 +80,11 @@ pub enum Record {
         name: String,
         amount: u64,
         currency: String,
+        /// `online`, or how a box-office sale was paid: `cash`,
+        /// `card_at_desk`, `comp`.
+        channel: String,
+        /// Why a comp was given.
+        comp_reason: Option<String>,
     },
     /// One step of an order's history.
     Audit {

@@ -33,6 +33,17 @@ pub fn status_name(status: &PublicStatus) -> &'static str {
     }
 }
 
+/// What an order starts from, besides its hold.
+pub(crate) struct OrderStart {
+    pub source_id: String,
+    pub email: String,
+    pub name: String,
+    pub order_nonce: String,
+    pub prices: Vec<crate::protocol::SeatPrice>,
+    /// A box-office sale: how it was paid, and why if it was given.
+    pub desk: Option<crate::protocol::DeskPayment>,
+}
+
 impl Desk {
     /// Starts (or finds) the order for this hold and card. The reply says
     /// where it stands now; the effects carry it further.
@@ -65,11 +76,40 @@ impl Desk {
             return self.order_status(&order_id);
         }
         self.refuse_if_cancelled()?;
+        let order = OrderStart {
+            source_id,
+            email: req.email,
+            name: req.name,
+            order_nonce: req.order_nonce,
+            prices,
+            desk: None,
+        };
+        self.begin_order(now_ms, &hold_id, order, d)
+    }
+
+    /// Starts the checkout of a hold whose seats are priced: its seats
+    /// start paying, the order is recorded pending, and its first steps go
+    /// out. Online orders and box-office sales both start here.
+    pub(crate) fn begin_order(
+        &mut self,
+        now_ms: u64,
+        hold_id: &ledger::HoldId,
+        start: OrderStart,
+        d: &mut Decision,
+    ) -> Result<Reply, Refusal> {
+        let OrderStart {
+            source_id,
+            email,
+            name,
+            order_nonce,
+            prices,
+            desk,
+        } = start;
         let showing = self
             .showing
             .as_mut()
             .ok_or_else(|| Refusal::not_found("showing"))?;
-        let outcome = showing.ledger.start_payment(now_ms, &hold_id);
+        let outcome = showing.ledger.start_payment(now_ms, hold_id);
         showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
         if outcome.result.is_err() {
             return Err(Refusal::new(
@@ -79,14 +119,14 @@ impl Desk {
         }
         let record = showing
             .ledger
-            .hold_record(&hold_id)
+            .hold_record(hold_id)
             .ok_or_else(|| Refusal::internal("a paying hold has no record"))?;
         let seats: Vec<String> = record
             .seats
             .iter()
             .map(|&u| showing.ledger.unit_name(u).unwrap_or_default().to_string())
             .collect();
-        let order_id = format!("{}{}", showing.meta.showing_id, req.order_nonce);
+        let order_id = format!("{}{}", showing.meta.showing_id, order_nonce);
         let amount = showing.total(&prices);
         let new = NewCheckout {
             order_id: order_id.clone(),
@@ -95,19 +135,25 @@ impl Desk {
             currency: amount.currency.clone(),
             seats,
             source_id,
-            buyer_email: req.email.clone(),
-            buyer_name: req.name.clone(),
+            buyer_email: email.clone(),
+            buyer_name: name.clone(),
             prices,
+            paid_at_desk: desk.is_some(),
         };
         let (machine, actions) = Checkout::start(new, now_ms, &self.settings.checkout)
             .map_err(|e| Refusal::new(Code::InvalidCheckout, format!("{e:?}")))?;
         d.effects.push(Effect::Record(Record::PendingOrder {
             order_id: order_id.clone(),
             showing_id: showing.meta.showing_id.clone(),
-            email: req.email,
-            name: req.name,
+            email,
+            name,
             amount: amount.amount,
             currency: amount.currency,
+            channel: desk
+                .as_ref()
+                .map_or("online", |s| s.paid.as_str())
+                .to_string(),
+            comp_reason: desk.and_then(|s| s.reason),
         }));
         self.put(machine, d);
         self.process(now_ms, &order_id, actions, d);

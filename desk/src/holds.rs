@@ -113,7 +113,7 @@ fn live<'a>(showing: &'a Showing, id: &HoldId, now_ms: u64) -> Option<&'a HoldRe
         .filter(|record| record.expires_at_ms > now_ms)
 }
 
-fn hold_refusal(showing: &Showing, error: HoldError) -> Refusal {
+pub(crate) fn hold_refusal(showing: &Showing, error: HoldError) -> Refusal {
     match error {
         HoldError::NoSeats => Refusal::new(Code::NoSeats, "choose at least one seat"),
         HoldError::TooManySeats { requested, max } => Refusal::new(
@@ -262,29 +262,42 @@ impl Desk {
         showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
         let granted = outcome.result.map_err(|e| hold_refusal(showing, e))?;
         let seats = new.seats.clone();
-        d.writes.push(Write::Owner {
-            hold_id: hold_id.as_str().to_string(),
-            buyer: new.caller.buyer.clone(),
-            seats: seats.clone(),
-            prices: prices.clone(),
-        });
-        self.owners.insert(
-            hold_id.as_str().to_string(),
-            Owner {
-                buyer: new.caller.buyer.clone(),
-                seats: seats.clone(),
-                prices: prices.clone(),
-                ended: None,
-            },
-        );
+        let amount = showing.total(&prices);
+        self.record_owner(&hold_id, &new.caller.buyer, &seats, &prices, d);
         Ok(HoldGranted {
             hold_id: new.token.clone(),
-            amount: showing.total(&prices),
+            amount,
             prices,
             seats,
             expires_at_ms: granted.expires_at_ms,
             expires_in_ms: granted.expires_at_ms.saturating_sub(now_ms),
         })
+    }
+
+    /// Who made a new hold, and each seat's price, kept for the hold's life.
+    pub(crate) fn record_owner(
+        &mut self,
+        hold_id: &HoldId,
+        buyer: &str,
+        seats: &[String],
+        prices: &[SeatPrice],
+        d: &mut Decision,
+    ) {
+        d.writes.push(Write::Owner {
+            hold_id: hold_id.as_str().to_string(),
+            buyer: buyer.to_string(),
+            seats: seats.to_vec(),
+            prices: prices.to_vec(),
+        });
+        self.owners.insert(
+            hold_id.as_str().to_string(),
+            Owner {
+                buyer: buyer.to_string(),
+                seats: seats.to_vec(),
+                prices: prices.to_vec(),
+                ended: None,
+            },
+        );
     }
 
     /// The order paying for a hold, a paid one first. A declined card leaves

@@ -18,12 +18,14 @@
 //! - `showing`: setting up and editing a showing, seat maps, stats, voids.
 //! - `holds`: holding, reading and releasing seats; idempotent replays.
 //! - `driver`: starting each order's checkout, its status, webhooks, answers.
+//! - `box_office`: staff selling or giving seats at the desk.
 //! - `outbox`: what each checkout asks for, one Square or D1 step at a time.
 //! - `square`: the requests checkout steps send and what answers mean.
 //! - `door`: wrong door PINs counted in a sliding window.
 //! - `rate`: the per-address token bucket for new holds.
 //! - `window`: when a showing sells and when its door admits.
 
+mod box_office;
 mod decision;
 mod door;
 mod driver;
@@ -136,6 +138,7 @@ impl Desk {
             Request::GetHold(hold) => self.get_hold(now_ms, &hold, d),
             Request::ReleaseHold(hold) => self.release(now_ms, &hold, d),
             Request::Checkout(req) => self.start_checkout(now_ms, req, d),
+            Request::BoxOffice(sale) => self.box_office(now_ms, sale, d),
             Request::OrderStatus { order_id } => self.order_status(&order_id),
             Request::PaymentObserved(seen) => self.payment_observed(now_ms, seen, d),
             Request::Recover => {

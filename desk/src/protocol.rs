@@ -96,6 +96,53 @@ pub struct CheckoutRequest {
     pub order_nonce: String,
 }
 
+/// How the box office took a sale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaidAtDesk {
+    Cash,
+    /// On the cinema's own card terminal: recorded, not charged here.
+    CardAtDesk,
+    /// Given free, with a reason.
+    Comp,
+}
+
+impl PaidAtDesk {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaidAtDesk::Cash => "cash",
+            PaidAtDesk::CardAtDesk => "card_at_desk",
+            PaidAtDesk::Comp => "comp",
+        }
+    }
+}
+
+/// How a box-office sale was paid, and why if it was a comp.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeskPayment {
+    pub paid: PaidAtDesk,
+    pub reason: Option<String>,
+}
+
+/// Staff sell or give seats at the box office: held and paid for at once,
+/// with nothing charged through Square.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BoxOfficeSale {
+    pub seats: Vec<String>,
+    /// Seat → price category, for seats not at the default price (ignored
+    /// for a comp: every seat is free).
+    #[serde(default)]
+    pub prices: std::collections::BTreeMap<String, String>,
+    pub payment: DeskPayment,
+    /// The buyer, if staff took their name and e-mail (the tickets are
+    /// mailed only with an e-mail).
+    pub name: String,
+    pub email: String,
+    /// Fresh random hex: the hold's token and the order id's tail.
+    pub token: String,
+    pub order_nonce: String,
+}
+
 /// A payment status Square reported by webhook for one of this showing's
 /// orders (its `reference_id`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -134,6 +181,7 @@ pub enum Request {
     GetHold(HoldRef),
     ReleaseHold(HoldRef),
     Checkout(CheckoutRequest),
+    BoxOffice(BoxOfficeSale),
     /// Where an order stands, for the buyer (the object asks this itself
     /// once a checkout has gone as far as it can for now).
     OrderStatus {

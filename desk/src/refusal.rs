@@ -44,6 +44,7 @@ codes! {
     BadIdempotencyKey = 400 "bad_idempotency_key",
     InvalidBuyer = 400 "invalid_buyer",
     InvalidCheckout = 400 "invalid_checkout",
+    InvalidSale = 400 "invalid_sale",
     InvalidShowing = 400 "invalid_showing",
     InvalidReason = 400 "invalid_reason",
     CurrencyMismatch = 400 "currency_mismatch",

@@ -33,6 +33,28 @@ pub struct OrderView<'a> {
     pub starts_at_ms: i64,
     /// The absolute link to the order page, with its key.
     pub order_url: &'a str,
+    /// Paid at the box office (cash or the cinema's card terminal): money
+    /// goes back there, not through Square.
+    pub paid_at_desk: bool,
+}
+
+/// What a cancellation does with the buyer's money, in words.
+fn money_back(order: &OrderView) -> String {
+    let amount = money::format(order.amount, order.currency);
+    if order.amount == 0 {
+        "Nothing was paid for these tickets, so there is nothing to refund.".into()
+    } else if order.paid_at_desk {
+        format!(
+            "You paid {amount} at our box office: bring this message there and we will \
+             give it back."
+        )
+    } else {
+        format!(
+            "We are refunding the whole order, {amount}, to the card you paid with; a \
+             confirmation follows when the refund is made, and banks take a few days to \
+             show it."
+        )
+    }
 }
 
 pub struct TicketView<'a> {
@@ -260,7 +282,7 @@ pub fn refund(venue: &Venue, order: &OrderView, refunded: u64, seats: &[String])
 /// the whole order is refunded to the card it was paid with.
 pub fn cancelled(venue: &Venue, order: &OrderView, reason: &str) -> Message {
     let when = venue.local_time(order.starts_at_ms);
-    let amount = money::format(order.amount, order.currency);
+    let back = money_back(order);
     let subject = format!("Cancelled: {}, {when}", order.film);
     let why_text = if reason.is_empty() {
         String::new()
@@ -269,9 +291,7 @@ pub fn cancelled(venue: &Venue, order: &OrderView, reason: &str) -> Message {
     };
     let text = format!(
         "{}Hello {},\n\nWe are sorry: {} on {when} is cancelled.\n{why_text}\n\
-         Your tickets no longer admit. We are refunding the whole order, {amount}, \
-         to the card you paid with; a confirmation follows when the refund is made, \
-         and banks take a few days to show it.\n\nOrder {}: {}\n",
+         Your tickets no longer admit. {back}\n\nOrder {}: {}\n",
         header_text(venue),
         order.buyer_name,
         order.film,
@@ -287,13 +307,11 @@ pub fn cancelled(venue: &Venue, order: &OrderView, reason: &str) -> Message {
         venue,
         &format!(
             "<p>Hello {},</p><p>We are sorry: <strong>{}</strong> on {} is cancelled.</p>{why_html}\
-             <p>Your tickets no longer admit. We are refunding the whole order, \
-             <strong>{}</strong>, to the card you paid with; a confirmation follows when \
-             the refund is made, and banks take a few days to show it.</p>{}",
+             <p>Your tickets no longer admit. {}</p>{}",
             esc(order.buyer_name),
             esc(order.film),
             esc(&when),
-            esc(&amount),
+            esc(&back),
             order_footer(order)
         ),
     );
@@ -405,6 +423,7 @@ mod tests {
             amount: 2400,
             currency: "GBP",
             film: "Paris, Texas",
+            paid_at_desk: false,
             starts_at_ms: 1_776_191_400_000,
             order_url: "https://cinema.example/orders/ord1?key=k&x=1",
         }
@@ -485,6 +504,23 @@ mod tests {
         assert!(c.html.contains("Ann &lt;script&gt;"));
         let plain = cancelled(&venue(), &order(), "");
         assert!(!plain.html.contains("<p></p>"));
+        let at_desk = OrderView {
+            paid_at_desk: true,
+            ..order()
+        };
+        let c = cancelled(&venue(), &at_desk, "");
+        assert!(
+            c.text.contains("You paid £24.00 at our box office") && !c.text.contains("card"),
+            "{}",
+            c.text
+        );
+        let free = OrderView {
+            amount: 0,
+            ..order()
+        };
+        assert!(cancelled(&venue(), &free, "")
+            .text
+            .contains("nothing to refund"));
     }
 
     #[test]

@@ -53,7 +53,9 @@ pub async fn seat_owners(db: &D1Database, showing_id: &str) -> Result<Vec<Value>
     .await
 }
 
-/// Money and tickets of one showing: taken, refunded, admitted.
+/// Money and tickets of one showing: taken and refunded online (through
+/// Square) and at the box office (cash, the cinema's card terminal), comps
+/// given, tickets sold and admitted.
 pub async fn totals(db: &D1Database, showing_id: &str) -> Result<Value> {
     let row = db
         .prepare(
@@ -61,7 +63,21 @@ pub async fn totals(db: &D1Database, showing_id: &str) -> Result<Value> {
                (SELECT COALESCE(SUM(amount), 0) FROM orders WHERE showing_id = ?1 \
                   AND payment_id IS NOT NULL AND status IN ('paid', 'refunded', 'needs_attention')) AS taken, \
                (SELECT COALESCE(SUM(r.amount), 0) FROM refunds r JOIN orders o ON o.id = r.order_id \
-                  WHERE o.showing_id = ?1 AND r.status = 'COMPLETED') AS refunded, \
+                  WHERE o.showing_id = ?1 AND r.status = 'COMPLETED' AND o.payment_id IS NOT NULL) AS refunded, \
+               (SELECT COALESCE(SUM(amount), 0) FROM orders WHERE showing_id = ?1 \
+                  AND channel = 'cash' AND status IN ('paid', 'refunded')) AS desk_cash, \
+               (SELECT COALESCE(SUM(amount), 0) FROM orders WHERE showing_id = ?1 \
+                  AND channel = 'card_at_desk' AND status IN ('paid', 'refunded')) AS desk_card, \
+               (SELECT COALESCE(SUM(r.amount), 0) FROM refunds r JOIN orders o ON o.id = r.order_id \
+                  WHERE o.showing_id = ?1 AND r.status = 'COMPLETED' \
+                  AND o.channel IN ('cash', 'card_at_desk')) AS desk_refunded, \
+               (SELECT COUNT(*) FROM tickets t JOIN orders o ON o.id = t.order_id \
+                  WHERE t.showing_id = ?1 AND t.status = 'valid' AND o.channel = 'online') AS sold_online, \
+               (SELECT COUNT(*) FROM tickets t JOIN orders o ON o.id = t.order_id \
+                  WHERE t.showing_id = ?1 AND t.status = 'valid' \
+                  AND o.channel IN ('cash', 'card_at_desk')) AS sold_at_desk, \
+               (SELECT COUNT(*) FROM tickets t JOIN orders o ON o.id = t.order_id \
+                  WHERE t.showing_id = ?1 AND t.status = 'valid' AND o.channel = 'comp') AS comps, \
                (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'valid') AS sold, \
                (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'void') AS voided, \
                (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'valid' \
@@ -210,7 +226,8 @@ pub async fn ticket_export(db: &D1Database, showing_id: &str) -> Result<Vec<Valu
         &format!(
             "SELECT t.id AS ticket_id, t.seat, t.price_name, t.price_amount, o.currency, \
                t.status, t.checked_in_at_ms, t.voided_at_ms, \
-               o.id AS order_id, o.name, o.email, o.status AS order_status, o.created_at_ms \
+               o.id AS order_id, o.channel, o.comp_reason, o.name, o.email, o.status AS order_status, \
+               o.created_at_ms \
              FROM tickets t JOIN orders o ON o.id = t.order_id \
              WHERE t.showing_id = ?1 ORDER BY t.seat, t.created_at_ms LIMIT {EXPORT_LIMIT}"
         ),

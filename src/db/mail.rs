@@ -66,7 +66,7 @@ pub fn queue_cancelled_of_showing(
         "INSERT INTO mail_outbox (id, kind, order_id, refund_id, to_addr, status, next_try_at_ms, \
          created_at_ms, updated_at_ms) \
          SELECT 'cancelled:' || id, ?1, id, NULL, email, 'queued', ?2, ?2, ?2 FROM orders \
-         WHERE showing_id = ?3 AND status = 'paid' \
+         WHERE showing_id = ?3 AND status = 'paid' AND email <> '' \
          ON CONFLICT (id) DO NOTHING",
     )
     .bind(&[
@@ -104,6 +104,7 @@ fn queue_for_order(
         "INSERT INTO mail_outbox (id, kind, order_id, refund_id, to_addr, status, next_try_at_ms, \
          created_at_ms, updated_at_ms) \
          SELECT ?1, ?2, id, ?3, email, 'queued', ?4, ?4, ?4 FROM orders WHERE id = ?5 \
+         AND email <> '' \
          ON CONFLICT (id) DO NOTHING",
     )
     .bind(&[

@@ -247,13 +247,13 @@ pub async fn cancels_unsettled(db: &D1Database, limit: u32) -> Result<Vec<String
     Ok(rows.into_iter().map(|r| r.id).collect())
 }
 
-/// The cancelled showing has no paid or pending order left: the sweep
+/// The cancelled showing has no paid or pending online order left: the sweep
 /// stops looking at it.
 pub async fn settle_cancel(db: &D1Database, id: &str, now_ms: u64) -> Result<()> {
     db.prepare(
         "UPDATE showings SET cancel_settled_at_ms = ?1 WHERE id = ?2 \
          AND NOT EXISTS (SELECT 1 FROM orders WHERE showing_id = ?2 \
-         AND status IN ('paid', 'pending'))",
+         AND status IN ('paid', 'pending') AND channel = 'online')",
     )
     .bind(&[JsValue::from(now_ms as f64), id.into()])?
     .run()

@@ -36,12 +36,16 @@ pub struct NewOrder<'a> {
     pub name: &'a str,
     pub amount: u64,
     pub currency: &'a str,
+    /// `online`, `cash`, `card_at_desk` or `comp`.
+    pub channel: &'a str,
+    pub comp_reason: Option<&'a str>,
 }
 
 pub async fn insert_pending(db: &D1Database, order: &NewOrder<'_>, now_ms: u64) -> Result<()> {
     db.prepare(
         "INSERT INTO orders (id, showing_id, email, name, amount, currency, status, \
-         created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7) \
+         created_at_ms, updated_at_ms, channel, comp_reason) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7, ?8, ?9) \
          ON CONFLICT (id) DO NOTHING",
     )
     .bind(&[
@@ -52,6 +56,11 @@ pub async fn insert_pending(db: &D1Database, order: &NewOrder<'_>, now_ms: u64) 
         num(order.amount),
         order.currency.into(),
         num(now_ms),
+        order.channel.into(),
+        order
+            .comp_reason
+            .map(JsValue::from)
+            .unwrap_or(JsValue::NULL),
     ])?
     .run()
     .await?;
@@ -249,6 +258,8 @@ pub struct OrderRow {
     pub payment_id: Option<String>,
     pub created_at_ms: f64,
     pub updated_at_ms: f64,
+    /// `online`, or how the box office took it.
+    pub channel: String,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -279,7 +290,7 @@ fn whole_number<S: serde::Serializer>(
 pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRow>> {
     db.prepare(
         "SELECT id, showing_id, email, name, amount, currency, status, status_detail, \
-         payment_id, created_at_ms, updated_at_ms FROM orders WHERE id = ?1",
+         payment_id, created_at_ms, updated_at_ms, channel FROM orders WHERE id = ?1",
     )
     .bind(&[order_id.into()])?
     .first(None)

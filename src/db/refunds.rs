@@ -50,7 +50,8 @@ pub async fn order_by_payment(db: &D1Database, payment_id: &str) -> Result<Optio
     .await
 }
 
-/// Paid orders of a showing that still have a live ticket, oldest first.
+/// Paid online orders of a showing that still have a live ticket, oldest
+/// first: what a cancellation refunds (the box office's are for staff).
 pub async fn paid_with_live_tickets(
     db: &D1Database,
     showing_id: &str,
@@ -62,7 +63,7 @@ pub async fn paid_with_live_tickets(
     }
     let rows: Vec<Row> = db
         .prepare(
-            "SELECT id FROM orders WHERE showing_id = ?1 AND status = 'paid' \
+            "SELECT id FROM orders WHERE showing_id = ?1 AND status = 'paid' AND channel = 'online' \
              AND EXISTS (SELECT 1 FROM tickets WHERE tickets.order_id = orders.id \
              AND tickets.status = 'valid') ORDER BY created_at_ms LIMIT ?2",
         )
@@ -71,6 +72,24 @@ pub async fn paid_with_live_tickets(
         .await?
         .results()?;
     Ok(rows.into_iter().map(|r| r.id).collect())
+}
+
+/// Box-office orders of a showing with a live ticket: on a cancellation,
+/// staff give the money back at the desk (or tell the guest of a comp).
+pub async fn box_office_orders(
+    db: &D1Database,
+    showing_id: &str,
+) -> Result<Vec<serde_json::Value>> {
+    db.prepare(
+        "SELECT id, channel, name, email, amount, currency, comp_reason FROM orders \
+         WHERE showing_id = ?1 AND status = 'paid' AND channel <> 'online' \
+         AND EXISTS (SELECT 1 FROM tickets WHERE tickets.order_id = orders.id \
+         AND tickets.status = 'valid') ORDER BY created_at_ms LIMIT 200",
+    )
+    .bind(&[showing_id.into()])?
+    .all()
+    .await?
+    .results()
 }
 
 pub async fn order(db: &D1Database, order_id: &str) -> Result<Option<PaidOrder>> {

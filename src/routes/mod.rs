@@ -6,11 +6,13 @@
 //! - [`refunds`]: refunds asked for here or in Square, applied on completion.
 //! - [`tickets`]: the ticket page with its QR code.
 //! - [`door`]: scanning tickets at the door, behind a door credential.
+//! - [`box_office`]: staff selling or giving seats at the desk.
 //! - [`admin`]: what cinema staff do, behind the admin token or session.
 //! - [`bench`]: the benchmark's floors, off unless `SHOWTIME_BENCH` is "1".
 
 mod admin;
 mod bench;
+mod box_office;
 mod door;
 mod orders;
 mod refunds;
@@ -79,6 +81,9 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/api/door/showings", |_, ctx| respond(door::showings(ctx)))
         .post_async("/api/door/checkin", |req, ctx| {
             respond(door::check_in(req, ctx))
+        })
+        .post_async("/api/admin/showings/:sid/box-office", |req, ctx| {
+            respond(box_office::sell(req, ctx))
         })
         .post_async("/api/admin/showings/:sid/door-pin", |req, ctx| {
             respond(door::set_pin(req, ctx))

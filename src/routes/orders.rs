@@ -35,7 +35,7 @@ fn invalid(field: &str, detail: &str) -> ApiError {
     ApiError::new(Code::InvalidBuyer, format!("{field}: {detail}")).with("field", field)
 }
 
-fn email_ok(email: &str) -> bool {
+pub(super) fn email_ok(email: &str) -> bool {
     email.len() <= MAX_EMAIL_BYTES
         && email
             .split_once('@')
@@ -230,7 +230,7 @@ pub async fn lookup(mut req: Request, ctx: RouteContext<()>) -> Handled {
 }
 
 /// The checkout's answer to its buyer: its HTTP status and body.
-fn order_body(order: &OrderAnswer) -> (u16, Value) {
+pub(super) fn order_body(order: &OrderAnswer) -> (u16, Value) {
     let tickets: Vec<Value> = order
         .seats
         .iter()

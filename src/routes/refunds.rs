@@ -275,6 +275,8 @@ pub async fn refund_cancelled(
         "refunds": asked,
         "refused": refused,
         "more": orders.len() > CANCEL_REFUNDS_PER_CALL as usize,
+        // Sold or given at the desk: staff settle these with each guest.
+        "box_office": refund_rows::box_office_orders(db, showing_id).await?,
     }))
 }
 

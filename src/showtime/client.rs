@@ -162,6 +162,18 @@ impl ShowtimeClient {
         }
     }
 
+    /// Sells or gives seats at the box office; answers once the order has
+    /// gone as far as it can for now.
+    pub async fn box_office(
+        &self,
+        sale: desk::protocol::BoxOfficeSale,
+    ) -> Result<OrderAnswer, ApiError> {
+        match self.ask(&Request::BoxOffice(sale)).await? {
+            Reply::Order(order) => Ok(order),
+            other => Err(unexpected(other)),
+        }
+    }
+
     pub async fn payment_observed(&self, seen: PaymentObserved) -> Result<(), ApiError> {
         self.done(&Request::PaymentObserved(seen)).await
     }

@@ -194,6 +194,8 @@ impl Showtime {
                 name,
                 amount,
                 currency,
+                channel,
+                comp_reason,
             } => {
                 let row = order_rows::NewOrder {
                     id: order_id,
@@ -202,6 +204,8 @@ impl Showtime {
                     name,
                     amount: *amount,
                     currency,
+                    channel,
+                    comp_reason: comp_reason.as_deref(),
                 };
                 (
                     order_id,

@@ -41,6 +41,7 @@ pub fn new_checkout() -> NewCheckout {
                 amount_minor: 1_200,
             })
             .collect(),
+        paid_at_desk: false,
     }
 }
 

@@ -224,6 +224,28 @@ impl Api {
     }
 
     /// The seat map: seat name → "available" | "held" | "sold".
+    /// The staff view's sales totals of a showing.
+    pub async fn totals(&self, sid: &str) -> Value {
+        let reply = self
+            .admin(Method::GET, &format!("/api/admin/showings/{sid}"), None)
+            .await;
+        assert_eq!(reply.status, 200, "showing: {:?}", reply.body);
+        reply.body["totals"].clone()
+    }
+
+    /// The showing's tickets export, as text.
+    pub async fn tickets_csv(&self, sid: &str) -> String {
+        let reply = self
+            .admin(
+                Method::GET,
+                &format!("/api/admin/showings/{sid}/tickets.csv"),
+                None,
+            )
+            .await;
+        assert_eq!(reply.status, 200);
+        reply.body.as_str().expect("CSV text").to_string()
+    }
+
     pub async fn seat_map(&self, sid: &str) -> Value {
         let reply = self.get(&format!("/api/showings/{sid}/seats")).await;
         assert_eq!(reply.status, 200, "seat map: {:?}", reply.body);

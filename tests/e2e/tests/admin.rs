@@ -356,19 +356,11 @@ async fn staff_see_each_seats_order_search_by_email_and_export_tickets() {
         (400, &json!("bad_search"))
     );
 
-    let csv = api
-        .admin(
-            Method::GET,
-            &format!("/api/admin/showings/{sid}/tickets.csv"),
-            None,
-        )
-        .await;
-    assert_eq!(csv.status, 200);
-    let text = csv.body.as_str().expect("CSV text");
+    let text = api.tickets_csv(&sid).await;
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "seat,ticket,price,amount,currency,ticket_status,checked_in_at,voided_at,order,order_status,name,email,ordered_at"
+        "seat,ticket,price,amount,currency,ticket_status,checked_in_at,voided_at,order,sold,comp_reason,order_status,name,email,ordered_at"
     );
     assert_eq!(lines.len(), 4, "{text}");
     assert!(

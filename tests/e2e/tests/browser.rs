@@ -317,3 +317,24 @@ async fn a_free_screening_issues_tickets_without_a_card_form() {
         .count();
     assert_eq!(payments, 0, "no card, no payment");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_sell_a_seat_at_the_box_office_on_the_admin_map() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(e2e::family_showing()).await;
+    let _ = run_browser_script_with(
+        "box_office.mjs",
+        &stack,
+        &sid,
+        &[("ADMIN_TOKEN", api.admin_token())],
+    );
+    assert_eq!(api.seat_map(&sid).await["A5"], "sold");
+    let orders = stack.d1_query(&format!(
+        "SELECT channel, amount, name FROM orders WHERE showing_id = '{sid}'"
+    ));
+    assert_eq!(
+        orders,
+        [serde_json::json!({"channel": "cash", "amount": 800, "name": "Walk-in"})]
+    );
+}

@@ -1,0 +1,83 @@
+//! The box office: staff sell or give seats at the desk. The seats are held
+//! and their order started at once, through the same ledger, checkout and
+//! D1 backstop as an online sale, with nothing charged through Square:
+//! cash and the cinema's own card terminal are recorded, and a comp is
+//! free, with its reason.
+
+use crate::driver::OrderStart;
+use crate::holds::{hold_id_of, hold_refusal, TOKEN_LEN};
+use crate::protocol::{BoxOfficeSale, PaidAtDesk, Reply, SeatPrice};
+use crate::refusal::{Code, Refusal};
+use crate::{Decision, Desk};
+
+/// Whom a box-office hold belongs to: never a buyer's session (those are
+/// 32 hex characters), so no buyer can read or pay it.
+pub const BOX_OFFICE: &str = "box-office";
+/// Longest reason for a comp.
+pub const MAX_COMP_REASON_CHARS: usize = 200;
+/// The price category of a comp.
+pub const COMP: &str = "comp";
+
+impl Desk {
+    pub(crate) fn box_office(
+        &mut self,
+        now_ms: u64,
+        sale: BoxOfficeSale,
+        d: &mut Decision,
+    ) -> Result<Reply, Refusal> {
+        self.showing()?;
+        self.refuse_if_cancelled()?;
+        let reason = sale.payment.reason.as_deref().map(str::trim).unwrap_or("");
+        let reason_ok = reason.chars().count() <= MAX_COMP_REASON_CHARS
+            && !reason.chars().any(char::is_control);
+        match sale.payment.paid {
+            PaidAtDesk::Comp if reason.is_empty() || !reason_ok => {
+                return Err(Refusal::new(
+                    Code::InvalidSale,
+                    format!("a comp needs its reason, 1 to {MAX_COMP_REASON_CHARS} characters"),
+                ))
+            }
+            PaidAtDesk::Cash | PaidAtDesk::CardAtDesk if !reason.is_empty() => {
+                return Err(Refusal::new(Code::InvalidSale, "only a comp has a reason"))
+            }
+            _ => {}
+        }
+        if sale.token.len() != TOKEN_LEN || !sale.token.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Refusal::internal("the hold token is not 32 hex characters"));
+        }
+        let showing = self
+            .showing
+            .as_mut()
+            .ok_or_else(|| Refusal::not_found("showing"))?;
+        let prices = match sale.payment.paid {
+            PaidAtDesk::Comp => sale
+                .seats
+                .iter()
+                .map(|seat| SeatPrice {
+                    seat: seat.clone(),
+                    category: COMP.into(),
+                    name: "Comp".into(),
+                    amount_minor: 0,
+                })
+                .collect(),
+            _ => showing.price_seats(&sale.seats, &sale.prices)?,
+        };
+        let hold_id = hold_id_of(&sale.token);
+        let outcome = showing.ledger.hold(now_ms, &hold_id, &sale.seats);
+        showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
+        outcome.result.map_err(|e| hold_refusal(showing, e))?;
+        self.record_owner(&hold_id, BOX_OFFICE, &sale.seats, &prices, d);
+        let start = OrderStart {
+            source_id: String::new(),
+            email: sale.email,
+            name: sale.name,
+            order_nonce: sale.order_nonce,
+            prices,
+            desk: Some(crate::protocol::DeskPayment {
+                paid: sale.payment.paid,
+                reason: (!reason.is_empty()).then(|| reason.to_string()),
+            }),
+        };
+        self.begin_order(now_ms, &hold_id, start, d)
+    }
+}

@@ -1,0 +1,86 @@
+//! The box office: staff sell or give seats from the admin seat map. The
+//! showing's object holds the seats and starts their order at once; the
+//! answer carries the tickets to show or print at the desk.
+
+use serde::Deserialize;
+use serde_json::json;
+use worker::{Request, Response, RouteContext};
+
+use super::{parse_json, read_body, showing_id, Handled};
+use crate::api_error::ApiError;
+use crate::showtime::client::ShowtimeClient;
+use crate::{auth, ids};
+use desk::protocol::{BoxOfficeSale, DeskPayment, PaidAtDesk};
+use desk::Code;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SaleBody {
+    seats: Vec<String>,
+    #[serde(default)]
+    prices: std::collections::BTreeMap<String, String>,
+    /// `cash`, `card_at_desk` or `comp`.
+    paid: PaidAtDesk,
+    /// Why a comp was given; only a comp has one.
+    reason: Option<String>,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    email: String,
+}
+
+fn invalid(detail: impl Into<String>) -> ApiError {
+    ApiError::new(Code::InvalidSale, detail)
+}
+
+/// `POST /api/admin/showings/{sid}/box-office` `{"seats", "prices"?,
+/// "paid", "reason"?, "name"?, "email"?}`: the seats are sold (or given)
+/// at once; answers the order with its tickets, codes and link.
+pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let sid = showing_id(&ctx)?.to_string();
+    let body: SaleBody = parse_json(&read_body(&mut req).await?)?;
+    let name = body.name.trim().to_string();
+    let email = body.email.trim().to_string();
+    if name.len() > checkout::MAX_BUYER_NAME_BYTES || name.chars().any(char::is_control) {
+        return Err(invalid(format!(
+            "name: at most {} bytes of text",
+            checkout::MAX_BUYER_NAME_BYTES
+        )));
+    }
+    if !email.is_empty() && !super::orders::email_ok(&email) {
+        return Err(invalid("email: an address like name@example.com, or none"));
+    }
+    let random = |bytes| ids::random_hex(bytes).map_err(|e| ApiError::internal(e.to_string()));
+    let sale = BoxOfficeSale {
+        seats: body.seats,
+        prices: body.prices,
+        payment: DeskPayment {
+            paid: body.paid,
+            reason: body.reason,
+        },
+        name,
+        email,
+        token: random(16)?,
+        order_nonce: random(12)?,
+    };
+    let order = ShowtimeClient::new(&ctx.env, &sid)?
+        .box_office(sale)
+        .await?;
+    let (status, mut body) = super::orders::order_body(&order);
+    if body.get("tickets").is_some() {
+        super::door::add_codes(&ctx.env, &sid, &mut body["tickets"])?;
+    }
+    if let Some(order_id) = body["order_id"].as_str().map(str::to_string) {
+        let key = auth::order_key(&ctx.env, &order_id)?;
+        // The buyer's own pages, to show or print at the desk.
+        body["order_page"] = json!(format!("/orders/{order_id}?key={key}"));
+        if let Some(tickets) = body["tickets"].as_array_mut() {
+            for ticket in tickets {
+                let id = ticket["id"].as_str().unwrap_or_default().to_string();
+                ticket["page_url"] = json!(format!("/tickets/{id}?key={key}"));
+            }
+        }
+    }
+    Ok(Response::from_json(&body)?.with_status(status))
+}
