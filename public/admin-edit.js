@@ -206,6 +206,8 @@ async function save(event, chosen = {}) {
   } catch (e) {
     return say(messages, 'error', e.message);
   }
+  const days = [...document.querySelectorAll('input[name=repeat-day]:checked')].map((c) => c.value);
+  if (!sid && days.length) return saveRecurring(body, days);
   const saved = sid
     ? await adminApi(`/api/admin/showings/${sid}`, { method: 'PUT', json: body })
     : await adminApi('/api/admin/showings', { json: body });
@@ -221,6 +223,24 @@ async function save(event, chosen = {}) {
 }
 
 // The refusal names the field ("sales_close_at: …") whose time is doubled.
+// A new showing repeated on chosen weekdays until a date: one request
+// makes them all, each with its own seats.
+async function saveRecurring(body, days) {
+  const until = document.getElementById('repeat-until').value;
+  if (!until) return say(messages, 'error', 'Choose the date the showings repeat until.');
+  const [from, at] = body.starts_at.split('T');
+  const recurring = Object.assign({}, body, { repeat: { at, weekdays: days, from, until } });
+  for (const field of ['starts_at', 'sales_open_at', 'sales_close_at', 'door_close_at']) delete recurring[field];
+  const made = await adminApi('/api/admin/showings/recurring', { json: recurring });
+  if (made.status !== 201) return say(messages, 'error', made.body.detail || 'The showings could not be made.');
+  const skipped = made.body.skipped.map((s) => `${s.local.replace('T', ' ')}: ${s.reason}`);
+  if (!skipped.length) { location.href = '/admin'; return; }
+  messages.replaceChildren(el('div', { class: 'message info', role: 'status' }, [
+    el('p', { text: `${made.body.created.length} showings made. Not made: ${skipped.join('; ')}.` }),
+    el('a', { href: '/admin', text: 'See the showings' }),
+  ]));
+}
+
 function chooseOffset(body, chosen) {
   const [earlier, later] = body.choices;
   const field = body.detail.split(':')[0];
@@ -258,7 +278,10 @@ document.getElementById('signout').addEventListener('click', signOut);
     document.getElementById('sales-close-default').textContent = body.sales_close_minutes;
     document.getElementById('door-close-default').textContent = body.door_close_minutes;
   });
-  if (sid) return loadExisting();
+  if (sid) {
+    document.getElementById('repeat-box').hidden = true;
+    return loadExisting();
+  }
   for (const name of ['A', 'B', 'C']) addRow({ name, seats: 10, gaps_after: [] });
   preview();
 })();

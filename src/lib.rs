@@ -24,6 +24,7 @@ mod db;
 mod ids;
 mod mail;
 mod pages;
+mod recurrence;
 mod routes;
 mod session;
 mod settings;

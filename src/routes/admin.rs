@@ -146,17 +146,81 @@ pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
     auth::require_admin(&req, &ctx.env)?;
     let body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
     let (showing, units) = parse_showing(body, &ctx.env)?;
+    check_currency(&ctx.env, &showing).await?;
+    let id = create(&ctx.env, &showing, units).await?;
+    Ok(Response::from_json(&json!({ "id": id }))?.with_status(201))
+}
+
+/// Makes a checked showing: its object first, so a showing becomes
+/// visible (its D1 row) only once its seats exist. Answers its id.
+async fn create(env: &Env, showing: &NewShowing, units: Units) -> Result<String, ApiError> {
     let id = ids::new_showing_id().map_err(|e| ApiError::internal(e.to_string()))?;
     let created_at_ms = now_ms();
     let seat_count = units.names.len();
-    let init = object_settings(&ctx.env, &id, &showing, units, created_at_ms)?;
-    check_currency(&ctx.env, &showing).await?;
-    // The object is set up first: a showing becomes visible (its D1 row)
-    // only once its seats exist.
-    ShowtimeClient::new(&ctx.env, &id)?.init(init).await?;
-    let db = db::database(&ctx.env)?;
-    db::insert_showing(&db, &id, &showing, seat_count, created_at_ms).await?;
-    Ok(Response::from_json(&json!({ "id": id }))?.with_status(201))
+    let init = object_settings(env, &id, showing, units, created_at_ms)?;
+    ShowtimeClient::new(env, &id)?.init(init).await?;
+    let db = db::database(env)?;
+    db::insert_showing(&db, &id, showing, seat_count, created_at_ms).await?;
+    Ok(id)
+}
+
+/// `POST /api/admin/showings/recurring`: the body of a showing with
+/// `repeat` (`{"at", "weekdays", "from", "until"}`) in place of
+/// `starts_at`: one showing for each chosen weekday between the dates, at
+/// that local time. Answers those made and the dates skipped, with why.
+pub async fn create_recurring(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let mut body: Value = parse_json(&read_body(&mut req).await?)?;
+    let repeat = body
+        .as_object_mut()
+        .and_then(|o| o.remove("repeat"))
+        .ok_or_else(|| {
+            ApiError::new(Code::InvalidShowing, "repeat: say when the showings recur")
+        })?;
+    let repeat: crate::recurrence::Recurrence = serde_json::from_value(repeat)
+        .map_err(|e| ApiError::new(Code::InvalidShowing, format!("repeat: {e}")))?;
+    // A window of fixed times would be the same instant for every date.
+    for fixed in [
+        "starts_at",
+        "sales_open_at",
+        "sales_close_at",
+        "door_close_at",
+    ] {
+        if body.get(fixed).is_some_and(|v| !v.is_null()) {
+            return Err(ApiError::new(
+                Code::InvalidShowing,
+                format!("{fixed}: recurring showings take their times from repeat and the cinema's defaults"),
+            ));
+        }
+    }
+    let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
+    let occurrences = repeat
+        .occurrences(&venue)
+        .map_err(|e| ApiError::new(Code::InvalidShowing, format!("repeat: {e}")))?;
+    // Every date is checked before any showing is made.
+    let mut planned = Vec::new();
+    let mut skipped = Vec::new();
+    for occurrence in occurrences {
+        if let Err(why) = &occurrence.starts_at_ms {
+            skipped.push(json!({ "local": occurrence.local, "reason": why }));
+            continue;
+        }
+        let mut one = body.clone();
+        one["starts_at"] = json!(occurrence.local);
+        let request: NewShowingRequest =
+            serde_json::from_value(one).map_err(|e| ApiError::bad_json(e.to_string()))?;
+        planned.push(parse_showing(request, &ctx.env)?);
+    }
+    if let Some((first, _)) = planned.first() {
+        check_currency(&ctx.env, first).await?;
+    }
+    let mut created = Vec::new();
+    for (showing, units) in planned {
+        let starts_at_ms = showing.starts_at_ms;
+        let id = create(&ctx.env, &showing, units).await?;
+        created.push(json!({ "id": id, "starts_at_ms": starts_at_ms }));
+    }
+    Ok(Response::from_json(&json!({ "created": created, "skipped": skipped }))?.with_status(201))
 }
 
 /// The longest reason for a cancellation, which every buyer is sent.

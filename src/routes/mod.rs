@@ -94,6 +94,9 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .post_async("/api/admin/showings", |req, ctx| {
             respond(admin::create_showing(req, ctx))
         })
+        .post_async("/api/admin/showings/recurring", |req, ctx| {
+            respond(admin::create_recurring(req, ctx))
+        })
         .get_async("/api/admin/showings", |req, ctx| {
             respond(admin::list_showings(req, ctx))
         })
