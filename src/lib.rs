@@ -20,6 +20,7 @@
 mod admin_session;
 mod api_error;
 mod auth;
+mod catalog;
 mod db;
 mod ids;
 mod mail;

@@ -30,8 +30,16 @@ pub const MAX_PRICE_CATEGORIES: usize = 8;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Layout {
-    Rows { rows: Vec<Row> },
-    Slots { slots: Vec<String> },
+    Rows {
+        rows: Vec<Row>,
+        /// Wheelchair spaces and their companion seats are sold only at the
+        /// box office (where staff can check the space suits the guest).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        wheelchair_at_desk_only: bool,
+    },
+    Slots {
+        slots: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,21 +52,32 @@ pub struct Row {
     /// Seat numbers followed by an aisle: drawn as a gap, sold as nothing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gaps_after: Vec<u32>,
+    /// Seat numbers that are wheelchair spaces, and those that are their
+    /// companions' seats: shown as such, sold like any seat.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wheelchair: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub companion: Vec<u32>,
 }
 
 /// The body of `POST /api/admin/showings`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewShowingRequest {
-    pub title: String,
+    /// May be left out for a showing of a film (`film_id`): the film's.
+    pub title: Option<String>,
     pub starts_at: String,
+    /// The film shown, and the screen whose saved layout it takes (then
+    /// `layout` may be left out).
+    pub film_id: Option<String>,
+    pub screen_id: Option<String>,
     /// One price for every seat; or `prices` with `currency`.
     pub price: Option<Money>,
     /// Price categories, the first the default: `[{"id": "adult", "name":
     /// "Adult", "amount": 1200}, …]`.
     pub prices: Option<Vec<PriceCategory>>,
     pub currency: Option<String>,
-    pub layout: Layout,
+    pub layout: Option<Layout>,
     pub max_seats_per_hold: Option<u32>,
     pub hold_ttl_ms: Option<u64>,
     pub payment_cap_ms: Option<u64>,
@@ -84,6 +103,8 @@ pub struct NewShowing {
     pub payment_cap_ms: u64,
     /// Staff's own sales and door times; `None` takes the default.
     pub windows: Overrides,
+    pub film_id: Option<String>,
+    pub screen_id: Option<String>,
 }
 
 /// Why a showing was refused; the text is shown to staff as it is.
@@ -106,7 +127,7 @@ impl NewShowing {
     /// `starts_at` is the cinema's local time (`2026-03-14T19:30`), or a
     /// time with its offset (`2026-03-14T19:30:00Z`).
     pub fn parse(req: NewShowingRequest, venue: &Venue) -> Result<NewShowing, InvalidShowing> {
-        let title = req.title.trim().to_string();
+        let title = req.title.unwrap_or_default().trim().to_string();
         if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS {
             return invalid(format!("title must be 1 to {MAX_TITLE_CHARS} characters"));
         }
@@ -141,14 +162,10 @@ impl NewShowing {
                 "payment_cap_ms must be at least hold_ttl_ms and at most {MAX_PAYMENT_CAP_MS}"
             ));
         }
-        // Slot names are stored as their seats are named: trimmed, so the
-        // pages can match the compact seat map to the layout.
-        let layout = match req.layout {
-            Layout::Slots { slots } => Layout::Slots {
-                slots: slots.iter().map(|s| s.trim().to_string()).collect(),
-            },
-            rows => rows,
+        let Some(layout) = req.layout else {
+            return invalid("layout: the seats, or a screen (screen_id)");
         };
+        let (layout, _) = checked_layout(layout)?;
         let showing = NewShowing {
             title,
             starts_at_ms,
@@ -159,8 +176,9 @@ impl NewShowing {
             hold_ttl_ms,
             payment_cap_ms,
             windows,
+            film_id: req.film_id,
+            screen_id: req.screen_id,
         };
-        showing.units()?;
         Ok(showing)
     }
 
@@ -182,32 +200,54 @@ impl NewShowing {
     /// The seat names this showing's layout defines, checked for limits
     /// and duplicates.
     pub fn units(&self) -> Result<Units, InvalidShowing> {
-        let units = match &self.layout {
-            Layout::Rows { rows } => row_units(rows)?,
-            Layout::Slots { slots } => Units {
-                names: slots.iter().map(|s| s.trim().to_string()).collect(),
-                blocked: Vec::new(),
-            },
-        };
-        if units.names.is_empty() {
-            return invalid("the layout has no seats");
-        }
-        if units.names.len() > MAX_UNITS {
-            return invalid(format!("a showing may have at most {MAX_UNITS} seats"));
-        }
-        let mut seen = std::collections::HashSet::new();
-        for name in &units.names {
-            if !ledger::is_valid_unit_name(name) {
-                return invalid(format!(
-                    "seat name {name:?} must be 1 to {MAX_UNIT_NAME_BYTES} bytes of printable text"
-                ));
-            }
-            if !seen.insert(name.as_str()) {
-                return invalid(format!("seat name {name:?} appears twice"));
-            }
-        }
-        Ok(units)
+        layout_units(&self.layout)
     }
+}
+
+/// A layout as staff gave it, normalised and checked, with its seats.
+/// Slot names are stored as their seats are named: trimmed, so the pages
+/// can match the compact seat map to the layout.
+pub fn checked_layout(layout: Layout) -> Result<(Layout, Units), InvalidShowing> {
+    let layout = match layout {
+        Layout::Slots { slots } => Layout::Slots {
+            slots: slots.iter().map(|s| s.trim().to_string()).collect(),
+        },
+        rows => rows,
+    };
+    let units = layout_units(&layout)?;
+    Ok((layout, units))
+}
+
+fn layout_units(layout: &Layout) -> Result<Units, InvalidShowing> {
+    let units = match layout {
+        Layout::Rows {
+            rows,
+            wheelchair_at_desk_only,
+        } => row_units(rows, *wheelchair_at_desk_only)?,
+        Layout::Slots { slots } => Units {
+            names: slots.iter().map(|s| s.trim().to_string()).collect(),
+            blocked: Vec::new(),
+            desk_only: Vec::new(),
+        },
+    };
+    if units.names.is_empty() {
+        return invalid("the layout has no seats");
+    }
+    if units.names.len() > MAX_UNITS {
+        return invalid(format!("a showing may have at most {MAX_UNITS} seats"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for name in &units.names {
+        if !ledger::is_valid_unit_name(name) {
+            return invalid(format!(
+                "seat name {name:?} must be 1 to {MAX_UNIT_NAME_BYTES} bytes of printable text"
+            ));
+        }
+        if !seen.insert(name.as_str()) {
+            return invalid(format!("seat name {name:?} appears twice"));
+        }
+    }
+    Ok(units)
 }
 
 /// A local time (or one with its offset) staff typed for `field`. A time
@@ -300,10 +340,11 @@ fn prices(
     Ok((price, cleaned))
 }
 
-fn row_units(rows: &[Row]) -> Result<Units, InvalidShowing> {
+fn row_units(rows: &[Row], wheelchair_at_desk_only: bool) -> Result<Units, InvalidShowing> {
     let mut units = Units {
         names: Vec::new(),
         blocked: Vec::new(),
+        desk_only: Vec::new(),
     };
     for row in rows {
         let row_name = row.name.trim();
@@ -321,10 +362,25 @@ fn row_units(rows: &[Row]) -> Result<Units, InvalidShowing> {
                 "row {row_name}: an aisle after seat {n} would not be between two seats"
             ));
         }
+        let special = row.wheelchair.iter().chain(&row.companion);
+        if let Some(n) = special.clone().find(|&&n| n == 0 || n > row.seats) {
+            return invalid(format!("row {row_name} has no seat {n}"));
+        }
+        if let Some(n) = special.clone().find(|n| {
+            row.blocked.contains(n) || (row.wheelchair.contains(n) && row.companion.contains(n))
+        }) {
+            return invalid(format!(
+                "row {row_name}: seat {n} is one of a house seat, a wheelchair space or a companion seat"
+            ));
+        }
         for number in 1..=row.seats {
             let name = format!("{row_name}{number}");
             if row.blocked.contains(&number) {
                 units.blocked.push(name.clone());
+            }
+            let accessible = row.wheelchair.contains(&number) || row.companion.contains(&number);
+            if wheelchair_at_desk_only && accessible {
+                units.desk_only.push(name.clone());
             }
             units.names.push(name);
         }

@@ -256,7 +256,9 @@ impl Desk {
             .showing
             .as_mut()
             .ok_or_else(|| Refusal::not_found("showing"))?;
-        // Priced before anything is held, so an unknown price holds nothing.
+        // Checked and priced before anything is held, so a refusal holds
+        // nothing.
+        showing.refuse_desk_only(&new.seats)?;
         let prices = showing.price_seats(&new.seats, &new.prices)?;
         let outcome = showing.ledger.hold(now_ms, &hold_id, &new.seats);
         showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);

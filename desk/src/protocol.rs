@@ -30,6 +30,10 @@ pub use checkout::SeatPrice;
 pub struct Units {
     pub names: Vec<String>,
     pub blocked: Vec<String>,
+    /// Seats sold only at the box office (wheelchair spaces, where the
+    /// cinema says so).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub desk_only: Vec<String>,
 }
 
 /// What the object needs of a showing: set when it is created, replaced

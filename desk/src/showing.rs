@@ -35,6 +35,9 @@ pub struct ShowingMeta {
     /// saved before there were: one category at `price`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub categories: Vec<PriceCategory>,
+    /// Seats sold only at the box office.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub desk_only: Vec<String>,
 }
 
 pub struct Showing {
@@ -56,6 +59,22 @@ impl Showing {
                 amount: self.meta.price.amount,
             }],
         }
+    }
+
+    /// A buyer may hold any seat but those sold only at the box office.
+    pub fn refuse_desk_only(&self, seats: &[String]) -> Result<(), Refusal> {
+        let desk_only: Vec<&String> = seats
+            .iter()
+            .filter(|s| self.meta.desk_only.contains(s))
+            .collect();
+        if desk_only.is_empty() {
+            return Ok(());
+        }
+        Err(Refusal::new(
+            Code::BoxOfficeOnly,
+            "wheelchair spaces and their companion seats for this showing are sold at the box office: call or visit us",
+        )
+        .with("seats", serde_json::json!(desk_only)))
     }
 
     /// Prices each seat of a hold: the category the buyer chose for it, or
@@ -227,6 +246,7 @@ impl Desk {
             cancelled_at_ms: None,
             sales: setup.sales,
             categories: setup.categories,
+            desk_only: setup.units.desk_only,
         };
         d.writes.push(Write::CreateTables);
         storage::all_units(&ledger, d);
@@ -295,6 +315,7 @@ impl Desk {
             cancelled_at_ms: None,
             sales: edit.sales,
             categories: edit.categories,
+            desk_only: edit.units.desk_only,
         };
         if relayout {
             d.writes.push(Write::ClearUnits);

@@ -8,6 +8,7 @@
 //! - [`admin`]: what the admin pages read: sales, search, attention, export.
 
 pub mod admin;
+pub mod catalog;
 pub mod mail;
 pub mod orders;
 pub mod refunds;
@@ -45,6 +46,8 @@ pub struct Showing {
     pub windows: Overrides,
     /// Its price categories, the first the default.
     pub prices: Vec<crate::showing::PriceCategory>,
+    pub film_id: Option<String>,
+    pub screen_id: Option<String>,
 }
 
 /// A row of `showings` as D1 returns it. Numbers arrive as JSON numbers
@@ -67,6 +70,8 @@ struct ShowingRow {
     sales_close_at_ms: Option<f64>,
     door_close_at_ms: Option<f64>,
     prices_json: Option<String>,
+    film_id: Option<String>,
+    screen_id: Option<String>,
 }
 
 impl ShowingRow {
@@ -105,6 +110,8 @@ impl ShowingRow {
                 door_close_at_ms: self.door_close_at_ms.map(|ms| ms as i64),
             },
             prices,
+            film_id: self.film_id,
+            screen_id: self.screen_id,
         })
     }
 }
@@ -134,7 +141,7 @@ impl Showing {
 
 const SHOWING_COLUMNS: &str = "id, title, starts_at_ms, price_amount, currency, layout_json, \
      seat_count, max_seats_per_hold, hold_ttl_ms, cancelled_at_ms, cancel_reason, created_at_ms, \
-     sales_open_at_ms, sales_close_at_ms, door_close_at_ms, prices_json";
+     sales_open_at_ms, sales_close_at_ms, door_close_at_ms, prices_json, film_id, screen_id";
 
 pub async fn insert_showing(
     db: &D1Database,
@@ -147,8 +154,8 @@ pub async fn insert_showing(
     db.prepare(
         "INSERT INTO showings (id, title, starts_at_ms, price_amount, currency, layout_json, \
          seat_count, max_seats_per_hold, hold_ttl_ms, created_at_ms, sales_open_at_ms, \
-         sales_close_at_ms, door_close_at_ms, prices_json) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+         sales_close_at_ms, door_close_at_ms, prices_json, film_id, screen_id) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     )
     .bind(&[
         id.into(),
@@ -165,10 +172,17 @@ pub async fn insert_showing(
         optional_ms(showing.windows.sales_close_at_ms),
         optional_ms(showing.windows.door_close_at_ms),
         serde_json::to_string(&showing.categories)?.into(),
+        optional_text(&showing.film_id),
+        optional_text(&showing.screen_id),
     ])?
     .run()
     .await?;
     Ok(())
+}
+
+/// Optional text for a nullable column.
+pub fn optional_text(text: &Option<String>) -> JsValue {
+    text.as_deref().map(JsValue::from).unwrap_or(JsValue::NULL)
 }
 
 /// An optional time for a nullable column.

@@ -144,7 +144,8 @@ async fn check_currency(env: &Env, showing: &NewShowing) -> Result<(), ApiError>
 
 pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env)?;
-    let body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
+    let mut body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
+    super::catalog::resolve(&ctx.env, &mut body).await?;
     let (showing, units) = parse_showing(body, &ctx.env)?;
     check_currency(&ctx.env, &showing).await?;
     let id = create(&ctx.env, &showing, units).await?;
@@ -193,6 +194,14 @@ pub async fn create_recurring(mut req: Request, ctx: RouteContext<()>) -> Handle
             ));
         }
     }
+    // The film's title and the screen's layout, once for every date.
+    let mut template = body.clone();
+    template["starts_at"] = json!("2000-01-01T00:00");
+    let mut template: NewShowingRequest =
+        serde_json::from_value(template).map_err(|e| ApiError::bad_json(e.to_string()))?;
+    super::catalog::resolve(&ctx.env, &mut template).await?;
+    body["title"] = json!(template.title);
+    body["layout"] = json!(template.layout);
     let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
     let occurrences = repeat
         .occurrences(&venue)
@@ -276,26 +285,44 @@ pub async fn cancel_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
 pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env)?;
     let sid = showing_id(&ctx)?.to_string();
-    let body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
-    let (showing, units) = parse_showing(body, &ctx.env)?;
+    let mut body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
+    super::catalog::resolve(&ctx.env, &mut body).await?;
+    let (showing, _) = parse_showing(body, &ctx.env)?;
     check_currency(&ctx.env, &showing).await?;
     let db = db::database(&ctx.env)?;
     let existing = db::get_showing(&db, &sid)
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
+    save_edit(&ctx.env, &db, &sid, &showing, existing.created_at_ms).await?;
+    Ok(Response::from_json(&json!({ "id": sid }))?)
+}
+
+/// Saves an edit of a showing: its object decides first (it refuses new
+/// seats once any was held or sold), then D1's row follows.
+pub(super) async fn save_edit(
+    env: &Env,
+    db: &worker::D1Database,
+    sid: &str,
+    showing: &NewShowing,
+    created_at_ms: i64,
+) -> Result<(), ApiError> {
+    let existing = db::get_showing(db, sid)
+        .await?
+        .ok_or_else(|| ApiError::not_found("showing"))?;
     // The object forgets orders once closed; D1 never does.
-    if existing.layout != showing.layout && admin_rows::has_orders(&db, &sid).await? {
+    if existing.layout != showing.layout && admin_rows::has_orders(db, sid).await? {
         return Err(ApiError::new(Code::LayoutLocked,
             "the seats cannot change once any order was made; title, time, price and limits still can",
         ));
     }
+    let units = showing
+        .units()
+        .map_err(|e| ApiError::new(Code::InvalidShowing, e.detail))?;
     let seat_count = units.names.len();
-    let settings = object_settings(&ctx.env, &sid, &showing, units, existing.created_at_ms)?;
-    ShowtimeClient::new(&ctx.env, &sid)?
-        .configure(settings)
-        .await?;
-    admin_rows::update_showing(&db, &sid, &showing, seat_count).await?;
-    Ok(Response::from_json(&json!({ "id": sid }))?)
+    let settings = object_settings(env, sid, showing, units, created_at_ms)?;
+    ShowtimeClient::new(env, sid)?.configure(settings).await?;
+    admin_rows::update_showing(db, sid, showing, seat_count).await?;
+    Ok(())
 }
 
 /// `GET /api/admin/showings`: every showing, past ones too, with sales.

@@ -7,12 +7,14 @@
 //! - [`tickets`]: the ticket page with its QR code.
 //! - [`door`]: scanning tickets at the door, behind a door credential.
 //! - [`box_office`]: staff selling or giving seats at the desk.
+//! - [`catalog`]: films and screens, which showings refer to.
 //! - [`admin`]: what cinema staff do, behind the admin token or session.
 //! - [`bench`]: the benchmark's floors, off unless `SHOWTIME_BENCH` is "1".
 
 mod admin;
 mod bench;
 mod box_office;
+mod catalog;
 mod door;
 mod orders;
 mod refunds;
@@ -93,6 +95,24 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         })
         .post_async("/api/admin/showings", |req, ctx| {
             respond(admin::create_showing(req, ctx))
+        })
+        .post_async("/api/admin/films", |req, ctx| {
+            respond(catalog::create_film(req, ctx))
+        })
+        .get_async("/api/admin/films", |req, ctx| {
+            respond(catalog::list_films(req, ctx))
+        })
+        .put_async("/api/admin/films/:fid", |req, ctx| {
+            respond(catalog::update_film(req, ctx))
+        })
+        .post_async("/api/admin/screens", |req, ctx| {
+            respond(catalog::create_screen(req, ctx))
+        })
+        .get_async("/api/admin/screens", |req, ctx| {
+            respond(catalog::list_screens(req, ctx))
+        })
+        .put_async("/api/admin/screens/:scid", |req, ctx| {
+            respond(catalog::update_screen(req, ctx))
         })
         .post_async("/api/admin/showings/recurring", |req, ctx| {
             respond(admin::create_recurring(req, ctx))

@@ -41,6 +41,7 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
                 "starts_at_ms": showing.starts_at_ms,
                 "price": showing.price,
                 "prices": showing.prices,
+                "film_id": showing.film_id,
                 "seat_count": showing.seat_count,
                 "cancelled": showing.cancelled_at_ms.is_some(),
                 "sales": showing.sales_json(defaults, now),
@@ -48,7 +49,15 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
             })
         })
         .collect();
-    Ok(Response::from_json(&json!({ "showings": listed }))?)
+    // The films shown, once each: the pages group showings by film.
+    let films = super::catalog::films_from(
+        &ctx.env,
+        now.saturating_sub(desk::window::MAX_AFTER_START_MS),
+    )
+    .await?;
+    Ok(Response::from_json(
+        &json!({ "showings": listed, "films": films }),
+    )?)
 }
 
 async fn summary(env: &Env, sid: &str) -> Option<Summary> {

@@ -134,3 +134,17 @@ fn each_seat_is_priced_by_its_category_when_held_and_keeps_that_price() {
         ",
     );
 }
+
+#[test]
+fn a_wheelchair_space_sold_at_the_box_office_is_refused_online_and_sold_at_the_desk() {
+    check(
+        r"
+        @0 hold ana h1 A7 A8            => 409 box_office_only
+        @0 map                          => aaaaaaaa
+        @1 desk d1 comp A8              => 400 invalid_sale
+        @1 desk d1 cash reason=why A8   => 400 invalid_sale
+        @2 desk d1 cash A7 A8           => o1 pending settling; store order, announce 3
+        @3 hold bob h2 A7               => 409 seats_unavailable
+        ",
+    );
+}

@@ -49,6 +49,8 @@ impl Script {
             units: desk::protocol::Units {
                 names: seats.iter().map(|s| s.to_string()).collect(),
                 blocked: vec![],
+                // The last seat is a wheelchair space sold at the box office.
+                desk_only: seats.last().map(|s| s.to_string()).into_iter().collect(),
             },
             price: desk::protocol::Money {
                 amount: 1200,
@@ -138,6 +140,30 @@ impl Script {
                 })
             }
             "get" => Request::GetHold(hold_ref(args[0], args[1])),
+            // desk <hold> <cash|card_at_desk|comp> [reason=…] seats…: a
+            // box-office sale.
+            "desk" => {
+                let paid: desk::protocol::PaidAtDesk =
+                    serde_json::from_value(serde_json::json!(args[1])).expect("a way to pay");
+                let reason = args[2..]
+                    .iter()
+                    .find_map(|a| a.strip_prefix("reason="))
+                    .map(str::to_string);
+                let seats = args[2..]
+                    .iter()
+                    .filter(|a| !a.starts_with("reason="))
+                    .map(|s| s.to_string())
+                    .collect();
+                Request::BoxOffice(desk::protocol::BoxOfficeSale {
+                    seats,
+                    prices: Default::default(),
+                    payment: desk::protocol::DeskPayment { paid, reason },
+                    name: String::new(),
+                    email: String::new(),
+                    token: token(args[0]),
+                    order_nonce: format!("{:0>24}", self.orders.len() + 1),
+                })
+            }
             // priced <buyer> <hold>: each seat's price and the total.
             "priced" => {
                 let d = self

@@ -101,6 +101,7 @@ impl World {
             units: Units {
                 names: SEATS[..seat_count].iter().map(|s| s.to_string()).collect(),
                 blocked: vec![],
+                desk_only: vec![],
             },
             price: Money {
                 amount: 1_200,

@@ -1,0 +1,188 @@
+//! Films and screens: staff keep them once and showings refer to them. An
+//! edit carries over to the showings yet to start that have had no order
+//! (a film's title; a screen's layout), never to one that has.
+
+use serde_json::{json, Value};
+use worker::{Env, Request, Response, RouteContext};
+
+use super::{now_ms, param, parse_json, read_body, Handled};
+use crate::api_error::ApiError;
+use crate::catalog::{FilmRequest, ScreenRequest};
+use crate::db::catalog as rows;
+use crate::showing::{Layout, NewShowing, NewShowingRequest};
+use crate::{auth, db, ids};
+use desk::Code;
+
+fn invalid(detail: String) -> ApiError {
+    ApiError::new(Code::InvalidCatalog, detail)
+}
+
+/// A film or screen id: 16 hex characters, as made here.
+fn catalog_id(ctx: &RouteContext<()>, name: &str) -> Result<String, ApiError> {
+    let id = param(ctx, name);
+    if id.len() != 16 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ApiError::not_found(if name == "fid" {
+            "film"
+        } else {
+            "screen"
+        }));
+    }
+    Ok(id.to_string())
+}
+
+fn new_id() -> Result<String, ApiError> {
+    ids::random_hex(8).map_err(|e| ApiError::internal(e.to_string()))
+}
+
+/// `POST /api/admin/films`: answers `{"id"}`.
+pub async fn create_film(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let body: FilmRequest = parse_json(&read_body(&mut req).await?)?;
+    let film = body.check().map_err(invalid)?;
+    let id = new_id()?;
+    rows::put_film(&db::database(&ctx.env)?, &id, &film, now_ms() as u64).await?;
+    Ok(Response::from_json(&json!({ "id": id }))?.with_status(201))
+}
+
+/// `PUT /api/admin/films/{fid}`: a new title carries over to the film's
+/// showings that have sold nothing; answers which.
+pub async fn update_film(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let id = catalog_id(&ctx, "fid")?;
+    let body: FilmRequest = parse_json(&read_body(&mut req).await?)?;
+    let film = body.check().map_err(invalid)?;
+    let db = db::database(&ctx.env)?;
+    rows::film(&db, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("film"))?;
+    rows::put_film(&db, &id, &film, now_ms() as u64).await?;
+    let unsold = rows::unsold_showings_of(&db, "film_id", &id, now_ms()).await?;
+    for sid in &unsold {
+        rows::retitle(&db, sid, &film.title).await?;
+    }
+    Ok(Response::from_json(
+        &json!({ "id": id, "showings_updated": unsold }),
+    )?)
+}
+
+/// `GET /api/admin/films`.
+pub async fn list_films(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let films = rows::films(&db::database(&ctx.env)?).await?;
+    Ok(Response::from_json(&json!({ "films": films }))?)
+}
+
+/// `POST /api/admin/screens`: answers `{"id"}`.
+pub async fn create_screen(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let body: ScreenRequest = parse_json(&read_body(&mut req).await?)?;
+    let screen = body.check().map_err(invalid)?;
+    let id = new_id()?;
+    rows::put_screen(&db::database(&ctx.env)?, &id, &screen, now_ms() as u64).await?;
+    Ok(
+        Response::from_json(&json!({ "id": id, "seat_count": screen.seat_count }))?
+            .with_status(201),
+    )
+}
+
+/// `PUT /api/admin/screens/{scid}`: a new layout carries over to the
+/// screen's showings yet to start that have had no order and hold no seat;
+/// answers those changed and those kept as they were.
+pub async fn update_screen(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let id = catalog_id(&ctx, "scid")?;
+    let body: ScreenRequest = parse_json(&read_body(&mut req).await?)?;
+    let screen = body.check().map_err(invalid)?;
+    let db = db::database(&ctx.env)?;
+    rows::screen(&db, &id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("screen"))?;
+    rows::put_screen(&db, &id, &screen, now_ms() as u64).await?;
+    let mut updated = Vec::new();
+    let mut kept = Vec::new();
+    for sid in rows::unsold_showings_of(&db, "screen_id", &id, now_ms()).await? {
+        match relayout(&ctx.env, &sid, &screen.layout).await {
+            Ok(true) => updated.push(sid),
+            Ok(false) => kept.push(sid),
+            Err(e) => {
+                worker::console_error!("screen {id}: showing {sid} kept its layout: {}", e.detail);
+                kept.push(sid);
+            }
+        }
+    }
+    Ok(Response::from_json(&json!({
+        "id": id, "showings_updated": updated, "showings_kept": kept
+    }))?)
+}
+
+/// Gives one showing a screen's new layout, as an edit of the showing
+/// would; `false` if its object refuses (a seat is held meanwhile).
+async fn relayout(env: &Env, sid: &str, layout: &Layout) -> Result<bool, ApiError> {
+    let db = db::database(env)?;
+    let Some(existing) = db::get_showing(&db, sid).await? else {
+        return Ok(false);
+    };
+    let object = crate::showtime::client::ShowtimeClient::new(env, sid)?;
+    let payment_cap_ms = object.stats().await?["payment_cap_ms"]
+        .as_u64()
+        .unwrap_or(crate::showing::DEFAULT_PAYMENT_CAP_MS);
+    let showing = NewShowing {
+        title: existing.title.clone(),
+        starts_at_ms: existing.starts_at_ms,
+        price: existing.price.clone(),
+        categories: existing.prices.clone(),
+        layout: layout.clone(),
+        max_seats_per_hold: existing.max_seats_per_hold,
+        hold_ttl_ms: existing.hold_ttl_ms,
+        payment_cap_ms,
+        windows: existing.windows,
+        film_id: existing.film_id.clone(),
+        screen_id: existing.screen_id.clone(),
+    };
+    match super::admin::save_edit(env, &db, sid, &showing, existing.created_at_ms).await {
+        Ok(()) => Ok(true),
+        Err(e) if e.code == Code::LayoutLocked.as_str() => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// `GET /api/admin/screens`.
+pub async fn list_screens(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env)?;
+    let screens = rows::screens(&db::database(&ctx.env)?).await?;
+    Ok(Response::from_json(&json!({ "screens": screens }))?)
+}
+
+/// Fills a showing's title from its film and its layout from its screen
+/// where the body leaves them out; a film or screen that does not exist
+/// is refused.
+pub async fn resolve(env: &Env, body: &mut NewShowingRequest) -> Result<(), ApiError> {
+    let db = db::database(env)?;
+    if let Some(film_id) = &body.film_id {
+        let film = rows::film(&db, film_id)
+            .await?
+            .ok_or_else(|| ApiError::new(Code::InvalidShowing, "film_id: no such film"))?;
+        if body.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
+            body.title = film["title"].as_str().map(str::to_string);
+        }
+    }
+    if let Some(screen_id) = &body.screen_id {
+        let screen = rows::screen(&db, screen_id)
+            .await?
+            .ok_or_else(|| ApiError::new(Code::InvalidShowing, "screen_id: no such screen"))?;
+        if body.layout.is_none() {
+            body.layout = serde_json::from_value::<Layout>(screen["layout"].clone()).ok();
+        }
+    }
+    Ok(())
+}
+
+/// The films of showings starting from `from_ms`, by id, for listings.
+pub async fn films_from(env: &Env, from_ms: i64) -> Result<Value, ApiError> {
+    let films = rows::films_from(&db::database(env)?, from_ms).await?;
+    let by_id: serde_json::Map<String, Value> = films
+        .into_iter()
+        .filter_map(|f| Some((f["id"].as_str()?.to_string(), f)))
+        .collect();
+    Ok(Value::Object(by_id))
+}
