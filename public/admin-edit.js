@@ -32,6 +32,8 @@ function addRow(row) {
     rowInput('row-seats', `Row ${n} seats`, row.seats, { type: 'number', min: '1', max: '500' }),
     rowInput('row-blocked', `Row ${n} house seats`, (row.blocked || []).join(', '), { type: 'text' }),
     rowInput('row-gaps', `Row ${n} aisle after seats`, (row.gaps_after || []).join(', '), { type: 'text' }),
+    rowInput('row-wheelchair', `Row ${n} wheelchair spaces`, (row.wheelchair || []).join(', '), { type: 'text' }),
+    rowInput('row-companion', `Row ${n} companion seats`, (row.companion || []).join(', '), { type: 'text' }),
     el('td', {}, [el('button', { type: 'button', class: 'link', text: 'Remove', 'aria-label': `Remove row ${n}`, onclick: () => { tr.remove(); preview(); } })]),
   ]);
   rowsBody.append(tr);
@@ -83,8 +85,12 @@ function readRows() {
     const row = { name, seats: Number(tr.querySelector('.row-seats').value) };
     const blocked = numbers(tr.querySelector('.row-blocked').value, `Row ${name} house seats`);
     const gaps = numbers(tr.querySelector('.row-gaps').value, `Row ${name} aisles`);
+    const wheelchair = numbers(tr.querySelector('.row-wheelchair').value, `Row ${name} wheelchair spaces`);
+    const companion = numbers(tr.querySelector('.row-companion').value, `Row ${name} companion seats`);
     if (blocked.length) row.blocked = blocked;
     if (gaps.length) row.gaps_after = gaps;
+    if (wheelchair.length) row.wheelchair = wheelchair;
+    if (companion.length) row.companion = companion;
     return row;
   });
 }
@@ -97,7 +103,56 @@ function layout() {
   if (kind() === 'slots') {
     return { slots: document.getElementById('slots').value.split('\n').map((s) => s.trim()).filter(Boolean) };
   }
-  return { rows: readRows() };
+  const rows = { rows: readRows() };
+  if (document.getElementById('wheelchair-desk-only').checked) rows.wheelchair_at_desk_only = true;
+  return rows;
+}
+
+// Films and screens kept by the cinema, offered in the editor.
+let screens = [];
+
+async function loadCatalog() {
+  const [films, saved] = await Promise.all([adminApi('/api/admin/films'), adminApi('/api/admin/screens')]);
+  const filmSelect = document.getElementById('film');
+  for (const f of films.body.films || []) filmSelect.append(el('option', { value: f.id, text: f.title }));
+  screens = saved.body.screens || [];
+  const screenSelect = document.getElementById('screen');
+  for (const s of screens) screenSelect.append(el('option', { value: s.id, text: s.name }));
+}
+
+// A screen chosen: its seats fill the layout, to use or adjust.
+function useScreen() {
+  const screen = screens.find((s) => s.id === document.getElementById('screen').value);
+  if (!screen) return;
+  showLayout(screen.layout);
+}
+
+function showLayout(saved) {
+  if (saved.slots) {
+    document.querySelector('input[name=kind][value=slots]').checked = true;
+    document.getElementById('slots').value = saved.slots.join('\n');
+  } else {
+    document.querySelector('input[name=kind][value=rows]').checked = true;
+    rowsBody.replaceChildren();
+    saved.rows.forEach(addRow);
+    document.getElementById('wheelchair-desk-only').checked = Boolean(saved.wheelchair_at_desk_only);
+  }
+  preview();
+}
+
+async function saveScreen() {
+  const out = document.getElementById('screen-messages');
+  const name = window.prompt('Name of the screen (Screen 1, Studio…)');
+  if (!name) return;
+  let saved;
+  try { saved = layout(); } catch (e) { return say(out, 'error', e.message); }
+  const made = await adminApi('/api/admin/screens', { json: { name, layout: saved } });
+  if (made.status !== 201) return say(out, 'error', made.body.detail || 'The screen could not be saved.');
+  screens.push({ id: made.body.id, name, layout: saved });
+  const select = document.getElementById('screen');
+  select.append(el('option', { value: made.body.id, text: name }));
+  select.value = made.body.id;
+  say(out, 'ok', `Saved as ${name}: choose it for the next showing in this screen.`);
 }
 
 function toggleHouseSeat(rowIndex, number) {
@@ -156,13 +211,9 @@ async function loadExisting() {
     const ms = s.windows[`${field}_ms`];
     document.getElementById(input).value = ms === null || ms === undefined ? '' : localInput(ms);
   }
-  if (s.layout.slots) {
-    document.querySelector('input[name=kind][value=slots]').checked = true;
-    document.getElementById('slots').value = s.layout.slots.join('\n');
-  } else {
-    rowsBody.replaceChildren();
-    s.layout.rows.forEach(addRow);
-  }
+  document.getElementById('film').value = s.film_id || '';
+  document.getElementById('screen').value = s.screen_id || '';
+  showLayout(s.layout);
   if (Object.keys(body.owners).length) {
     document.getElementById('layout-note').textContent = 'Seats have been sold, so the layout is fixed; title, time, price and limits can still change.';
   }
@@ -196,6 +247,8 @@ async function save(event, chosen = {}) {
     body = {
       title: document.getElementById('title').value,
       starts_at: chosen.starts_at || starts,
+      film_id: document.getElementById('film').value || null,
+      screen_id: document.getElementById('screen').value || null,
       ...prices(),
       layout: layout(),
       max_seats_per_hold: Number(document.getElementById('max-seats').value),
@@ -256,6 +309,12 @@ function chooseOffset(body, chosen) {
 }
 
 document.getElementById('zone').textContent = VENUE_ZONE;
+document.getElementById('screen').addEventListener('change', useScreen);
+document.getElementById('save-screen').addEventListener('click', saveScreen);
+document.getElementById('film').addEventListener('change', (event) => {
+  const chosen = event.target.selectedOptions[0];
+  if (event.target.value && !document.getElementById('title').value.trim()) document.getElementById('title').value = chosen.textContent;
+});
 document.getElementById('add-price').addEventListener('click', () => {
   addPrice({ name: '', amount: '' });
   pricesBody.lastElementChild.querySelector('.price-extra-name').focus();
@@ -274,6 +333,7 @@ document.getElementById('signout').addEventListener('click', signOut);
 
 (async () => {
   if (!await requireSession()) return;
+  await loadCatalog();
   api('/api/config').then(({ body }) => {
     document.getElementById('sales-close-default').textContent = body.sales_close_minutes;
     document.getElementById('door-close-default').textContent = body.door_close_minutes;

@@ -64,7 +64,57 @@ async function showDashboard() {
       minor(s.price_amount, s.currency), `${s.sold} of ${s.seat_count}`, String(s.admitted),
       el('a', { href: `/admin/showings/${s.id}/edit`, 'aria-label': `Edit ${s.title}`, text: 'Edit' })]))
     : el('p', { class: 'muted', text: 'No showings yet.' }));
+  await loadCatalog();
 }
+
+// Films: listed, added and edited here; a showing refers to one.
+let films = [];
+
+async function loadCatalog() {
+  const [filmList, screenList] = await Promise.all([adminApi('/api/admin/films'), adminApi('/api/admin/screens')]);
+  films = filmList.body.films || [];
+  document.getElementById('films').replaceChildren(films.length
+    ? table(['Film', 'Runtime', 'Rating', ''], films.map((f) => [
+      f.title, f.runtime_minutes ? `${f.runtime_minutes} min` : '', f.certificate || '',
+      el('button', { type: 'button', class: 'link', text: 'Edit', 'aria-label': `Edit ${f.title}`, onclick: () => editFilm(f) })]))
+    : el('p', { class: 'muted', text: 'No films yet.' }));
+  const screens = screenList.body.screens || [];
+  document.getElementById('screens').replaceChildren(screens.length
+    ? table(['Screen', 'Rows'], screens.map((s) => [s.name, (s.layout.rows || []).map((r) => `${r.name} (${r.seats})`).join(', ') || `${(s.layout.slots || []).length} places`]))
+    : el('p', { class: 'muted', text: 'No screens yet.' }));
+}
+
+const FILM_FIELDS = [['film-title', 'title'], ['film-runtime', 'runtime_minutes'], ['film-certificate', 'certificate'], ['film-poster', 'poster_url'], ['film-synopsis', 'synopsis']];
+
+function editFilm(film) {
+  document.getElementById('film-id').value = film.id;
+  for (const [input, field] of FILM_FIELDS) document.getElementById(input).value = film[field] ?? '';
+  document.getElementById('film-form-heading').textContent = `Edit ${film.title}`;
+  document.getElementById('film-save').textContent = 'Save film';
+  document.getElementById('film-title').focus();
+}
+
+document.getElementById('film-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const id = document.getElementById('film-id').value;
+  const body = {};
+  for (const [input, field] of FILM_FIELDS) {
+    const value = document.getElementById(input).value.trim();
+    body[field] = field === 'runtime_minutes' ? (value ? Number(value) : null) : value || null;
+  }
+  const saved = id
+    ? await adminApi(`/api/admin/films/${id}`, { method: 'PUT', json: body })
+    : await adminApi('/api/admin/films', { json: body });
+  const out = document.getElementById('film-messages');
+  if (saved.status !== 200 && saved.status !== 201) return say(out, 'error', saved.body.detail || 'The film could not be saved.');
+  event.target.reset();
+  document.getElementById('film-id').value = '';
+  document.getElementById('film-form-heading').textContent = 'Add a film';
+  document.getElementById('film-save').textContent = 'Add film';
+  const carried = (saved.body.showings_updated || []).length;
+  say(out, 'ok', `${body.title} saved.${carried ? ` ${carried} showing(s) that sold nothing yet now carry its title.` : ''}`);
+  loadCatalog();
+});
 
 document.getElementById('signin-form').addEventListener('submit', async (event) => {
   event.preventDefault();

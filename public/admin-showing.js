@@ -20,6 +20,7 @@ function seatNames(layout) {
       name: row.name + (i + 1),
       blocked: (row.blocked || []).includes(i + 1),
       aisle: (row.gaps_after || []).includes(i + 1),
+      kind: (row.wheelchair || []).includes(i + 1) ? 'wheelchair space' : (row.companion || []).includes(i + 1) ? 'companion seat' : null,
     })),
   }));
 }
@@ -29,12 +30,13 @@ function seatButton(seat) {
   const state = seat.blocked ? 'blocked' : data.availability.seats[seat.name] || 'sold';
   const chosen = deskSeats.has(seat.name);
   const sellable = state === 'available' && !seat.blocked;
+  const kind = seat.kind ? `${seat.kind}, ` : '';
   const label = owner
-    ? `Seat ${seat.name}, sold to ${owner.email || owner.name || 'the box office'}${owner.checked_in_at_ms ? ', admitted' : ''}`
-    : `Seat ${seat.name}, ${seat.blocked ? 'house seat' : chosen ? 'chosen for the box office' : state}`;
+    ? `Seat ${seat.name}, ${kind}sold to ${owner.email || owner.name || 'the box office'}${owner.checked_in_at_ms ? ', admitted' : ''}`
+    : `Seat ${seat.name}, ${kind}${seat.blocked ? 'house seat' : chosen ? 'chosen for the box office' : state}`;
   return el('button', {
     type: 'button',
-    class: `seat ${chosen ? 'selected' : state}${owner ? ' owned' : ''}`,
+    class: `seat ${chosen ? 'selected' : state}${owner ? ' owned' : ''}${seat.kind ? ' accessible' : ''}`,
     'data-seat': seat.name,
     'aria-label': label,
     'aria-pressed': sellable ? String(chosen) : null,

@@ -16,12 +16,30 @@ let version = -1;
 let hold = null;
 let card = null;
 
+// Wheelchair spaces and companion seats, by seat name, and whether the
+// cinema sells them only at its box office.
+function seatKinds() {
+  const kinds = new Map();
+  for (const row of showing.layout.rows || []) {
+    for (const n of row.wheelchair || []) kinds.set(row.name + n, 'wheelchair space');
+    for (const n of row.companion || []) kinds.set(row.name + n, 'companion seat');
+  }
+  return kinds;
+}
+
+function deskOnly(name) {
+  return Boolean(showing.layout.wheelchair_at_desk_only) && seatKinds().has(name);
+}
+
 function seatButton(name) {
   const state = states[name] || 'sold';
   const selected = chosen.has(name);
-  const label = `Seat ${name}, ${selected ? 'chosen by you' : state}`;
+  const kind = seatKinds().get(name);
+  const atDesk = deskOnly(name) && state === 'available';
+  const what = selected ? 'chosen by you' : atDesk ? 'sold at the box office' : state;
+  const label = `Seat ${name}, ${kind ? `${kind}, ` : ''}${what}`;
   return el('button', {
-    class: 'seat ' + (selected ? 'selected' : state),
+    class: 'seat ' + (selected ? 'selected' : state) + (kind ? ' accessible' : '') + (atDesk ? ' desk-only' : ''),
     'data-seat': name,
     'aria-label': label,
     'aria-pressed': selected ? 'true' : 'false',
@@ -58,6 +76,7 @@ function toggle(name) {
   if (hold) return say(messages, 'info', 'Your seats are held: pay for them or release them to choose again.');
   if (chosen.has(name)) chosen.delete(name);
   else if (states[name] !== 'available') return say(messages, 'info', `Seat ${name} is not available.`);
+  else if (deskOnly(name)) return say(messages, 'info', `Seat ${name} is a ${seatKinds().get(name)}: the cinema sells these at its box office, so that the space suits you. Call or visit.`);
   else if (chosen.size >= showing.max_seats_per_hold) return say(messages, 'info', `You can hold up to ${showing.max_seats_per_hold} seats at a time.`);
   else chosen.add(name);
   render();

@@ -338,3 +338,23 @@ async fn staff_sell_a_seat_at_the_box_office_on_the_admin_map() {
         [serde_json::json!({"channel": "cash", "amount": 800, "name": "Walk-in"})]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_add_a_film_and_a_screen_and_buyers_see_the_film_and_its_wheelchair_space() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let _ = run_browser_script_with(
+        "catalog.mjs",
+        &stack,
+        "",
+        &[("ADMIN_TOKEN", api.admin_token())],
+    );
+    let showings = stack.d1_query(
+        "SELECT s.title, f.title AS film, sc.name AS screen FROM showings s \
+         JOIN films f ON f.id = s.film_id JOIN screens sc ON sc.id = s.screen_id",
+    );
+    assert_eq!(
+        showings,
+        [serde_json::json!({"title": "Stalker", "film": "Stalker", "screen": "Screen 1"})]
+    );
+}
