@@ -75,7 +75,38 @@ impl Api {
     }
 
     /// Sends a request; `body` is sent as raw bytes with a JSON content type.
+    ///
+    /// wrangler dev's proxy sometimes loses a request on its way to the
+    /// Worker and answers 503 "Your worker restarted mid-request" without
+    /// the Worker having restarted (workers-sdk issue 14641: its keep-alive
+    /// to workerd). The Worker never answers that itself, so such an
+    /// answer is the dev server's, and the request is sent once more.
     pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let reply = self
+            .send_once(method.clone(), path, body.clone(), headers)
+            .await;
+        let lost = reply.status == 503
+            && reply
+                .body
+                .as_str()
+                .is_some_and(|b| b.starts_with("Your worker restarted mid-request"));
+        if !lost {
+            return reply;
+        }
+        eprintln!(
+            "e2e: wrangler dev lost {method} {path} on its way to the Worker; sending it again"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        self.send_once(method, path, body, headers).await
+    }
+
+    async fn send_once(
         &self,
         method: Method,
         path: &str,
