@@ -105,12 +105,23 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
     let escape = |text: &str| html_escape::encode_text(text).to_string();
     let attr = |text: &str| html_escape::encode_double_quoted_attribute(text).to_string();
     let status = status_words(&ticket.status, ticket.checked_in_at_ms.is_some());
+    // "Child · $8.00", when the ticket was sold at a price of its own.
+    let price = match (&ticket.price_name, ticket.price_amount) {
+        (Some(name), Some(amount)) => format!(
+            " · {}",
+            escape(&format!(
+                "{name} {}",
+                mail::money::format(amount as u64, &showing.price.currency)
+            ))
+        ),
+        _ => String::new(),
+    };
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>Ticket: {title}, seat {seat}</title><link rel=\"stylesheet\" href=\"/app.css\"></head>\
          <body><header class=\"site\">{name}{address}</header>\
-         <main><h1>{title}</h1><p>{starts}</p><p>Seat <strong>{seat}</strong></p>\
+         <main><h1>{title}</h1><p>{starts}</p><p>Seat <strong>{seat}</strong>{price}</p>\
          <p role=\"status\">{status}</p>\
          <figure role=\"img\" aria-label=\"QR code of the ticket for seat {seat_attr}\">{qr}</figure>\
          <p><small>Ticket {id}</small></p></main></body></html>",
