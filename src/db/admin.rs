@@ -259,7 +259,7 @@ pub async fn update_showing(
             "UPDATE showings SET title = ?1, starts_at_ms = ?2, price_amount = ?3, currency = ?4, \
              layout_json = ?5, seat_count = ?6, max_seats_per_hold = ?7, hold_ttl_ms = ?8, \
              sales_open_at_ms = ?10, sales_close_at_ms = ?11, door_close_at_ms = ?12, \
-             prices_json = ?13, film_id = ?14, screen_id = ?15 \
+             prices_json = ?13, film_id = ?14, screen_id = ?15, windows_sent = 1 \
              WHERE id = ?9",
         )
         .bind(&[

@@ -154,8 +154,8 @@ pub async fn insert_showing(
     db.prepare(
         "INSERT INTO showings (id, title, starts_at_ms, price_amount, currency, layout_json, \
          seat_count, max_seats_per_hold, hold_ttl_ms, created_at_ms, sales_open_at_ms, \
-         sales_close_at_ms, door_close_at_ms, prices_json, film_id, screen_id) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+         sales_close_at_ms, door_close_at_ms, prices_json, film_id, screen_id, windows_sent) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 1)",
     )
     .bind(&[
         id.into(),
@@ -226,6 +226,29 @@ pub async fn showings_starting_between(
         .await?
         .results()?;
     rows.into_iter().map(ShowingRow::into_showing).collect()
+}
+
+/// Showings yet to end whose object has not been told its sales window
+/// (saved before objects kept one), at most `limit`.
+pub async fn showings_without_windows(
+    db: &D1Database,
+    from_ms: i64,
+    limit: u32,
+) -> Result<Vec<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: String,
+    }
+    let rows: Vec<Row> = db
+        .prepare(
+            "SELECT id FROM showings WHERE windows_sent = 0 AND starts_at_ms >= ?1 \
+             AND cancelled_at_ms IS NULL ORDER BY starts_at_ms LIMIT ?2",
+        )
+        .bind(&[JsValue::from(from_ms as f64), limit.into()])?
+        .all()
+        .await?
+        .results()?;
+    Ok(rows.into_iter().map(|r| r.id).collect())
 }
 
 /// Marks the showing cancelled (the first time only; a repeat keeps the

@@ -101,7 +101,7 @@ pub async fn update_screen(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let mut updated = Vec::new();
     let mut kept = Vec::new();
     for sid in rows::unsold_showings_of(&db, "screen_id", &id, now_ms()).await? {
-        match relayout(&ctx.env, &sid, &screen.layout).await {
+        match resave(&ctx.env, &sid, Some(&screen.layout)).await {
             Ok(true) => updated.push(sid),
             Ok(false) => kept.push(sid),
             Err(e) => {
@@ -115,9 +115,15 @@ pub async fn update_screen(mut req: Request, ctx: RouteContext<()>) -> Handled {
     }))?)
 }
 
-/// Gives one showing a screen's new layout, as an edit of the showing
-/// would; `false` if its object refuses (a seat is held meanwhile).
-async fn relayout(env: &Env, sid: &str, layout: &Layout) -> Result<bool, ApiError> {
+/// Saves a showing again as it is stored, with a screen's new layout if
+/// given, as an edit of the showing would: its object is told everything
+/// anew. `false` if its object refuses the layout (a seat is held
+/// meanwhile).
+pub(super) async fn resave(
+    env: &Env,
+    sid: &str,
+    layout: Option<&Layout>,
+) -> Result<bool, ApiError> {
     let db = db::database(env)?;
     let Some(existing) = db::get_showing(&db, sid).await? else {
         return Ok(false);
@@ -131,7 +137,7 @@ async fn relayout(env: &Env, sid: &str, layout: &Layout) -> Result<bool, ApiErro
         starts_at_ms: existing.starts_at_ms,
         price: existing.price.clone(),
         categories: existing.prices.clone(),
-        layout: layout.clone(),
+        layout: layout.cloned().unwrap_or_else(|| existing.layout.clone()),
         max_seats_per_hold: existing.max_seats_per_hold,
         hold_ttl_ms: existing.hold_ttl_ms,
         payment_cap_ms,

@@ -10,6 +10,9 @@ use crate::showtime::client::ShowtimeClient;
 
 /// Most cancelled showings one sweep refunds for.
 const CANCELS_PER_SWEEP: u32 = 5;
+/// Most showings saved before objects kept a sales window that one sweep
+/// tells their window.
+const WINDOWS_PER_SWEEP: u32 = 20;
 
 /// The cron sweep: every showing with an order pending for longer than
 /// `SWEEP_MIN_AGE_MS` is told to resume its due checkouts (its own alarm
@@ -45,6 +48,17 @@ pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
             worker::console_error!("recovery sweep: cancelled showing {sid}: {}", e.detail);
         }
         db::settle_cancel(&db, &sid, now_ms).await?;
+    }
+    // Showings saved before objects kept a sales window: re-saved once, so
+    // that none sells on after its close.
+    let from_ms = (now_ms as i64).saturating_sub(desk::window::MAX_AFTER_START_MS);
+    for sid in db::showings_without_windows(&db, from_ms, WINDOWS_PER_SWEEP).await? {
+        if let Err(e) = super::catalog::resave(env, &sid, None).await {
+            worker::console_error!(
+                "recovery sweep: showing {sid}: window not sent: {}",
+                e.detail
+            );
+        }
     }
     if let Err(e) = crate::mail::queue_digest(env, now_ms).await {
         worker::console_error!("recovery sweep: staff digest: {e}");

@@ -165,3 +165,44 @@ fn ms_of(text: &str) -> i64 {
         .expect("a time this file wrote")
         .as_millisecond()
 }
+
+/// A showing saved before objects kept a sales window sells until its
+/// object is told one. The cron sweep tells it, once, from what D1 holds:
+/// here D1's close is moved into the past behind the object's back, as an
+/// old showing's would be, and after the sweep the object refuses holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweep_tells_an_old_showings_object_its_sales_window() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let mut room = sixteen_seat_room(None);
+    room["starts_at"] = json!(at(3_600_000));
+    let sid = api.create_showing(room).await;
+    let closed_ms = now_ms() - 60_000;
+    stack.d1_query(&format!(
+        "UPDATE showings SET sales_close_at_ms = {closed_ms}, windows_sent = 0 WHERE id = '{sid}'"
+    ));
+    let before = api.hold(&sid, &["A1"], None).await;
+    assert_eq!(
+        before.status, 201,
+        "the object does not know yet: {:?}",
+        before.body
+    );
+
+    stack.run_sweep().await;
+    let sent = stack.d1_query(&format!(
+        "SELECT windows_sent FROM showings WHERE id = '{sid}'"
+    ));
+    assert_eq!(sent, [json!({"windows_sent": 1})]);
+    let after = api.hold(&sid, &["A2"], None).await;
+    assert_eq!(
+        (after.status, &after.body["error"]),
+        (409, &json!("sales_closed")),
+        "{:?}",
+        after.body
+    );
+    assert_eq!(
+        api.seat_map(&sid).await["A1"],
+        "held",
+        "the hold made before stays"
+    );
+}
