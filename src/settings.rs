@@ -30,18 +30,24 @@ fn number<T: std::str::FromStr>(env: &Env, name: &str) -> Option<T> {
 
 impl Settings {
     /// `HOLD_RATE_BURST`, `HOLD_RATE_PER_MINUTE` (holds per client
-    /// address), `CHECKOUT_RETRY_BASE_MS`, `CHECKOUT_ANSWER_TIMEOUT_MS`,
+    /// address), `CARD_ATTEMPTS_BURST`, `CARD_ATTEMPTS_PER_HOUR` (card
+    /// payments per address and per buyer), `CHECKOUT_RETRY_BASE_MS`, `CHECKOUT_ANSWER_TIMEOUT_MS`,
     /// `SQUARE_LOCATION_ID`, `SWEEP_MIN_AGE_MS`, `DIGEST_AFTER_MS`,
     /// and the test-only
     /// `SHOWTIME_FAILPOINT`.
     pub fn from_env(env: &Env) -> Settings {
         let rate = desk::RateLimit::default();
+        let cards = desk::CardLimit::default();
         let checkout = checkout::Config::default();
         Settings {
             desk: desk::Settings {
                 hold_rate: desk::RateLimit {
                     burst: number(env, "HOLD_RATE_BURST").unwrap_or(rate.burst),
                     per_minute: number(env, "HOLD_RATE_PER_MINUTE").unwrap_or(rate.per_minute),
+                },
+                card_limit: desk::CardLimit {
+                    burst: number(env, "CARD_ATTEMPTS_BURST").unwrap_or(cards.burst),
+                    per_hour: number(env, "CARD_ATTEMPTS_PER_HOUR").unwrap_or(cards.per_hour),
                 },
                 checkout: checkout::Config {
                     retry_base_ms: number(env, "CHECKOUT_RETRY_BASE_MS")

@@ -76,6 +76,9 @@ impl Desk {
             return self.order_status(&order_id);
         }
         self.refuse_if_cancelled()?;
+        if !free {
+            self.refuse_card_testing(now_ms, &hold_id, &req.hold.buyer, &req.client, d)?;
+        }
         let order = OrderStart {
             source_id,
             email: req.email,
@@ -85,6 +88,50 @@ impl Desk {
             desk: None,
         };
         self.begin_order(now_ms, &hold_id, order, d)
+    }
+
+    /// Bounds what a card tester can run through the cinema's Square
+    /// account, before Square is asked: a few cards a hold, and a budget
+    /// of cards an hour per address and per buyer.
+    fn refuse_card_testing(
+        &mut self,
+        now_ms: u64,
+        hold_id: &ledger::HoldId,
+        buyer: &str,
+        client: &str,
+        d: &mut Decision,
+    ) -> Result<(), Refusal> {
+        let tried = self
+            .checkouts
+            .machines
+            .values()
+            .filter(|m| m.order().hold_id == hold_id.as_str())
+            .count();
+        if tried >= crate::MAX_CARDS_PER_HOLD {
+            let left_ms = self
+                .showing()?
+                .ledger
+                .hold_record(hold_id)
+                .map_or(0, |r| r.expires_at_ms.saturating_sub(now_ms));
+            return Err(Refusal::new(
+                Code::TooManyAttempts,
+                format!(
+                    "{} cards were tried for these seats; choose them again when this hold ends",
+                    crate::MAX_CARDS_PER_HOLD
+                ),
+            )
+            .retry_after(left_ms.div_ceil(1000).max(1)));
+        }
+        for key in [format!("card:{client}"), format!("card-buyer:{buyer}")] {
+            if let Err(wait_ms) = self.take_card_token(&key, now_ms, d) {
+                return Err(Refusal::new(
+                    Code::TooManyAttempts,
+                    "too many card payments were tried from here; wait a while and try again",
+                )
+                .retry_after(wait_ms.div_ceil(1000)));
+            }
+        }
+        Ok(())
     }
 
     /// Starts the checkout of a hold whose seats are priced: its seats

@@ -45,7 +45,7 @@ use std::collections::HashMap;
 pub use decision::{Answer, Decision, Effect, OrderWrite, Record, StoreOutcome};
 pub use driver::status_name;
 pub use protocol::{Reply, Request};
-pub use rate::RateLimit;
+pub use rate::{CardLimit, RateLimit, MAX_CARDS_PER_HOLD};
 pub use refusal::{Code, Refusal};
 pub use showing::STANDARD_PRICE;
 pub use storage::Write;
@@ -59,6 +59,8 @@ use showing::Showing;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
     pub hold_rate: RateLimit,
+    /// Card payments tried per address and per buyer.
+    pub card_limit: rate::CardLimit,
     pub checkout: checkout::Config,
     /// The Square location payments are made at.
     pub location_id: String,

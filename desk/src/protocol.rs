@@ -98,6 +98,9 @@ pub struct CheckoutRequest {
     pub name: String,
     /// Fresh random hex for the order id, should a new order be started.
     pub order_nonce: String,
+    /// The client's address, for the card-payment budget.
+    #[serde(default)]
+    pub client: String,
 }
 
 /// How the box office took a sale.

@@ -1,5 +1,6 @@
-//! A token bucket per client address for new holds: a burst, then a
-//! steady rate. Each bucket is a row, so an evicted object forgives no one.
+//! Token buckets: per client address for new holds, and per address and
+//! per buyer for card payments: a burst, then a steady rate. Each bucket is
+//! a row, so an evicted object forgives no one.
 //! Tokens are counted in thousandths, in integers, so a stored bucket
 //! reads back exactly.
 
@@ -30,6 +31,28 @@ impl Default for RateLimit {
     }
 }
 
+/// Card payments a client (address, or buyer) may try: a burst, then a
+/// few an hour. A card tester runs many cards; a buyer whose card is
+/// declined tries another or two.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CardLimit {
+    pub burst: u32,
+    pub per_hour: u32,
+}
+
+impl Default for CardLimit {
+    fn default() -> Self {
+        CardLimit {
+            burst: 6,
+            per_hour: 10,
+        }
+    }
+}
+
+/// Most cards tried on one hold: after three declines, the buyer chooses
+/// seats again (when the hold ends), which the hold rate bounds.
+pub const MAX_CARDS_PER_HOLD: usize = 3;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bucket {
     pub tokens_milli: u64,
@@ -51,19 +74,31 @@ impl HoldRate {
         client: &str,
         now_ms: u64,
     ) -> (Result<(), u64>, Bucket, bool) {
+        self.take_per(limit.burst, limit.per_minute, 60_000, client, now_ms)
+    }
+
+    /// Takes a token earned back at `per_period` tokens each `period_ms`.
+    fn take_per(
+        &mut self,
+        burst: u32,
+        per_period: u32,
+        period_ms: u64,
+        client: &str,
+        now_ms: u64,
+    ) -> (Result<(), u64>, Bucket, bool) {
         let cleared = self.buckets.len() >= MAX_CLIENTS && !self.buckets.contains_key(client);
         if cleared {
             self.buckets.clear();
         }
-        let burst = u64::from(limit.burst.max(1)) * MILLI;
-        let per_minute = u64::from(limit.per_minute);
+        let burst = u64::from(burst.max(1)) * MILLI;
+        let per_minute = u64::from(per_period);
         let bucket = self.buckets.entry(client.to_string()).or_insert(Bucket {
             tokens_milli: burst,
             at_ms: now_ms,
         });
         let elapsed_ms = now_ms.saturating_sub(bucket.at_ms);
-        // Thousandths earned: per_minute tokens per 60,000 ms.
-        let earned = elapsed_ms.saturating_mul(per_minute) * MILLI / 60_000;
+        // Thousandths earned: per_period tokens per period.
+        let earned = elapsed_ms.saturating_mul(per_minute) * MILLI / period_ms;
         bucket.tokens_milli = bucket.tokens_milli.saturating_add(earned).min(burst);
         // Time that earned less than a thousandth is not thrown away, so a
         // client asking often still earns at the full rate.
@@ -74,10 +109,10 @@ impl HoldRate {
             bucket.tokens_milli -= MILLI;
             Ok(())
         } else if per_minute == 0 {
-            Err(60_000)
+            Err(period_ms)
         } else {
             let missing = MILLI - bucket.tokens_milli;
-            Err((missing * 60_000).div_ceil(per_minute * MILLI))
+            Err((missing * period_ms).div_ceil(per_minute * MILLI))
         };
         (result, *bucket, cleared)
     }
@@ -91,7 +126,31 @@ impl Desk {
         now_ms: u64,
         d: &mut Decision,
     ) -> Result<(), u64> {
-        let (result, bucket, cleared) = self.rate.take(self.settings.hold_rate, client, now_ms);
+        let taken = self.rate.take(self.settings.hold_rate, client, now_ms);
+        self.store_bucket(client, taken, d)
+    }
+
+    /// Takes a card-payment token for the key (`card:<address>` or
+    /// `card-buyer:<buyer>`) and stores its bucket.
+    pub(crate) fn take_card_token(
+        &mut self,
+        key: &str,
+        now_ms: u64,
+        d: &mut Decision,
+    ) -> Result<(), u64> {
+        let limit = self.settings.card_limit;
+        let taken = self
+            .rate
+            .take_per(limit.burst, limit.per_hour, 3_600_000, key, now_ms);
+        self.store_bucket(key, taken, d)
+    }
+
+    fn store_bucket(
+        &mut self,
+        client: &str,
+        (result, bucket, cleared): (Result<(), u64>, Bucket, bool),
+        d: &mut Decision,
+    ) -> Result<(), u64> {
         if cleared {
             d.writes.push(Write::ClearRateBuckets);
         }

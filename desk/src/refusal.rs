@@ -90,6 +90,7 @@ codes! {
     UpgradeRequired = 426 "upgrade_required",
     RateLimited = 429 "rate_limited",
     TooManyHolds = 429 "too_many_holds",
+    TooManyAttempts = 429 "too_many_attempts",
     DoorPinLocked = 429 "door_pin_locked",
     Internal = 500 "internal",
     TooManyWatchers = 503 "too_many_watchers",

@@ -86,6 +86,7 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
         email: body.email,
         name: body.name,
         order_nonce: ids::random_hex(12).map_err(|e| ApiError::internal(e.to_string()))?,
+        client: super::showings::client_address(&req),
     };
     let order = ShowtimeClient::new(&ctx.env, sid)?
         .checkout(request)

@@ -48,3 +48,48 @@ fn an_address_gets_a_burst_of_holds_then_one_a_rate_even_across_a_restart() {
         ",
     );
 }
+
+#[test]
+fn three_cards_a_hold_then_the_buyer_waits_for_the_hold_to_end() {
+    check(
+        r"
+        @0 hold ana h1 A1                       => 201 held A1 until 300000; announce 1
+        @10 checkout ana h1 cnon:bad1           => o1 pending settling; square Post /v2/payments, announce 2
+        @11 perform o1 declined GENERIC_DECLINE => store final declined
+        @12 perform o1 stored                   =>
+        @20 checkout ana h1 cnon:bad2           => o2 pending settling; square Post /v2/payments
+        @21 perform o2 declined CVV_FAILURE     => store final declined
+        @22 perform o2 stored                   =>
+        @30 checkout ana h1 cnon:bad3           => o3 pending settling; square Post /v2/payments
+        @31 perform o3 declined GENERIC_DECLINE => store final declined
+        @32 perform o3 stored                   =>
+        @40 checkout ana h1 cnon:ok             => 429 too_many_attempts retry 600
+        @41 checkout ana h1 cnon:bad3           => o3 declined
+        ",
+    );
+}
+
+#[test]
+fn an_address_and_a_buyer_get_a_budget_of_cards_an_hour() {
+    let settings = Settings {
+        card_limit: desk::CardLimit {
+            burst: 2,
+            per_hour: 1,
+        },
+        ..Settings::default()
+    };
+    check_with(
+        settings,
+        r"
+        @0 hold ana h1 A1                       => 201 held A1 until 300000; announce 1
+        @10 checkout ana h1 cnon:bad1           => o1 pending settling; square Post /v2/payments, announce 2
+        @11 perform o1 declined GENERIC_DECLINE => store final declined
+        @12 perform o1 stored                   =>
+        @20 checkout ana h1 cnon:bad2           => o2 pending settling; square Post /v2/payments
+        @21 perform o2 declined GENERIC_DECLINE => store final declined
+        @22 perform o2 stored                   =>
+        @30 checkout ana h1 cnon:ok             => 429 too_many_attempts retry 3600
+        @30 rows rate_buckets                   => 3
+        ",
+    );
+}

@@ -229,6 +229,7 @@ impl Script {
                 email: "ana@example.com".into(),
                 name: "Ana".into(),
                 order_nonce: format!("{:0>24}", self.orders.len() + 1),
+                client: "1.1.1.1".into(),
             }),
             "status" => Request::OrderStatus {
                 order_id: self.order(args[0]),

@@ -119,6 +119,7 @@ impl World {
             email: format!("buyer{buyer}@example.com"),
             name: format!("Buyer {buyer}"),
             order_nonce: format!("{:012x}{:012x}", buyer + 1, b.cards_used),
+            client: format!("10.0.{}.{}", buyer / 256, buyer % 256),
         };
         let decision = self.request(Request::Checkout(request))?;
         match decision.reply.expect("a reply") {

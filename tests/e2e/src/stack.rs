@@ -28,13 +28,15 @@ pub struct StackOptions {
 }
 
 impl Default for StackOptions {
-    /// Tests fire hundreds of holds from one address, so the per-client
-    /// rate limit is lifted unless a test sets it.
+    /// Tests fire hundreds of holds and card payments from one address,
+    /// so the per-client limits are lifted unless a test sets them.
     fn default() -> Self {
         StackOptions {
             vars: vec![
                 ("HOLD_RATE_BURST".into(), "1000000".into()),
                 ("HOLD_RATE_PER_MINUTE".into(), "1000000".into()),
+                ("CARD_ATTEMPTS_BURST".into(), "1000000".into()),
+                ("CARD_ATTEMPTS_PER_HOUR".into(), "1000000".into()),
             ],
             mail_only_to: None,
             square_currency: "USD".into(),

@@ -2,7 +2,7 @@
 //! Square stand-in.
 
 use e2e::{sixteen_seat_room, Api, Stack, StackOptions};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_held_pair_is_paid_and_sold_with_one_ticket_per_seat() {
@@ -514,4 +514,66 @@ async fn the_checkouts_own_refund_is_known_for_what_it_is() {
     );
     let square_refunds = stack.square.get("/_control/refunds").await;
     assert_eq!(square_refunds["refunds"].as_array().unwrap().len(), 1);
+}
+
+/// A card tester runs stolen cards through one hold, then through new
+/// holds from the same address: three cards a hold, then a budget per
+/// address, each refused with 429 before Square is asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn card_testing_is_refused_before_square_is_asked() {
+    let stack = Stack::start_with(
+        StackOptions::default()
+            .var("CARD_ATTEMPTS_BURST", "4")
+            .var("CARD_ATTEMPTS_PER_HOUR", "1"),
+    );
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let creates = || async {
+        stack
+            .square
+            .calls()
+            .await
+            .iter()
+            .filter(|(m, p)| m == "POST" && p == "/v2/payments")
+            .count()
+    };
+    let hold = api.hold(&sid, &["A1"], None).await;
+    for card in [
+        "cnon:card-nonce-declined",
+        "cnon:card-nonce-rejected-cvv",
+        "cnon:card-nonce-rejected-postalcode",
+    ] {
+        let declined = api.checkout(&sid, &hold, card).await;
+        assert_eq!(declined.status, 402, "{:?}", declined.body);
+    }
+    let fourth = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    assert_eq!(
+        (fourth.status, &fourth.body["error"]),
+        (429, &json!("too_many_attempts")),
+        "{:?}",
+        fourth.body
+    );
+    assert!(fourth.retry_after.is_some(), "says when");
+    assert_eq!(creates().await, 3, "Square saw three cards");
+
+    // A new hold from the same address: one card left in the budget.
+    let other = api.hold(&sid, &["B1"], None).await;
+    let declined = api
+        .checkout(&sid, &other, "cnon:card-nonce-rejected-expiration")
+        .await;
+    assert_eq!(declined.status, 402, "{:?}", declined.body);
+    let third_hold = api.hold(&sid, &["B2"], None).await;
+    let refused = api.checkout(&sid, &third_hold, "cnon:card-nonce-ok").await;
+    assert_eq!(
+        (refused.status, &refused.body["error"]),
+        (429, &json!("too_many_attempts")),
+        "{:?}",
+        refused.body
+    );
+    assert_eq!(creates().await, 4);
+    assert_eq!(
+        api.seat_map(&sid).await["B2"],
+        "held",
+        "the seats stay held"
+    );
 }
