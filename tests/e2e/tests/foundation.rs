@@ -67,3 +67,36 @@ async fn unknown_routes_and_showings_answer_json_404() {
         (405, &json!("method_not_allowed"))
     );
 }
+
+/// Every page is served by the Worker, which writes the cinema's zone and
+/// name into it; styles and scripts come straight from the assets.
+#[tokio::test]
+async fn pages_are_filled_by_the_worker_and_static_files_served_as_they_are() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    for page in [
+        "/",
+        "/door",
+        "/admin",
+        "/orders/find",
+        "/showings/0123456789abcdef",
+    ] {
+        let reply = api.get(page).await;
+        assert_eq!(reply.status, 200, "{page}");
+        let html = reply.body.as_str().unwrap_or_default();
+        assert!(
+            html.contains("content=\"Europe/London\""),
+            "{page} is filled with the cinema's zone"
+        );
+    }
+    let css = api.get("/app.css").await;
+    assert_eq!(css.status, 200);
+    assert!(css.body.as_str().unwrap_or_default().contains(".seat"));
+    let script = api.get("/app.js").await;
+    assert_eq!(script.status, 200);
+    assert!(script
+        .body
+        .as_str()
+        .unwrap_or_default()
+        .contains("function api("));
+}
