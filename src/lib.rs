@@ -44,10 +44,38 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
     console_error_panic_hook::set_once();
     // Square's webhooks are answered before they are handled, which needs
     // the request's context (its `waitUntil`); the router does not carry it.
-    if req.method() == worker::Method::Post && req.path() == "/webhooks/square" {
-        return routes::square_webhook(req, env, &ctx).await;
+    let https = req.url().map(|u| u.scheme() == "https").unwrap_or(false);
+    let resp = if req.method() == worker::Method::Post && req.path() == "/webhooks/square" {
+        routes::square_webhook(req, env, &ctx).await?
+    } else {
+        routes::handle(req, env).await?
+    };
+    with_security_headers(resp, https)
+}
+
+/// Headers on every answer of the Worker: no page of ours inside another
+/// site's frame (clickjacking), no guessing of content types, no full
+/// address sent to other sites, and HTTPS only once it is used. A
+/// WebSocket's switch of protocols is left as it is.
+fn with_security_headers(resp: Response, https: bool) -> Result<Response> {
+    if resp.status_code() == 101 {
+        return Ok(resp);
     }
-    routes::handle(req, env).await
+    // Answers fetched from the assets or an object have headers that
+    // cannot be changed in place: they are copied.
+    let headers = worker::Headers::new();
+    for (name, value) in resp.headers().entries() {
+        headers.append(&name, &value)?;
+    }
+    headers.set("x-content-type-options", "nosniff")?;
+    headers.set("referrer-policy", "same-origin")?;
+    if !headers.has("content-security-policy")? {
+        headers.set("content-security-policy", "frame-ancestors 'none'")?;
+    }
+    if https {
+        headers.set("strict-transport-security", "max-age=31536000")?;
+    }
+    Ok(resp.with_headers(headers))
 }
 
 /// The cron trigger: the recovery sweep. Each showing's alarm resumes its

@@ -16,6 +16,18 @@ pub struct Reply {
     /// The whole `Set-Cookie` header, attributes included.
     pub set_cookie: Option<String>,
     pub retry_after: Option<String>,
+    /// Every header, names in lower case.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Reply {
+    /// A header's value, if it was sent.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 #[derive(Clone)]
@@ -132,6 +144,16 @@ impl Api {
             .as_deref()
             .and_then(|c| c.split(';').next().map(str::to_string));
         let retry_after = header("retry-after");
+        let headers = resp
+            .headers()
+            .iter()
+            .map(|(n, v)| {
+                (
+                    n.as_str().to_string(),
+                    v.to_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
         let status = resp.status();
         let bytes = resp.bytes().await.expect("body");
         let body = if status == StatusCode::NO_CONTENT || bytes.is_empty() {
@@ -146,6 +168,7 @@ impl Api {
             cookie,
             set_cookie,
             retry_after,
+            headers,
         }
     }
 

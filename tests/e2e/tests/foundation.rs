@@ -69,9 +69,11 @@ async fn unknown_routes_and_showings_answer_json_404() {
 }
 
 /// Every page is served by the Worker, which writes the cinema's zone and
-/// name into it; styles and scripts come straight from the assets.
+/// name into it and adds the security headers; styles and scripts come
+/// straight from the assets.
 #[tokio::test]
-async fn pages_are_filled_by_the_worker_and_static_files_served_as_they_are() {
+async fn pages_are_filled_by_the_worker_with_security_headers_and_static_files_served_as_they_are()
+{
     let stack = Stack::start();
     let api = Api::new(&stack);
     for page in [
@@ -87,6 +89,30 @@ async fn pages_are_filled_by_the_worker_and_static_files_served_as_they_are() {
         assert!(
             html.contains("content=\"Europe/London\""),
             "{page} is filled with the cinema's zone"
+        );
+    }
+    // The Worker's answers, pages and API alike, carry the security headers.
+    for path in ["/", "/api/showings", "/api/showings/0123456789abcdef"] {
+        let reply = api.get(path).await;
+        assert_eq!(
+            reply.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+        assert_eq!(
+            reply.header("referrer-policy"),
+            Some("same-origin"),
+            "{path}"
+        );
+        assert_eq!(
+            reply.header("content-security-policy"),
+            Some("frame-ancestors 'none'"),
+            "{path}"
+        );
+        assert_eq!(
+            reply.header("strict-transport-security"),
+            None,
+            "not over http"
         );
     }
     let css = api.get("/app.css").await;
