@@ -17,6 +17,48 @@ async function api(path, options) {
   return { status: resp.status, body: body || {} };
 }
 
+// Cloudflare Turnstile, when the cinema turned it on (the config names a
+// site key): one widget in a box of the page, and its token sent with the
+// request it guards, after which it is reset for the next. Without a site
+// key there is no widget and no token.
+const Turnstile = {
+  id: null,
+  loaded: null,
+  token: '',
+  waiting: [],
+  async mount(box) {
+    const config = (await api('/api/config')).body;
+    if (!config.turnstile_site_key) return;
+    this.loaded = new Promise((resolve, reject) => {
+      const script = el('script', { src: 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit' });
+      script.addEventListener('load', () => {
+        this.id = window.turnstile.render(box, {
+          sitekey: config.turnstile_site_key,
+          'refresh-expired': 'auto',
+          callback: (token) => { this.token = token; for (const wake of this.waiting.splice(0)) wake(); },
+          'expired-callback': () => { this.token = ''; },
+        });
+        resolve();
+      });
+      script.addEventListener('error', () => reject(new Error('Turnstile could not load')));
+      document.head.append(script);
+    });
+  },
+  // The headers for one guarded request: waits a little for the widget's
+  // check to finish; sends none if it has not (the server then says so).
+  async headers() {
+    if (!this.loaded) return {};
+    try { await this.loaded; } catch (_) { return {}; }
+    if (!this.token) await new Promise((wake) => { this.waiting.push(wake); setTimeout(wake, 10000); });
+    const token = this.token;
+    this.token = '';
+    return token ? { 'x-turnstile-token': token } : {};
+  },
+  reset() {
+    if (this.id !== null) window.turnstile.reset(this.id);
+  },
+};
+
 function el(tag, attrs, children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {

@@ -195,7 +195,9 @@ async function requestHold(attempt) {
   try {
     const body = { seats: attempt.seats };
     if (attempt.prices && Object.keys(attempt.prices).length) body.prices = attempt.prices;
-    answer = await api(`/api/showings/${sid}/holds`, { json: body, headers: { 'idempotency-key': attempt.key } });
+    const headers = Object.assign({ 'idempotency-key': attempt.key }, await Turnstile.headers());
+    answer = await api(`/api/showings/${sid}/holds`, { json: body, headers });
+    Turnstile.reset();
   } catch (_) {
     render();
     return say(messages, 'error', 'The connection dropped before the answer came. Press "Hold these seats" again: your seats will not be held twice.');
@@ -517,6 +519,7 @@ async function release() {
     document.getElementById('limit').textContent = '';
     say(messages, 'info', `${salesText(body.sales)}: no seats can be held for this showing now.`);
   }
+  Turnstile.mount(document.getElementById('turnstile'));
   document.getElementById('hold').addEventListener('click', holdSeats);
   document.getElementById('buy').addEventListener('click', buy);
   document.getElementById('release').addEventListener('click', release);

@@ -17,6 +17,16 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 pub const COOKIE_NAME: &str = "showtime_admin";
+/// The name over HTTPS (see [`crate::session::HOST_COOKIE_NAME`]).
+pub const HOST_COOKIE_NAME: &str = "__Host-showtime_admin";
+
+fn cookie_name(secure: bool) -> &'static str {
+    if secure {
+        HOST_COOKIE_NAME
+    } else {
+        COOKIE_NAME
+    }
+}
 pub const CSRF_HEADER: &str = "x-csrf-token";
 /// A staff session lasts a working day.
 pub const MAX_AGE_MS: u64 = 12 * 3600 * 1000;
@@ -65,11 +75,11 @@ pub fn verify(secret: &[u8], value: &str, now_ms: u64) -> bool {
 }
 
 /// The session cookie's value in a `Cookie` header, whether or not valid.
-pub fn from_cookies(cookie_header: &str) -> Option<&str> {
+pub fn from_cookies(cookie_header: &str, secure: bool) -> Option<&str> {
     cookie_header
         .split(';')
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE_NAME)
+        .find(|(name, _)| *name == cookie_name(secure))
         .map(|(_, value)| value)
 }
 
@@ -89,17 +99,19 @@ pub fn csrf_matches(secret: &[u8], value: &str, token: &str) -> bool {
 /// The `Set-Cookie` value that starts a session. `SameSite=Strict`: staff
 /// pages are never reached from another site's link with the cookie.
 pub fn set_cookie(value: &str, secure: bool) -> String {
+    let name = cookie_name(secure);
     let secure = if secure { "; Secure" } else { "" };
     format!(
-        "{COOKIE_NAME}={value}; Path=/; Max-Age={}; HttpOnly; SameSite=Strict{secure}",
+        "{name}={value}; Path=/; Max-Age={}; HttpOnly; SameSite=Strict{secure}",
         MAX_AGE_MS / 1000
     )
 }
 
 /// The `Set-Cookie` value that ends a session.
 pub fn clear_cookie(secure: bool) -> String {
+    let name = cookie_name(secure);
     let secure = if secure { "; Secure" } else { "" };
-    format!("{COOKIE_NAME}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict{secure}")
+    format!("{name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict{secure}")
 }
 
 #[cfg(test)]
@@ -144,9 +156,13 @@ mod tests {
     #[test]
     fn the_cookie_is_found_among_others_and_is_strict() {
         let header = format!("showtime_buyer=x; {COOKIE_NAME}=abc; z=1");
-        assert_eq!(from_cookies(&header), Some("abc"));
-        assert_eq!(from_cookies("showtime_buyer=x"), None);
+        assert_eq!(from_cookies(&header, false), Some("abc"));
+        assert_eq!(from_cookies(&header, true), None);
+        assert_eq!(from_cookies("showtime_buyer=x", false), None);
         let set = set_cookie("abc", true);
+        assert!(set.starts_with("__Host-showtime_admin=abc; Path=/;"));
+        let sent = format!("{HOST_COOKIE_NAME}=abc");
+        assert_eq!(from_cookies(&sent, true), Some("abc"));
         assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict"));
         assert!(set.ends_with("; Secure"));
         assert!(clear_cookie(false).contains("Max-Age=0"));

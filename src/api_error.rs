@@ -61,6 +61,16 @@ impl ApiError {
     }
 
     pub fn into_response(self) -> Result<Response> {
+        // One line per refusal, its class named, for Workers Logs and
+        // `wrangler tail` to filter and count: a flood of one code is the
+        // first sign of a card tester or a hoarder. The detail may name a
+        // buyer's input, so it is not logged.
+        let line = json!({ "event": "refusal", "error": self.code, "status": self.status });
+        if self.status >= 500 {
+            worker::console_error!("{line}");
+        } else {
+            worker::console_log!("{line}");
+        }
         let mut body = Map::new();
         body.insert("error".into(), json!(self.code));
         body.insert("detail".into(), json!(self.detail));

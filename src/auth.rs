@@ -4,19 +4,21 @@
 //! and then carry a session cookie and a CSRF token (see
 //! [`crate::admin_session`]).
 
+use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use worker::{Env, Method, Request};
 
 use crate::admin_session;
 use crate::api_error::ApiError;
-use crate::session;
+use crate::keys::{self, Purpose};
 use crate::ticket_code::Keys;
+use crate::{db, session};
 use desk::Code;
 
 /// Succeeds when the request carries `Authorization: Bearer <ADMIN_TOKEN>`,
 /// or a valid staff session cookie and, for anything but a read, that
 /// session's CSRF token.
-pub fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {
+pub async fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {
     if let Some(given) = bearer(req) {
         return if is_admin_token(env, &given)? {
             Ok(())
@@ -24,19 +26,20 @@ pub fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {
             Err(ApiError::unauthorized())
         };
     }
-    let secret = session_secret(env)?;
     let cookies = header(req, "cookie").unwrap_or_default();
-    let now = worker::Date::now().as_millis();
-    let Some(session) = admin_session::from_cookies(&cookies)
-        .filter(|value| admin_session::verify(&secret, value, now))
-    else {
+    let secure = req.url().is_ok_and(|u| u.scheme() == "https");
+    let Some(session) = admin_session::from_cookies(&cookies, secure) else {
         return Err(ApiError::unauthorized());
     };
+    let now = worker::Date::now().as_millis();
+    if !admin_session::verify(&staff_key(env).await?, session, now) {
+        return Err(ApiError::unauthorized());
+    }
     if matches!(req.method(), Method::Get | Method::Head) {
         return Ok(());
     }
     let token = header(req, admin_session::CSRF_HEADER).unwrap_or_default();
-    if !admin_session::csrf_matches(&secret, session, &token) {
+    if !admin_session::csrf_matches(&key(env, Purpose::Csrf)?, session, &token) {
         return Err(ApiError::new(
             Code::CsrfFailed,
             "this change needs the session's X-CSRF-Token header; reload the page and try again",
@@ -55,10 +58,43 @@ pub fn is_admin_token(env: &Env, given: &str) -> Result<bool, ApiError> {
     Ok(!expected.is_empty() && bool::from(given.as_bytes().ct_eq(expected.as_bytes())))
 }
 
-pub fn session_secret(env: &Env) -> Result<Vec<u8>, ApiError> {
+fn session_secret(env: &Env) -> Result<Vec<u8>, ApiError> {
     env.secret("SESSION_SECRET")
         .map(|s| s.to_string().into_bytes())
         .map_err(|_| ApiError::internal("SESSION_SECRET is not configured"))
+}
+
+/// The key for `purpose`, derived from `SESSION_SECRET`.
+pub fn key(env: &Env, purpose: Purpose) -> Result<[u8; 32], ApiError> {
+    Ok(keys::derive(&session_secret(env)?, purpose, b""))
+}
+
+/// The key staff sessions are signed with: bound to the admin token and
+/// to the sign-out epoch, so that a new admin token, or signing out, ends
+/// every staff session at once.
+pub async fn staff_key(env: &Env) -> Result<[u8; 32], ApiError> {
+    let token = env
+        .secret("ADMIN_TOKEN")
+        .map(|s| s.to_string())
+        .map_err(|_| ApiError::internal("ADMIN_TOKEN is not configured"))?;
+    let epoch = db::staff_epoch(&db::database(env)?).await?;
+    let mut context = Sha256::digest(token.as_bytes()).to_vec();
+    context.extend_from_slice(&epoch.to_be_bytes());
+    Ok(keys::derive(
+        &session_secret(env)?,
+        Purpose::StaffSession,
+        &context,
+    ))
+}
+
+/// Every problem with the secrets, by name (see [`keys::check`]).
+pub fn setting_problems(env: &Env) -> Vec<keys::Problem> {
+    keys::check(|name| {
+        env.secret(name)
+            .map(|s| s.to_string())
+            .or_else(|_| env.var(name).map(|v| v.to_string()))
+            .ok()
+    })
 }
 
 /// The order-link keys (`ORDER_LINK_KEYS`, `id:secret[,id:secret…]`), or
@@ -82,14 +118,14 @@ pub fn order_key(env: &Env, order_id: &str) -> Result<String, ApiError> {
     ))
 }
 
-/// Whether `key` opens `order_id`'s link.
-pub fn order_key_ok(env: &Env, order_id: &str, key: &str) -> Result<bool, ApiError> {
+/// Whether `link_key` opens `order_id`'s link.
+pub fn order_key_ok(env: &Env, order_id: &str, link_key: &str) -> Result<bool, ApiError> {
     let keys = order_link_keys(env)?;
     Ok(session::order_key_matches(
         keys.as_ref(),
         &session_secret(env)?,
         order_id,
-        key,
+        link_key,
     ))
 }
 

@@ -23,6 +23,7 @@ mod auth;
 mod catalog;
 mod db;
 mod ids;
+mod keys;
 mod mail;
 mod pages;
 mod recurrence;
@@ -33,6 +34,7 @@ mod showing;
 mod showtime;
 mod square;
 mod ticket_code;
+mod turnstile;
 mod webhook;
 
 use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};
@@ -45,6 +47,18 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
     // Square's webhooks are answered before they are handled, which needs
     // the request's context (its `waitUntil`); the router does not carry it.
     let https = req.url().map(|u| u.scheme() == "https").unwrap_or(false);
+    let path = req.path();
+    let guarded =
+        (path.starts_with("/api/") && path != "/api/health") || path.starts_with("/webhooks/");
+    if guarded && !auth::setting_problems(&env).is_empty() {
+        // Nothing is decided with unfit secrets: no hold, no payment, no
+        // staff session, no webhook (Square sends it again later).
+        let refusal = api_error::ApiError::new(
+            desk::Code::NotConfigured,
+            "this site's settings are incomplete, so it takes no requests; GET /api/health names what to fix",
+        );
+        return with_security_headers(refusal.into_response()?, https);
+    }
     let resp = if req.method() == worker::Method::Post && req.path() == "/webhooks/square" {
         routes::square_webhook(req, env, &ctx).await?
     } else {

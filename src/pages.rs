@@ -13,6 +13,48 @@ pub const ZONE_MARKER: &str = r#"<meta name="venue-time-zone" content="UTC">"#;
 /// Where each page learns how many decimals each currency has.
 pub const MONEY_MARKER: &str = r#"<meta name="minor-units" content="">"#;
 
+/// The pages' Content-Security-Policy. Scripts come only from this site,
+/// Square's Web Payments SDK (with the Google Pay script it loads) and
+/// Turnstile: never inline, so an injected `<script>` or `onerror=` does
+/// not run. Frames may come from any HTTPS origin: a bank's 3-D Secure
+/// check opens in one, and banks are many. Styles may be inline, as the
+/// SDK's card form sets them. `sdk_url` is the SDK the pages load; its
+/// origin is allowed too (the local stand-in's, in development).
+pub fn content_security_policy(sdk_url: &str) -> String {
+    let sdk = origin_of(sdk_url).unwrap_or_default();
+    let square = "https://*.squarecdn.com https://*.squareup.com https://*.squareupsandbox.com";
+    let turnstile = "https://challenges.cloudflare.com";
+    [
+        "default-src 'self'".to_string(),
+        format!("script-src 'self' {sdk} {square} https://pay.google.com {turnstile}"),
+        format!("connect-src 'self' {sdk} {square} https://pay.google.com {turnstile}"),
+        format!("frame-src 'self' {sdk} https:"),
+        "img-src 'self' data: https:".to_string(),
+        "style-src 'self' 'unsafe-inline' https:".to_string(),
+        "font-src 'self' data: https:".to_string(),
+        "object-src 'none'".to_string(),
+        "base-uri 'none'".to_string(),
+        "form-action 'self'".to_string(),
+        "frame-ancestors 'none'".to_string(),
+    ]
+    .join("; ")
+    .replace("  ", " ")
+}
+
+/// `scheme://host[:port]` of an absolute http(s) URL.
+fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    if !matches!(scheme, "http" | "https") {
+        return None;
+    }
+    let host = rest.split(['/', '?', '#']).next()?;
+    let fit = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'));
+    fit.then(|| format!("{scheme}://{host}"))
+}
+
 /// The page with the cinema's name, address and time zone filled in.
 pub fn fill(html: &str, venue: &Venue) -> String {
     let name = html_escape::encode_text(&venue.name);
@@ -44,6 +86,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_policy_allows_no_inline_script_and_the_sdks_own_origin() {
+        let policy = content_security_policy("https://sandbox.web.squarecdn.com/v1/square.js");
+        let script = policy
+            .split("; ")
+            .find(|d| d.starts_with("script-src"))
+            .unwrap();
+        assert!(!script.contains("unsafe-inline") && !script.contains("unsafe-eval"));
+        assert!(script.contains(" https://sandbox.web.squarecdn.com "));
+        assert!(policy.contains("frame-ancestors 'none'"));
+        let local = content_security_policy("http://127.0.0.1:8788/v1/square.js");
+        assert!(local.contains("script-src 'self' http://127.0.0.1:8788 "));
+        assert_eq!(origin_of("javascript:alert(1)"), None);
+        assert_eq!(origin_of("https://a.example\"x/y"), None);
+        assert!(!content_security_policy("").contains("  "));
+    }
+
+    #[test]
     fn every_page_names_the_cinema_and_knows_its_time_zone() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/public");
         let mut pages = 0;
@@ -57,6 +116,13 @@ mod tests {
                 let staff = html.contains(r#"class="staff""#) || html.contains("door.js");
                 let addresses = html.matches(ADDRESS_MARKER).count();
                 assert_eq!(addresses, usize::from(!staff), "{path:?}");
+                // Every script from a file: the policy runs no inline one.
+                let inline = html.matches("<script").count() - html.matches("<script src=").count();
+                assert_eq!(inline, 0, "{path:?} has an inline script");
+                assert!(
+                    !html.contains(" onclick=") && !html.contains(" onload="),
+                    "{path:?}"
+                );
                 pages += 1;
             }
         }

@@ -30,7 +30,8 @@ fn number<T: std::str::FromStr>(env: &Env, name: &str) -> Option<T> {
 
 impl Settings {
     /// `HOLD_RATE_BURST`, `HOLD_RATE_PER_MINUTE` (holds per client
-    /// address), `CARD_ATTEMPTS_BURST`, `CARD_ATTEMPTS_PER_HOUR` (card
+    /// network), `HOLD_SEATS_PER_CLIENT` (seats one network may hold at
+    /// once per showing), `CARD_ATTEMPTS_BURST`, `CARD_ATTEMPTS_PER_HOUR` (card
     /// payments per address and per buyer), `CHECKOUT_RETRY_BASE_MS`, `CHECKOUT_ANSWER_TIMEOUT_MS`,
     /// `SQUARE_LOCATION_ID`, `SWEEP_MIN_AGE_MS`, `DIGEST_AFTER_MS`,
     /// and the test-only
@@ -44,6 +45,7 @@ impl Settings {
                 hold_rate: desk::RateLimit {
                     burst: number(env, "HOLD_RATE_BURST").unwrap_or(rate.burst),
                     per_minute: number(env, "HOLD_RATE_PER_MINUTE").unwrap_or(rate.per_minute),
+                    seats_held: number(env, "HOLD_SEATS_PER_CLIENT").unwrap_or(rate.seats_held),
                 },
                 card_limit: desk::CardLimit {
                     burst: number(env, "CARD_ATTEMPTS_BURST").unwrap_or(cards.burst),

@@ -40,9 +40,9 @@ impl Keys {
                 let id_ok = !id.is_empty()
                     && id.len() <= 8
                     && id.bytes().all(|b| b.is_ascii_alphanumeric());
-                if !id_ok || secret.len() < 16 {
+                if !id_ok || secret.len() < crate::keys::MIN_SECRET_BYTES {
                     return Err(
-                        "key ids are 1 to 8 letters or digits and secrets at least 16 bytes",
+                        "key ids are 1 to 8 letters or digits and secrets at least 32 bytes",
                     );
                 }
                 Ok((id.to_string(), secret.as_bytes().to_vec()))
@@ -138,7 +138,7 @@ mod tests {
 
     #[test]
     fn a_signed_code_reads_back() {
-        let keys = Keys::parse("k2:second-secret-0123456789,k1:first-secret-0123456789").unwrap();
+        let keys = Keys::parse("k2:second-secret-0123456789-abcdefghijklmnop,k1:first-secret-0123456789-abcdefghijklmnop").unwrap();
         let code = sign(&keys, &ticket());
         assert!(code.starts_with("v1.k2."));
         assert_eq!(verify(&keys, &code), Some(ticket()));
@@ -146,16 +146,16 @@ mod tests {
 
     #[test]
     fn an_old_key_still_verifies_after_rotation() {
-        let old = Keys::parse("k1:first-secret-0123456789").unwrap();
+        let old = Keys::parse("k1:first-secret-0123456789-abcdefghijklmnop").unwrap();
         let rotated =
-            Keys::parse("k2:second-secret-0123456789,k1:first-secret-0123456789").unwrap();
+            Keys::parse("k2:second-secret-0123456789-abcdefghijklmnop,k1:first-secret-0123456789-abcdefghijklmnop").unwrap();
         assert_eq!(verify(&rotated, &sign(&old, &ticket())), Some(ticket()));
     }
 
     #[test]
     fn forged_or_edited_codes_name_nothing() {
-        let keys = Keys::parse("k1:first-secret-0123456789").unwrap();
-        let other = Keys::parse("k1:another-secret-012345678").unwrap();
+        let keys = Keys::parse("k1:first-secret-0123456789-abcdefghijklmnop").unwrap();
+        let other = Keys::parse("k1:another-secret-012345678-abcdefghijklmnop").unwrap();
         let code = sign(&keys, &ticket());
         assert_eq!(verify(&keys, &sign(&other, &ticket())), None);
         let seat_a1 = URL_SAFE_NO_PAD.encode("A1");
@@ -170,6 +170,6 @@ mod tests {
     fn keys_must_be_named_and_long_enough() {
         assert!(Keys::parse("").is_err());
         assert!(Keys::parse("k1:short").is_err());
-        assert!(Keys::parse("bad id:first-secret-0123456789").is_err());
+        assert!(Keys::parse("bad id:first-secret-0123456789-abcdefghijklmnop").is_err());
     }
 }

@@ -71,6 +71,12 @@ impl Checkout {
         self.state.outcome.as_ref()
     }
 
+    /// The latest time this checkout was told of (its last step, answer or
+    /// webhook).
+    pub fn last_active_ms(&self) -> u64 {
+        self.state.latest_now_ms
+    }
+
     /// True once nothing is left to do: the outcome is known and recorded.
     pub fn is_finished(&self) -> bool {
         self.state.in_flight.is_none()

@@ -66,7 +66,7 @@ impl Desk {
         let outcome = showing.ledger.hold(now_ms, &hold_id, &sale.seats);
         showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
         outcome.result.map_err(|e| hold_refusal(showing, e))?;
-        self.record_owner(&hold_id, BOX_OFFICE, &sale.seats, &prices, d);
+        self.record_owner(&hold_id, (BOX_OFFICE, ""), &sale.seats, &prices, d);
         let start = OrderStart {
             source_id: String::new(),
             email: sale.email,

@@ -26,6 +26,9 @@ pub const REPLAY_TTL_MS: u64 = 24 * 3600 * 1000;
 /// How long an ended hold's owner is kept, so its buyer can still be told
 /// how it ended.
 pub const ENDED_HOLD_TTL_MS: u64 = 3600 * 1000;
+/// Most seat names a refusal lists: enough to show a buyer, too few to
+/// make a stored refusal a way to fill storage.
+pub const MAX_NAMED_SEATS: usize = 20;
 /// Most stale replays one hold forgets, so cleaning never makes it slow.
 const REPLAY_PURGE_BATCH: usize = 20;
 /// Most ended hold owners one alarm forgets: far more holds than can end
@@ -36,6 +39,9 @@ const OWNER_PURGE_BATCH: usize = 2_000;
 #[derive(Debug, Clone)]
 pub struct Owner {
     pub buyer: String,
+    /// The network the hold was asked from (empty for the box office and
+    /// for holds made before it was kept).
+    pub client: String,
     pub seats: Vec<String>,
     /// Each seat's price as held (empty for a hold made before seats had
     /// prices: each then costs the showing's default price).
@@ -113,6 +119,25 @@ fn live<'a>(showing: &'a Showing, id: &HoldId, now_ms: u64) -> Option<&'a HoldRe
         .filter(|record| record.expires_at_ms > now_ms)
 }
 
+/// The refusal naming the first [`MAX_NAMED_SEATS`] seats, each cut to
+/// the longest a seat name can be, and how many there were in all when
+/// that is more: a refusal is kept for replays, so what a caller sends
+/// must not make it large.
+fn with_seats(refusal: Refusal, mut seats: Vec<String>) -> Refusal {
+    let count = seats.len();
+    seats.truncate(MAX_NAMED_SEATS);
+    for seat in &mut seats {
+        if let Some((cut, _)) = seat.char_indices().nth(ledger::MAX_UNIT_NAME_BYTES) {
+            seat.truncate(cut);
+        }
+    }
+    let refusal = refusal.with("seats", seats);
+    match count > MAX_NAMED_SEATS {
+        true => refusal.with("seat_count", count),
+        false => refusal,
+    }
+}
+
 pub(crate) fn hold_refusal(showing: &Showing, error: HoldError) -> Refusal {
     match error {
         HoldError::NoSeats => Refusal::new(Code::NoSeats, "choose at least one seat"),
@@ -121,20 +146,24 @@ pub(crate) fn hold_refusal(showing: &Showing, error: HoldError) -> Refusal {
             format!("{requested} seats asked for; one hold may have at most {max}"),
         )
         .with("max_seats", max),
-        HoldError::DuplicateSeats { seats } => {
-            Refusal::new(Code::DuplicateSeats, "each seat may be named only once")
-                .with("seats", seats)
-        }
-        HoldError::UnknownSeats { seats } => Refusal::new(
-            Code::UnknownSeats,
-            "this showing has no seats with these names",
+        HoldError::DuplicateSeats { seats } => with_seats(
+            Refusal::new(Code::DuplicateSeats, "each seat may be named only once"),
+            seats,
+        ),
+        HoldError::UnknownSeats { seats } => with_seats(
+            Refusal::new(
+                Code::UnknownSeats,
+                "this showing has no seats with these names",
+            ),
+            seats,
+        ),
+        HoldError::SeatsUnavailable { seats } => with_seats(
+            Refusal::new(
+                Code::SeatsUnavailable,
+                "some of these seats were just taken; nothing was held",
+            ),
+            seats,
         )
-        .with("seats", seats),
-        HoldError::SeatsUnavailable { seats } => Refusal::new(
-            Code::SeatsUnavailable,
-            "some of these seats were just taken; nothing was held",
-        )
-        .with("seats", seats)
         .with(
             "availability",
             serde_json::to_value(showing.codes()).unwrap_or(Value::Null),
@@ -163,9 +192,26 @@ impl Desk {
         d: &mut Decision,
     ) -> Result<Reply, Refusal> {
         self.showing()?;
+        // Before the replay: a replay is a request like any other, so
+        // retrying a key is no way around the rate.
+        if let Err(wait_ms) = self.take_hold_token(&new.caller.client, now_ms, d) {
+            return Err(Refusal::new(
+                Code::RateLimited,
+                "too many hold requests from this address; wait a moment and try again",
+            )
+            .retry_after(wait_ms.div_ceil(1000)));
+        }
         if let Some(idem) = &new.idempotency {
             if let Some(recorded) = self.replays.by_key.get(&idem.key) {
                 if recorded.created_at_ms.saturating_add(REPLAY_TTL_MS) > now_ms {
+                    // Only to the buyer who made it: the answer names a
+                    // hold, which is as good as the hold itself.
+                    if !same_buyer(&recorded.buyer, &new.caller.buyer) {
+                        return Err(Refusal::new(
+                            Code::IdempotencyKeyInUse,
+                            "this Idempotency-Key belongs to another request; send a new key",
+                        ));
+                    }
                     if recorded.fingerprint != idem.fingerprint {
                         return Err(Refusal::new(
                             Code::IdempotencyKeyReused,
@@ -175,20 +221,12 @@ impl Desk {
                     return Ok(Reply::Replayed {
                         status: recorded.status,
                         body: recorded.body.clone(),
-                        buyer: recorded.buyer.clone(),
                     });
                 }
             }
         }
         self.refuse_if_cancelled()?;
         self.refuse_unless_on_sale(now_ms)?;
-        if let Err(wait_ms) = self.take_hold_token(&new.caller.client, now_ms, d) {
-            return Err(Refusal::new(
-                Code::RateLimited,
-                "too many hold requests from this address; wait a moment and try again",
-            )
-            .retry_after(wait_ms.div_ceil(1000)));
-        }
         let answer = self.decide_hold(now_ms, &new, d);
         if let Some(idem) = &new.idempotency {
             self.record_replay(now_ms, idem, &new.caller.buyer, &answer, d);
@@ -251,6 +289,7 @@ impl Desk {
         if new.token.len() != TOKEN_LEN || !new.token.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(Refusal::internal("the hold token is not 32 hex characters"));
         }
+        self.refuse_past_client_cap(now_ms, &new.caller.client, new.seats.len())?;
         let hold_id = hold_id_of(&new.token);
         let showing = self
             .showing
@@ -265,7 +304,14 @@ impl Desk {
         let granted = outcome.result.map_err(|e| hold_refusal(showing, e))?;
         let seats = new.seats.clone();
         let amount = showing.total(&prices);
-        self.record_owner(&hold_id, &new.caller.buyer, &seats, &prices, d);
+        let caller = &new.caller;
+        self.record_owner(
+            &hold_id,
+            (&caller.buyer, &caller.client),
+            &seats,
+            &prices,
+            d,
+        );
         Ok(HoldGranted {
             hold_id: new.token.clone(),
             amount,
@@ -276,11 +322,52 @@ impl Desk {
         })
     }
 
+    /// Refuses a hold that would take the seats held at once from one
+    /// network past its cap: dropping the cookie makes a new buyer, but
+    /// not a new network. A first hold is bounded by the seats a hold may
+    /// have instead.
+    fn refuse_past_client_cap(
+        &self,
+        now_ms: u64,
+        client: &str,
+        asked: usize,
+    ) -> Result<(), Refusal> {
+        let Some(showing) = self.showing.as_ref() else {
+            return Ok(());
+        };
+        let cap = self.settings.hold_rate.seats_held as usize;
+        let (mut held, mut first_end) = (0, u64::MAX);
+        for (id, owner) in &self.owners {
+            if owner.ended.is_some() || owner.client != client {
+                continue;
+            }
+            let Ok(id) = HoldId::new(id.as_str()) else {
+                continue;
+            };
+            if let Some(record) = live(showing, &id, now_ms) {
+                held += record.seats.len();
+                first_end = first_end.min(record.expires_at_ms);
+            }
+        }
+        if held == 0 || held + asked <= cap {
+            return Ok(());
+        }
+        Err(Refusal::new(
+            Code::TooManySeatsHeld,
+            format!(
+                "{held} seats of this showing are already held from your network, \
+                 and at most {cap} may be at once; try again when a hold ends"
+            ),
+        )
+        .with("max_seats_held", cap)
+        .retry_after(first_end.saturating_sub(now_ms).div_ceil(1000)))
+    }
+
     /// Who made a new hold, and each seat's price, kept for the hold's life.
     pub(crate) fn record_owner(
         &mut self,
         hold_id: &HoldId,
-        buyer: &str,
+        (buyer, client): (&str, &str),
         seats: &[String],
         prices: &[SeatPrice],
         d: &mut Decision,
@@ -288,6 +375,7 @@ impl Desk {
         d.writes.push(Write::Owner {
             hold_id: hold_id.as_str().to_string(),
             buyer: buyer.to_string(),
+            client: client.to_string(),
             seats: seats.to_vec(),
             prices: prices.to_vec(),
         });
@@ -295,6 +383,7 @@ impl Desk {
             hold_id.as_str().to_string(),
             Owner {
                 buyer: buyer.to_string(),
+                client: client.to_string(),
                 seats: seats.to_vec(),
                 prices: prices.to_vec(),
                 ended: None,
@@ -411,5 +500,25 @@ impl Desk {
             self.owners.remove(&hold_id);
             d.writes.push(Write::ForgetOwner { hold_id });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_names_at_most_twenty_short_seat_names() {
+        let seats: Vec<String> = (0..500)
+            .map(|n| format!("{n}{}", "é".repeat(4_000)))
+            .collect();
+        let body = with_seats(Refusal::new(Code::UnknownSeats, "unknown"), seats).body();
+        let named = body["seats"].as_array().unwrap();
+        assert_eq!(named.len(), MAX_NAMED_SEATS);
+        assert!(named
+            .iter()
+            .all(|s| s.as_str().unwrap().chars().count() <= ledger::MAX_UNIT_NAME_BYTES));
+        assert_eq!(body["seat_count"], 500);
+        assert!(body.to_string().len() < 2_000, "{}", body.to_string().len());
     }
 }

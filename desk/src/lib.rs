@@ -22,7 +22,7 @@
 //! - `outbox`: what each checkout asks for, one Square or D1 step at a time.
 //! - `square`: the requests checkout steps send and what answers mean.
 //! - `door`: wrong door PINs counted in a sliding window.
-//! - `rate`: the per-address token bucket for new holds.
+//! - `rate`: the per-network token buckets for holds and card payments.
 //! - `window`: when a showing sells and when its door admits.
 
 mod box_office;
@@ -45,7 +45,7 @@ use std::collections::HashMap;
 pub use decision::{Answer, Decision, Effect, OrderWrite, Record, StoreOutcome};
 pub use driver::status_name;
 pub use protocol::{Reply, Request};
-pub use rate::{CardLimit, RateLimit, MAX_CARDS_PER_HOLD};
+pub use rate::{client_key, CardLimit, RateLimit, MAX_CARDS_PER_HOLD};
 pub use refusal::{Code, Refusal};
 pub use showing::STANDARD_PRICE;
 pub use storage::Write;
@@ -90,6 +90,9 @@ pub struct Desk {
     announced_version: u64,
     /// Memory only: seat maps built by this instance, for staff stats.
     seat_maps_built: u64,
+    /// Memory only: listing summaries answered by this instance, for staff
+    /// stats (the Worker keeps a copy, so a listing view seldom asks).
+    summaries_answered: u64,
     /// Memory only: this instance made the benchmark's table.
     bench_table_made: bool,
 }
@@ -109,6 +112,7 @@ impl Desk {
             failpoint_fired: false,
             announced_version: 0,
             seat_maps_built: 0,
+            summaries_answered: 0,
             bench_table_made: false,
         }
     }
@@ -209,6 +213,7 @@ impl Desk {
     fn resume(&mut self, now_ms: u64, d: &mut Decision) {
         self.sweep(now_ms, d);
         self.forget_ended_owners(now_ms, d);
+        self.forget_finished_checkouts(now_ms, d);
         self.resume_checkouts(now_ms, d);
     }
 

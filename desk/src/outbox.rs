@@ -49,6 +49,14 @@ impl Checkouts {
         self.outbox.len()
     }
 
+    /// Forgets an order's checkout.
+    fn remove(&mut self, order_id: &str) {
+        if let Some(machine) = self.machines.remove(order_id) {
+            self.by_key.remove(machine.authorization_key());
+        }
+        self.due.remove(order_id);
+    }
+
     pub fn insert(&mut self, machine: Checkout) {
         let order_id = machine.order().order_id.clone();
         self.by_key
@@ -58,6 +66,40 @@ impl Checkouts {
             None => self.due.remove(&order_id),
         };
         self.machines.insert(order_id, machine);
+    }
+}
+
+/// How long a finished checkout is kept after its last event. Its order,
+/// tickets and payment stay in D1; the checkout itself is only needed while
+/// its hold could still be paid for, and for webhooks of its payment, which
+/// Square sends within hours. Without this, every declined card of a card
+/// tester would be a row forever.
+pub const FINISHED_CHECKOUT_TTL_MS: u64 = 7 * 24 * 3600 * 1000;
+/// Most finished checkouts one alarm forgets.
+const CHECKOUT_PURGE_BATCH: usize = 500;
+
+impl crate::Desk {
+    /// Forgets checkouts finished over [`FINISHED_CHECKOUT_TTL_MS`] ago,
+    /// a batch at a time, with nothing of theirs waiting to be sent.
+    pub(crate) fn forget_finished_checkouts(&mut self, now_ms: u64, d: &mut Decision) {
+        let cutoff = now_ms.saturating_sub(FINISHED_CHECKOUT_TTL_MS);
+        let checkouts = &self.checkouts;
+        let old: Vec<String> = checkouts
+            .machines
+            .iter()
+            .filter(|(id, m)| {
+                m.is_finished()
+                    && m.last_active_ms() < cutoff
+                    && !checkouts.outbox.contains_key(*id)
+                    && !checkouts.awaiting.contains_key(*id)
+            })
+            .map(|(id, _)| id.clone())
+            .take(CHECKOUT_PURGE_BATCH)
+            .collect();
+        for order_id in old {
+            self.checkouts.remove(&order_id);
+            d.writes.push(Write::ForgetCheckout { order_id });
+        }
     }
 }
 

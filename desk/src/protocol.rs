@@ -304,10 +304,10 @@ pub enum Reply {
     Held(HoldGranted),
     /// The first answer to an idempotent request, as it was given, and the
     /// buyer session it was given to.
+    /// The first answer to an idempotent hold, replayed to its buyer.
     Replayed {
         status: u16,
         body: String,
-        buyer: String,
     },
     Hold(HoldView),
     Order(OrderAnswer),

@@ -1,18 +1,43 @@
-//! Token buckets: per client address for new holds, and per address and
+//! Token buckets: per client network for new holds, and per network and
 //! per buyer for card payments: a burst, then a steady rate. Each bucket is
 //! a row, so an evicted object forgives no one.
 //! Tokens are counted in thousandths, in integers, so a stored bucket
 //! reads back exactly.
+//!
+//! A client is its IPv4 address or its IPv6 /64 ([`client_key`]): one
+//! IPv6 subscriber is usually given a whole /64, so counting its single
+//! addresses would give it 2^64 budgets.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::net::IpAddr;
 
 use crate::storage::Write;
 use crate::{Decision, Desk};
 
-/// The most clients tracked at once; past this the table starts afresh, so
-/// a flood of distinct addresses cannot grow memory or storage without bound.
+/// The most clients tracked at once; past this the least recently used is
+/// forgotten, so a flood of distinct addresses cannot grow memory or
+/// storage without bound, and forgets only the oldest of them.
 pub const MAX_CLIENTS: usize = 10_000;
 const MILLI: u64 = 1_000;
+/// Longest client key kept: an address the Worker could not parse is
+/// cut to this.
+const MAX_CLIENT_KEY: usize = 64;
+
+/// The network a client address is counted under: an IPv4 address as it
+/// is (an IPv4-mapped IPv6 address included), an IPv6 address by its /64.
+pub fn client_key(address: &str) -> String {
+    match address.trim().parse::<IpAddr>() {
+        Ok(IpAddr::V4(v4)) => v4.to_string(),
+        Ok(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+        Err(_) => address.chars().take(MAX_CLIENT_KEY).collect(),
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateLimit {
@@ -20,6 +45,10 @@ pub struct RateLimit {
     pub burst: u32,
     /// Holds per minute a client earns back.
     pub per_minute: u32,
+    /// Most seats one client may hold at once for a showing, whatever the
+    /// buyers (or cookies) it holds them as: enough for a school trip, too
+    /// few to empty a room.
+    pub seats_held: u32,
 }
 
 impl Default for RateLimit {
@@ -27,6 +56,7 @@ impl Default for RateLimit {
         RateLimit {
             burst: 10,
             per_minute: 20,
+            seats_held: 20,
         }
     }
 }
@@ -62,18 +92,46 @@ pub struct Bucket {
 #[derive(Debug, Default)]
 pub struct HoldRate {
     pub buckets: HashMap<String, Bucket>,
+    /// Each bucket by when it was last asked of (memory only: a loaded
+    /// bucket counts from when it last earned), for forgetting the least
+    /// recently used.
+    by_use: BTreeSet<(u64, String)>,
+    used: HashMap<String, u64>,
 }
 
+/// A bucket taken from, and the client forgotten to make room for it.
+type Taken = (Result<(), u64>, Bucket, Option<String>);
+
 impl HoldRate {
+    /// Puts back a stored bucket.
+    pub fn restore(&mut self, client: String, bucket: Bucket) {
+        self.touch(&client, bucket.at_ms);
+        self.buckets.insert(client, bucket);
+    }
+
+    fn touch(&mut self, client: &str, at_ms: u64) {
+        if let Some(old) = self.used.insert(client.to_string(), at_ms) {
+            self.by_use.remove(&(old, client.to_string()));
+        }
+        self.by_use.insert((at_ms, client.to_string()));
+    }
+
+    /// Forgets the least recently used client, if the table is full and
+    /// `client` is new to it.
+    fn make_room(&mut self, client: &str) -> Option<String> {
+        if self.buckets.len() < MAX_CLIENTS || self.buckets.contains_key(client) {
+            return None;
+        }
+        let (_, oldest) = self.by_use.pop_first()?;
+        self.used.remove(&oldest);
+        self.buckets.remove(&oldest);
+        Some(oldest)
+    }
+
     /// Takes one token for `client`; on refusal, says how many milliseconds
     /// until the next token. The bucket as it now stands is returned to be
     /// stored either way.
-    pub fn take(
-        &mut self,
-        limit: RateLimit,
-        client: &str,
-        now_ms: u64,
-    ) -> (Result<(), u64>, Bucket, bool) {
+    pub fn take(&mut self, limit: RateLimit, client: &str, now_ms: u64) -> Taken {
         self.take_per(limit.burst, limit.per_minute, 60_000, client, now_ms)
     }
 
@@ -85,11 +143,10 @@ impl HoldRate {
         period_ms: u64,
         client: &str,
         now_ms: u64,
-    ) -> (Result<(), u64>, Bucket, bool) {
-        let cleared = self.buckets.len() >= MAX_CLIENTS && !self.buckets.contains_key(client);
-        if cleared {
-            self.buckets.clear();
-        }
+    ) -> Taken {
+        let forgotten = self.make_room(client);
+        let last_use = self.used.get(client).copied().unwrap_or(0);
+        self.touch(client, last_use.max(now_ms));
         let burst = u64::from(burst.max(1)) * MILLI;
         let per_minute = u64::from(per_period);
         let bucket = self.buckets.entry(client.to_string()).or_insert(Bucket {
@@ -114,7 +171,7 @@ impl HoldRate {
             let missing = MILLI - bucket.tokens_milli;
             Err((missing * period_ms).div_ceil(per_minute * MILLI))
         };
-        (result, *bucket, cleared)
+        (result, *bucket, forgotten)
     }
 }
 
@@ -148,11 +205,11 @@ impl Desk {
     fn store_bucket(
         &mut self,
         client: &str,
-        (result, bucket, cleared): (Result<(), u64>, Bucket, bool),
+        (result, bucket, forgotten): Taken,
         d: &mut Decision,
     ) -> Result<(), u64> {
-        if cleared {
-            d.writes.push(Write::ClearRateBuckets);
+        if let Some(client) = forgotten {
+            d.writes.push(Write::ForgetRateBucket { client });
         }
         d.writes.push(Write::RateBucket {
             client: client.to_string(),
@@ -170,6 +227,7 @@ mod tests {
     const LIMIT: RateLimit = RateLimit {
         burst: 3,
         per_minute: 6,
+        seats_held: 20,
     };
 
     fn take(rate: &mut HoldRate, client: &str, now_ms: u64) -> Result<(), u64> {
@@ -199,13 +257,32 @@ mod tests {
     }
 
     #[test]
-    fn past_the_client_limit_the_table_starts_afresh() {
+    fn past_the_client_limit_the_least_recently_used_is_forgotten() {
         let mut rate = HoldRate::default();
-        for n in 0..MAX_CLIENTS {
-            let _ = rate.take(LIMIT, &n.to_string(), 0);
+        for n in 0..MAX_CLIENTS as u64 {
+            let _ = rate.take(LIMIT, &n.to_string(), n);
         }
-        let (_, _, cleared) = rate.take(LIMIT, "one more", 0);
-        assert!(cleared);
-        assert_eq!(rate.buckets.len(), 1);
+        // Client 0 asks again, so client 1 is now the least recently used.
+        let _ = rate.take(LIMIT, "0", MAX_CLIENTS as u64);
+        let (_, _, forgotten) = rate.take(LIMIT, "one more", MAX_CLIENTS as u64 + 1);
+        assert_eq!(forgotten.as_deref(), Some("1"));
+        assert_eq!(rate.buckets.len(), MAX_CLIENTS);
+        assert!(rate.buckets.contains_key("0"), "everyone else is kept");
+        let (_, _, forgotten) = rate.take(LIMIT, "0", MAX_CLIENTS as u64 + 2);
+        assert_eq!(forgotten, None, "a known client makes no room");
+    }
+
+    #[test]
+    fn an_ipv6_client_is_counted_by_its_slash_64() {
+        assert_eq!(client_key("2001:db8:1:2::7"), "2001:db8:1:2::/64");
+        assert_eq!(
+            client_key("2001:db8:1:2:ffff:1:2:3"),
+            client_key("2001:db8:1:2::9")
+        );
+        assert_ne!(client_key("2001:db8:1:3::1"), client_key("2001:db8:1:2::1"));
+        assert_eq!(client_key("203.0.113.9"), "203.0.113.9");
+        assert_eq!(client_key("::ffff:203.0.113.9"), "203.0.113.9");
+        assert_eq!(client_key("unknown"), "unknown");
+        assert_eq!(client_key(&"x".repeat(500)).len(), MAX_CLIENT_KEY);
     }
 }

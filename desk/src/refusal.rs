@@ -60,11 +60,14 @@ codes! {
     BadSignature = 401 "bad_signature",
     CrossSite = 403 "cross_site",
     CsrfFailed = 403 "csrf_failed",
+    TurnstileRequired = 403 "turnstile_required",
+    TurnstileFailed = 403 "turnstile_failed",
     NotFound = 404 "not_found",
     HoldNotFound = 404 "hold_not_found",
     MethodNotAllowed = 405 "method_not_allowed",
     SeatsUnavailable = 409 "seats_unavailable",
     AlreadyHolding = 409 "already_holding",
+    IdempotencyKeyInUse = 409 "idempotency_key_in_use",
     ShowingExists = 409 "showing_exists",
     LayoutLocked = 409 "layout_locked",
     ShowingCancelled = 409 "showing_cancelled",
@@ -91,10 +94,13 @@ codes! {
     RateLimited = 429 "rate_limited",
     TooManyHolds = 429 "too_many_holds",
     TooManyAttempts = 429 "too_many_attempts",
+    TooManySeatsHeld = 429 "too_many_seats_held",
     DoorPinLocked = 429 "door_pin_locked",
     Internal = 500 "internal",
     TooManyWatchers = 503 "too_many_watchers",
     SquareUnavailable = 503 "square_unavailable",
+    NotConfigured = 503 "not_configured",
+    TurnstileUnavailable = 503 "turnstile_unavailable",
 }
 
 /// A refusal: `{"error": code, "detail": sentence, …extra}` with the

@@ -54,6 +54,7 @@ impl Desk {
             let (seats, prices) = owner_seats(&row.seats)?;
             let owner = Owner {
                 buyer: row.buyer.clone(),
+                client: row.client.clone().unwrap_or_default(),
                 seats,
                 prices,
                 ended: row.ended.as_deref().map(|how| {
@@ -100,7 +101,7 @@ impl Desk {
                 tokens_milli: row.tokens_milli as u64,
                 at_ms: row.at_ms as u64,
             };
-            desk.rate.buckets.insert(row.client.clone(), bucket);
+            desk.rate.restore(row.client.clone(), bucket);
         }
         let upgrade = if stored.format < FORMAT {
             vec![Write::CreateTables]

@@ -452,6 +452,7 @@ impl Desk {
     pub(crate) fn summary(&mut self, now_ms: u64, d: &mut Decision) -> Result<Reply, Refusal> {
         self.showing()?;
         self.sweep(now_ms, d);
+        self.summaries_answered += 1;
         let showing = self.showing()?;
         let counts = showing.ledger.counts();
         Ok(Reply::Summary(Summary {
@@ -476,6 +477,7 @@ impl Desk {
             "payment_cap_ms": showing.meta.config.payment_cap_ms,
             "last_alarm_ms": self.last_alarm_ms,
             "seat_maps_built": self.seat_maps_built,
+            "summaries_answered": self.summaries_answered,
             "checkouts_in_outbox": self.checkouts.outbox_len(),
         })))
     }

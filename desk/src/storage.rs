@@ -6,8 +6,8 @@
 //! One row per seat, hold, order and checkout, so a decision writes only
 //! the rows it changed, whatever the size of the venue. The meta row
 //! `format` says which version of these tables an object has: objects set
-//! up before it (format 0) lack the outbox, door and rate tables, and get
-//! them the first time they load.
+//! up before it (format 0) lack the outbox, door and rate tables, and those
+//! of format 1 the hold clients; they get them the first time they load.
 
 use ledger::{Ledger, UnitId, UnitState};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -15,7 +15,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use crate::Decision;
 
 /// The version of the tables this code writes.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 pub const SHOWING: &str = "showing";
 pub const LAST_ALARM: &str = "last_alarm_ms";
@@ -33,7 +33,8 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS outbox (order_id TEXT PRIMARY KEY, action TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS door_failures (at_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS rate_buckets (client TEXT PRIMARY KEY, tokens_milli INTEGER NOT NULL, at_ms INTEGER NOT NULL)",
-    "INSERT INTO meta (key, value) VALUES ('format', '1') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    "CREATE TABLE IF NOT EXISTS hold_clients (hold_id TEXT PRIMARY KEY, client TEXT NOT NULL)",
+    "INSERT INTO meta (key, value) VALUES ('format', '2') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 ];
 
 /// A value bound to a statement.
@@ -140,6 +141,8 @@ pub enum Write {
     Owner {
         hold_id: String,
         buyer: String,
+        /// The network it was asked from ([`crate::rate::client_key`]).
+        client: String,
         seats: Vec<String>,
         /// Each seat's price as held; stored in place of the seat names.
         prices: Vec<checkout::SeatPrice>,
@@ -182,7 +185,14 @@ pub enum Write {
         tokens_milli: u64,
         at_ms: u64,
     },
-    ClearRateBuckets,
+    /// A finished checkout past its retention.
+    ForgetCheckout {
+        order_id: String,
+    },
+    /// A client forgotten to make room for another.
+    ForgetRateBucket {
+        client: String,
+    },
     /// The benchmark's table, for its write floor.
     BenchTable,
     /// The benchmark's write floor: one upsert of one row.
@@ -231,6 +241,7 @@ impl Write {
             Write::Owner {
                 hold_id,
                 buyer,
+                client,
                 seats,
                 prices,
             } => {
@@ -240,14 +251,27 @@ impl Write {
                     true => to_json(seats),
                     false => to_json(prices),
                 };
-                stmt(
-                    "INSERT INTO hold_owners (hold_id, buyer, seats) VALUES (?, ?, ?)",
-                    vec![hold_id.clone().into(), buyer.clone().into(), stored.into()],
-                )
+                vec![
+                    Statement {
+                        sql: "INSERT INTO hold_owners (hold_id, buyer, seats) VALUES (?, ?, ?)",
+                        args: vec![hold_id.clone().into(), buyer.clone().into(), stored.into()],
+                    },
+                    Statement {
+                        sql: "INSERT INTO hold_clients (hold_id, client) VALUES (?, ?)",
+                        args: vec![hold_id.clone().into(), client.clone().into()],
+                    },
+                ]
             }
-            Write::ForgetOwner { hold_id } => {
-                stmt("DELETE FROM hold_owners WHERE hold_id = ?", vec![hold_id.clone().into()])
-            }
+            Write::ForgetOwner { hold_id } => vec![
+                Statement {
+                    sql: "DELETE FROM hold_owners WHERE hold_id = ?",
+                    args: vec![hold_id.clone().into()],
+                },
+                Statement {
+                    sql: "DELETE FROM hold_clients WHERE hold_id = ?",
+                    args: vec![hold_id.clone().into()],
+                },
+            ],
             Write::Replay { key, fingerprint, status, body, buyer, at_ms } => stmt(
                 "INSERT INTO idempotency (key, fingerprint, status, body, buyer, created_at_ms) \
                  VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET fingerprint = \
@@ -284,7 +308,12 @@ impl Write {
                  ON CONFLICT (client) DO UPDATE SET tokens_milli = excluded.tokens_milli, at_ms = excluded.at_ms",
                 vec![client.clone().into(), (*tokens_milli).into(), (*at_ms).into()],
             ),
-            Write::ClearRateBuckets => stmt("DELETE FROM rate_buckets", vec![]),
+            Write::ForgetCheckout { order_id } => {
+                stmt("DELETE FROM checkouts WHERE order_id = ?", vec![order_id.clone().into()])
+            }
+            Write::ForgetRateBucket { client } => {
+                stmt("DELETE FROM rate_buckets WHERE client = ?", vec![client.clone().into()])
+            }
             Write::BenchTable => stmt(
                 "CREATE TABLE IF NOT EXISTS bench (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)",
                 vec![],
@@ -359,6 +388,8 @@ pub(crate) struct OwnerRow {
     pub seats: String,
     pub ended: Option<String>,
     pub ended_at_ms: Option<f64>,
+    /// Missing for holds made before clients were kept.
+    pub client: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -446,7 +477,7 @@ pub fn load(read: &mut impl ReadRows) -> Result<Option<Stored>, String> {
         units: read.rows("SELECT name, state, owner FROM units ORDER BY idx")?,
         holds: read.rows("SELECT record FROM holds")?,
         orders: read.rows("SELECT record FROM orders")?,
-        owners: read.rows("SELECT hold_id, buyer, seats, ended, ended_at_ms FROM hold_owners")?,
+        owners: Vec::new(),
         replays: read
             .rows("SELECT key, fingerprint, status, body, buyer, created_at_ms FROM idempotency")?,
         checkouts: read.rows("SELECT record FROM checkouts")?,
@@ -459,6 +490,16 @@ pub fn load(read: &mut impl ReadRows) -> Result<Option<Stored>, String> {
         stored.door_failures = read.rows("SELECT at_ms FROM door_failures ORDER BY at_ms")?;
         stored.buckets = read.rows("SELECT client, tokens_milli, at_ms FROM rate_buckets")?;
     }
+    stored.owners = if format >= 2 {
+        read.rows(
+            "SELECT o.hold_id, o.buyer, o.seats, o.ended, o.ended_at_ms, c.client \
+             FROM hold_owners o LEFT JOIN hold_clients c ON c.hold_id = o.hold_id",
+        )?
+    } else {
+        read.rows(
+            "SELECT hold_id, buyer, seats, ended, ended_at_ms, NULL AS client FROM hold_owners",
+        )?
+    };
     Ok(Some(stored))
 }
 

@@ -106,7 +106,7 @@ fn a_showing_stored_before_the_desk_keeps_its_holds_orders_and_checkouts() {
         Request::Hold(NewHold {
             prices: Default::default(),
             caller: Caller {
-                buyer: "a new session".into(),
+                buyer: bea.clone(),
                 client: "1.2.3.4".into(),
             },
             seats: vec!["B7".into(), "B8".into()],
@@ -119,12 +119,8 @@ fn a_showing_stored_before_the_desk_keeps_its_holds_orders_and_checkouts() {
         }),
     );
     match reply(&replay) {
-        Reply::Replayed {
-            status,
-            body,
-            buyer,
-        } => {
-            assert_eq!((status, buyer), (201, bea.clone()));
+        Reply::Replayed { status, body } => {
+            assert_eq!(status, 201);
             assert!(body.contains(IDEMPOTENT_HOLD), "{body}");
         }
         other => panic!("{other:?}"),

@@ -298,6 +298,27 @@ pub async fn settle_cancel(db: &D1Database, id: &str, now_ms: u64) -> Result<()>
     Ok(())
 }
 
+/// The staff sign-out epoch (see migrations/0017_staff_epoch.sql).
+pub async fn staff_epoch(db: &D1Database) -> Result<u64> {
+    #[derive(Deserialize)]
+    struct Row {
+        epoch: f64,
+    }
+    let row: Option<Row> = db
+        .prepare("SELECT epoch FROM staff_epoch WHERE id = 1")
+        .first(None)
+        .await?;
+    Ok(row.map_or(0, |r| r.epoch as u64))
+}
+
+/// Ends every staff session.
+pub async fn advance_staff_epoch(db: &D1Database) -> Result<()> {
+    db.prepare("UPDATE staff_epoch SET epoch = epoch + 1 WHERE id = 1")
+        .run()
+        .await?;
+    Ok(())
+}
+
 pub async fn set_door_pin_hash(db: &D1Database, showing_id: &str, hash: &str) -> Result<bool> {
     let result = db
         .prepare("UPDATE showings SET door_pin_hash = ?1 WHERE id = ?2")

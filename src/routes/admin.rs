@@ -9,6 +9,7 @@ use worker::{Env, Request, Response, RouteContext};
 use super::{now_ms, param, parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
 use crate::db::admin as admin_rows;
+use crate::keys::Purpose;
 use crate::showing::{NewShowing, NewShowingRequest, Units};
 use crate::showtime::client::ShowtimeClient;
 use crate::{admin_session, auth, db, ids};
@@ -49,10 +50,13 @@ pub async fn sign_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
             "that is not the admin token",
         ));
     }
-    let secret = auth::session_secret(&ctx.env)?;
     let nonce = ids::random_hex(16).map_err(|e| ApiError::internal(e.to_string()))?;
-    let value = admin_session::sign(&secret, worker::Date::now().as_millis(), &nonce);
-    let csrf = admin_session::csrf_token(&secret, &value);
+    let value = admin_session::sign(
+        &auth::staff_key(&ctx.env).await?,
+        worker::Date::now().as_millis(),
+        &nonce,
+    );
+    let csrf = admin_session::csrf_token(&auth::key(&ctx.env, Purpose::Csrf)?, &value);
     let resp = Response::from_json(&json!({ "signed_in": true, "csrf": csrf }))?;
     resp.headers().set(
         "set-cookie",
@@ -64,19 +68,22 @@ pub async fn sign_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
 /// `GET /api/admin/session`: whether this browser is signed in, and its
 /// CSRF token for the page's forms.
 pub async fn session(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
-    let secret = auth::session_secret(&ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
+    let secret = auth::key(&ctx.env, Purpose::Csrf)?;
     let cookies = req.headers().get("cookie")?.unwrap_or_default();
-    let csrf = admin_session::from_cookies(&cookies)
+    let csrf = admin_session::from_cookies(&cookies, secure(&req))
         .map(|value| admin_session::csrf_token(&secret, value));
     Ok(Response::from_json(
         &json!({ "signed_in": true, "csrf": csrf }),
     )?)
 }
 
-/// `DELETE /api/admin/session`: signs out.
+/// `DELETE /api/admin/session`: signs out, here and on every other staff
+/// browser: the sign-out epoch moves on, and with it the key every staff
+/// session is signed with, so a stolen or forgotten session ends too.
 pub async fn sign_out(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
+    db::advance_staff_epoch(&db::database(&ctx.env)?).await?;
     let resp = Response::empty()?.with_status(204);
     resp.headers()
         .set("set-cookie", &admin_session::clear_cookie(secure(&req)))?;
@@ -143,7 +150,7 @@ async fn check_currency(env: &Env, showing: &NewShowing) -> Result<(), ApiError>
 }
 
 pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let mut body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
     super::catalog::resolve(&ctx.env, &mut body).await?;
     let (showing, units) = parse_showing(body, &ctx.env)?;
@@ -170,7 +177,7 @@ async fn create(env: &Env, showing: &NewShowing, units: Units) -> Result<String,
 /// `starts_at`: one showing for each chosen weekday between the dates, at
 /// that local time. Answers those made and the dates skipped, with why.
 pub async fn create_recurring(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let mut body: Value = parse_json(&read_body(&mut req).await?)?;
     let repeat = body
         .as_object_mut()
@@ -247,7 +254,7 @@ struct CancelBody {
 /// refunded whole (the sweep goes on with any left). Repeating it refunds
 /// nothing twice and keeps the first reason.
 pub async fn cancel_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?.to_string();
     let bytes = read_body(&mut req).await?;
     let body: CancelBody = if bytes.is_empty() {
@@ -283,7 +290,7 @@ pub async fn cancel_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
 /// object decides first (it refuses new seats once any was held or sold),
 /// then D1's row follows; repeating an edit is harmless.
 pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?.to_string();
     let mut body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
     super::catalog::resolve(&ctx.env, &mut body).await?;
@@ -327,7 +334,7 @@ pub(super) async fn save_edit(
 
 /// `GET /api/admin/showings`: every showing, past ones too, with sales.
 pub async fn list_showings(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let db = db::database(&ctx.env)?;
     let showings = admin_rows::showings(&db).await?;
     Ok(Response::from_json(&json!({ "showings": showings }))?)
@@ -336,7 +343,7 @@ pub async fn list_showings(req: Request, ctx: RouteContext<()>) -> Handled {
 /// `GET /api/admin/showings/{sid}`: the showing, its seat map with the
 /// ticket and order behind each taken seat, its totals and limits.
 pub async fn showing(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?;
     let db = db::database(&ctx.env)?;
     let showing = db::get_showing(&db, sid)
@@ -366,7 +373,7 @@ pub async fn showing(req: Request, ctx: RouteContext<()>) -> Handled {
 
 /// `GET /api/admin/orders?showing=…&email=…`: orders, newest first.
 pub async fn orders(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let url = req.url()?;
     let query = |name: &str| {
         url.query_pairs()
@@ -393,7 +400,7 @@ pub async fn orders(req: Request, ctx: RouteContext<()>) -> Handled {
 /// `GET /api/admin/orders/{oid}`: one order with its tickets, audit trail
 /// and refunds.
 pub async fn order(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let order_id = param(&ctx, "oid");
     let db = db::database(&ctx.env)?;
     let order = db::orders::get_order(&db, order_id)
@@ -414,7 +421,7 @@ pub async fn order(req: Request, ctx: RouteContext<()>) -> Handled {
 /// buyer again, as a new message, sent at once (the sweep retries it).
 /// Only an order with a valid ticket has anything to send.
 pub async fn resend_tickets(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let order_id = param(&ctx, "oid").to_string();
     let db = db::database(&ctx.env)?;
     db::orders::get_order(&db, &order_id)
@@ -458,7 +465,7 @@ struct HandledNote {
 /// note goes into its history. A payment still unknown is not staff's to
 /// close (the sweep settles it), nor a refund whose tickets are undecided.
 pub async fn mark_handled(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let order_id = param(&ctx, "oid").to_string();
     let body: HandledNote = parse_json(&read_body(&mut req).await?)?;
     let note = body.note.trim().to_string();
@@ -492,7 +499,7 @@ pub async fn mark_handled(mut req: Request, ctx: RouteContext<()>) -> Handled {
 
 /// `GET /api/admin/attention`: what needs a person, oldest first.
 pub async fn attention(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let db = db::database(&ctx.env)?;
     let now = now_ms() as u64;
     // A payment still pending once the recovery sweep would look at it
@@ -529,7 +536,7 @@ fn local_time(venue: &Venue, ms: &Value) -> String {
 /// `GET /api/admin/showings/{sid}/tickets.csv`: every ticket, void ones
 /// too, with its buyer, for a spreadsheet.
 pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?;
     let db = db::database(&ctx.env)?;
     db::get_showing(&db, sid)
@@ -599,7 +606,7 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
 
 /// Seats in each state as stored, live holds, the alarm: what is tied up.
 pub async fn stats(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?;
     let stats = ShowtimeClient::new(&ctx.env, sid)?.stats().await?;
     Ok(Response::from_json(&stats)?)

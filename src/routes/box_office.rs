@@ -37,7 +37,7 @@ fn invalid(detail: impl Into<String>) -> ApiError {
 /// "paid", "reason"?, "name"?, "email"?}`: the seats are sold (or given)
 /// at once; answers the order with its tickets, codes and link.
 pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?.to_string();
     let body: SaleBody = parse_json(&read_body(&mut req).await?)?;
     let name = body.name.trim().to_string();

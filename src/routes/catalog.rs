@@ -36,7 +36,7 @@ fn new_id() -> Result<String, ApiError> {
 
 /// `POST /api/admin/films`: answers `{"id"}`.
 pub async fn create_film(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let body: FilmRequest = parse_json(&read_body(&mut req).await?)?;
     let film = body.check().map_err(invalid)?;
     let id = new_id()?;
@@ -47,7 +47,7 @@ pub async fn create_film(mut req: Request, ctx: RouteContext<()>) -> Handled {
 /// `PUT /api/admin/films/{fid}`: a new title carries over to the film's
 /// showings that have sold nothing; answers which.
 pub async fn update_film(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let id = catalog_id(&ctx, "fid")?;
     let body: FilmRequest = parse_json(&read_body(&mut req).await?)?;
     let film = body.check().map_err(invalid)?;
@@ -67,14 +67,14 @@ pub async fn update_film(mut req: Request, ctx: RouteContext<()>) -> Handled {
 
 /// `GET /api/admin/films`.
 pub async fn list_films(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let films = rows::films(&db::database(&ctx.env)?).await?;
     Ok(Response::from_json(&json!({ "films": films }))?)
 }
 
 /// `POST /api/admin/screens`: answers `{"id"}`.
 pub async fn create_screen(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let body: ScreenRequest = parse_json(&read_body(&mut req).await?)?;
     let screen = body.check().map_err(invalid)?;
     let id = new_id()?;
@@ -89,7 +89,7 @@ pub async fn create_screen(mut req: Request, ctx: RouteContext<()>) -> Handled {
 /// screen's showings yet to start that have had no order and hold no seat;
 /// answers those changed and those kept as they were.
 pub async fn update_screen(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let id = catalog_id(&ctx, "scid")?;
     let body: ScreenRequest = parse_json(&read_body(&mut req).await?)?;
     let screen = body.check().map_err(invalid)?;
@@ -154,7 +154,7 @@ pub(super) async fn resave(
 
 /// `GET /api/admin/screens`.
 pub async fn list_screens(req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let screens = rows::screens(&db::database(&ctx.env)?).await?;
     Ok(Response::from_json(&json!({ "screens": screens }))?)
 }

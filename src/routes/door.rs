@@ -10,6 +10,7 @@ use worker::{Env, Request, Response, RouteContext};
 use super::{parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
 use crate::db::orders::{self as order_rows, CheckIn};
+use crate::keys::Purpose;
 use crate::showtime::client::ShowtimeClient;
 use crate::{auth, db, ticket_code};
 use desk::Code;
@@ -42,8 +43,31 @@ pub fn add_codes(env: &Env, showing_id: &str, tickets: &mut Value) -> Result<(),
     Ok(())
 }
 
-fn pin_hash(showing_id: &str, pin: &str) -> String {
-    hex::encode(Sha256::digest(format!("{showing_id}:{pin}").as_bytes()))
+/// Marks a PIN hash made with the door-PIN key.
+const KEYED: &str = "hmac:";
+
+/// How a showing's PIN is stored: HMAC-SHA256 with a key derived from
+/// `SESSION_SECRET`, so that a copy of the database cannot be turned back
+/// into PINs by trying every 4- to 12-digit number.
+fn pin_hash(env: &Env, showing_id: &str, pin: &str) -> Result<String, ApiError> {
+    use hmac::{Hmac, Mac};
+    let key = auth::key(env, Purpose::DoorPin)?;
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key).expect("HMAC takes any key length");
+    mac.update(format!("{showing_id}:{pin}").as_bytes());
+    Ok(format!(
+        "{KEYED}{}",
+        hex::encode(mac.finalize().into_bytes())
+    ))
+}
+
+/// Whether `pin` is the one `stored`: keyed, or an unkeyed SHA-256 as PINs
+/// were stored before (those still work until staff set the PIN again).
+fn pin_matches(env: &Env, showing_id: &str, pin: &str, stored: &str) -> Result<bool, ApiError> {
+    let expected = match stored.starts_with(KEYED) {
+        true => pin_hash(env, showing_id, pin)?,
+        false => hex::encode(Sha256::digest(format!("{showing_id}:{pin}").as_bytes())),
+    };
+    Ok(bool::from(expected.as_bytes().ct_eq(stored.as_bytes())))
 }
 
 /// Door staff for `showing_id`: the staff door token, or this showing's PIN.
@@ -63,11 +87,7 @@ async fn require_door(req: &Request, env: &Env, showing_id: &str) -> Result<(), 
     let Some(stored) = db::door_pin_hash(&db, showing_id).await? else {
         return Err(ApiError::unauthorized());
     };
-    let matched = bool::from(
-        pin_hash(showing_id, &pin)
-            .as_bytes()
-            .ct_eq(stored.as_bytes()),
-    );
+    let matched = pin_matches(env, showing_id, &pin, &stored)?;
     // The showing's object counts wrong PINs and locks the PIN after too
     // many, so a 4-digit PIN cannot be guessed by trying them all.
     ShowtimeClient::new(env, showing_id)?
@@ -174,7 +194,7 @@ struct DoorPin {
 
 /// `POST /api/admin/showings/{sid}/door-pin`: sets the showing's door PIN.
 pub async fn set_pin(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?;
     let body: DoorPin = parse_json(&read_body(&mut req).await?)?;
     let digits_ok = (MIN_PIN_DIGITS..=MAX_PIN_DIGITS).contains(&body.pin.len())
@@ -186,7 +206,7 @@ pub async fn set_pin(mut req: Request, ctx: RouteContext<()>) -> Handled {
         ));
     }
     let db = db::database(&ctx.env)?;
-    if !db::set_door_pin_hash(&db, sid, &pin_hash(sid, &body.pin)).await? {
+    if !db::set_door_pin_hash(&db, sid, &pin_hash(&ctx.env, sid, &body.pin)?).await? {
         return Err(ApiError::not_found("showing"));
     }
     Ok(Response::empty()?.with_status(204))

@@ -24,6 +24,7 @@ mod tickets;
 mod webhooks;
 
 pub use door::signing_keys;
+use futures_util::StreamExt;
 pub use sweep::recovery_sweep;
 pub use webhooks::square_webhook;
 
@@ -45,7 +46,9 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
     let resp = Router::new()
         .get_async("/api/health", |req, ctx| respond(health(req, ctx)))
         .get_async("/api/showings", |_, ctx| respond(showings::list(ctx)))
-        .get_async("/api/showings/:sid", |_, ctx| respond(showings::get(ctx)))
+        .get_async("/api/showings/:sid", |req, ctx| {
+            respond(showings::get(req, ctx))
+        })
         .get_async("/api/showings/:sid/seats", |req, ctx| {
             respond(showings::seats(req, ctx))
         })
@@ -235,9 +238,20 @@ async fn read_body(req: &mut Request) -> std::result::Result<Vec<u8>, ApiError> 
     if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
         return Err(ApiError::body_too_large(MAX_BODY_BYTES));
     }
-    let bytes = req.bytes().await?;
-    if bytes.len() > MAX_BODY_BYTES {
-        return Err(ApiError::body_too_large(MAX_BODY_BYTES));
+    // Read a chunk at a time and stop past the limit: a chunked body
+    // declares no length, and must not be read whole first.
+    let mut bytes = Vec::new();
+    let mut stream = match req.stream() {
+        Ok(stream) => stream,
+        // No body at all.
+        Err(_) => return Ok(bytes),
+    };
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(ApiError::body_too_large(MAX_BODY_BYTES));
+        }
+        bytes.extend_from_slice(&chunk);
     }
     Ok(bytes)
 }
@@ -259,7 +273,20 @@ async fn page(ctx: RouteContext<()>, asset: &str) -> Handled {
     let filled = Response::from_html(html)?;
     // Settings change on a deploy; the page is checked each time.
     filled.headers().set("cache-control", "no-cache")?;
+    set_page_policy(&ctx.env, &filled)?;
     Ok(filled)
+}
+
+/// The pages' Content-Security-Policy (see [`crate::pages`]).
+pub(crate) fn set_page_policy(env: &Env, resp: &Response) -> Result<()> {
+    let sdk = env
+        .var("SQUARE_SDK_URL")
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    resp.headers().set(
+        "content-security-policy",
+        &crate::pages::content_security_policy(&sdk),
+    )
 }
 
 /// What the pages need to know: the Square Web Payments SDK to load, the
@@ -282,6 +309,7 @@ async fn config(ctx: RouteContext<()>) -> Handled {
         "square_application_id": var("SQUARE_APPLICATION_ID"),
         "square_location_id": var("SQUARE_LOCATION_ID"),
         "square_country": country,
+        "turnstile_site_key": crate::turnstile::site_key(&ctx.env),
     }))?)
 }
 
@@ -289,11 +317,17 @@ async fn config(ctx: RouteContext<()>) -> Handled {
 /// Staff (with admin credentials) also see the Square location's currency
 /// and any showing to come priced in another, which could not be paid for.
 async fn health(req: Request, ctx: RouteContext<()>) -> Handled {
+    // Unfit secrets first: they stop everything else (see lib.rs).
+    let problems = crate::auth::setting_problems(&ctx.env);
+    if !problems.is_empty() {
+        let body = json!({ "ok": false, "settings": problems });
+        return Ok(Response::from_json(&body)?.with_status(503));
+    }
     let db = db::database(&ctx.env)?;
     let all = db::upcoming_showings(&db, i64::MIN).await?;
     ctx.env.durable_object("SHOWTIME")?;
     let mut body = json!({ "ok": true, "showings": all.len() });
-    if crate::auth::require_admin(&req, &ctx.env).is_ok() {
+    if crate::auth::require_admin(&req, &ctx.env).await.is_ok() {
         body["square"] = match crate::square::location_currency(&ctx.env).await {
             Ok(currency) => {
                 let now = now_ms();

@@ -173,23 +173,13 @@ const LOOKUPS_PER_CLIENT_HOUR: u32 = 5;
 const LOOKUPS_PER_ADDRESS_HOUR: u64 = 2;
 const HOUR_MS: u64 = 3600 * 1000;
 
-/// Who is asking, for the per-client limit: an IPv4 address, or the /64
-/// of an IPv6 one (one home or phone holds a whole /64).
-pub fn lookup_client(address: &str) -> String {
-    if address.contains(':') {
-        let groups: Vec<&str> = address.split(':').take(4).collect();
-        format!("{}::/64", groups.join(":"))
-    } else {
-        address.to_string()
-    }
-}
-
 /// `POST /api/orders/lookup {"email"}`: mails the address the links of its
 /// orders. The answer is the same `202` whether or not the address bought
 /// anything, so it tells nobody who did; an address gets at most a couple
 /// of these mails an hour, and a client may ask a few times an hour.
 pub async fn lookup(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let body: LookupBody = parse_json(&read_body(&mut req).await?)?;
+    crate::turnstile::require(&req, &ctx.env, None).await?;
     let email = body.email.trim().to_lowercase();
     if !email_ok(&email) {
         return Err(invalid(
@@ -199,7 +189,8 @@ pub async fn lookup(mut req: Request, ctx: RouteContext<()>) -> Handled {
     }
     let db = db::database(&ctx.env)?;
     let now = crate::routes::now_ms() as u64;
-    let client = lookup_client(&super::showings::client_address(&req));
+    // An IPv4 address, or the /64 of an IPv6 one.
+    let client = super::showings::client_address(&req);
     let since = now.saturating_sub(HOUR_MS);
     if !mail_rows::note_lookup(&db, &client, since, LOOKUPS_PER_CLIENT_HOUR, now).await? {
         let mut error = ApiError::new(

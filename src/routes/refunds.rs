@@ -107,7 +107,7 @@ struct RefundBody {
 
 /// `POST /api/admin/orders/{oid}/refund`, optionally `{"ticket_ids": […]}`.
 pub async fn refund_order(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let order_id = param(&ctx, "oid").to_string();
     let bytes = read_body(&mut req).await?;
     let body: RefundBody = if bytes.is_empty() {
@@ -425,7 +425,7 @@ struct ChosenTickets {
 /// for money back on tickets that stay valid). Once it has completed, they
 /// are voided and their seats reopen, as for any refund.
 pub async fn choose_tickets(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env)?;
+    auth::require_admin(&req, &ctx.env).await?;
     let refund_id = param(&ctx, "rid").to_string();
     let body: ChosenTickets = parse_json(&read_body(&mut req).await?)?;
     let db = db::database(&ctx.env)?;

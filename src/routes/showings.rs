@@ -29,8 +29,7 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
             .into_iter()
             .filter(|s| s.starts_at_ms >= now || s.windows(defaults).sales_close_at_ms > now)
             .collect();
-    // Ask every showing's object at once; each answers from memory.
-    let summaries = join_all(showings.iter().map(|s| summary(&ctx.env, &s.id))).await;
+    let summaries = summaries(&ctx.env, &showings).await;
     let listed: Vec<Value> = showings
         .iter()
         .zip(summaries)
@@ -45,7 +44,7 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
                 "seat_count": showing.seat_count,
                 "cancelled": showing.cancelled_at_ms.is_some(),
                 "sales": showing.sales_json(defaults, now),
-                "seats_available": summary.as_ref().map(|s| Value::from(s.available)).unwrap_or(Value::Null),
+                "seats_available": summary.map(Value::from).unwrap_or(Value::Null),
             })
         })
         .collect();
@@ -60,19 +59,78 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
     )?)
 }
 
+/// Seats left in a listed showing are this instance's copy, asked of the
+/// showing's object at most this often: a listing viewed by a crowd costs
+/// the objects one call each every few seconds, not one per view. A seat
+/// map is exact; the listing's count may lag this much.
+const SUMMARY_CACHE_MS: u64 = 5_000;
+
+thread_local! {
+    /// Showing id → (when asked, seats available).
+    static SUMMARIES: std::cell::RefCell<std::collections::HashMap<String, (u64, u32)>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// Seats available in each showing, from the copy or (for those whose copy
+/// is old) its object, asked all at once; `None` where it did not answer.
+async fn summaries(env: &Env, showings: &[db::Showing]) -> Vec<Option<u32>> {
+    let now = now_ms() as u64;
+    let cached = |sid: &str| {
+        SUMMARIES.with(|c| {
+            c.borrow()
+                .get(sid)
+                .filter(|(at, _)| now.saturating_sub(*at) < SUMMARY_CACHE_MS)
+                .map(|(_, available)| *available)
+        })
+    };
+    let stale: Vec<&str> = showings
+        .iter()
+        .map(|s| s.id.as_str())
+        .filter(|sid| cached(sid).is_none())
+        .collect();
+    let asked = join_all(stale.iter().map(|sid| summary(env, sid))).await;
+    SUMMARIES.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() + stale.len() > MAP_CACHE_SHOWINGS {
+            c.retain(|_, (at, _)| now.saturating_sub(*at) < SUMMARY_CACHE_MS);
+        }
+        for (sid, summary) in stale.iter().zip(&asked) {
+            if let Some(summary) = summary {
+                c.insert(sid.to_string(), (now, summary.available));
+            }
+        }
+    });
+    let mut asked = stale
+        .iter()
+        .zip(asked)
+        .collect::<std::collections::HashMap<_, _>>();
+    showings
+        .iter()
+        .map(|s| match asked.remove(&s.id.as_str()) {
+            Some(summary) => summary.map(|s| s.available),
+            None => cached(&s.id),
+        })
+        .collect()
+}
+
 async fn summary(env: &Env, sid: &str) -> Option<Summary> {
     ShowtimeClient::new(env, sid).ok()?.summary().await.ok()
 }
 
-pub async fn get(ctx: RouteContext<()>) -> Handled {
+/// `GET /api/showings/{id}`: the showing and its seats. A visitor without
+/// a session is given one here, before choosing seats, so that a hold
+/// whose answer is lost can be asked again as the same buyer (a replay is
+/// only ever made to the buyer who asked first).
+pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
+    let session = Session::of(&req, &ctx.env)?;
     let db = db::database(&ctx.env)?;
     let showing = db::get_showing(&db, sid)
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
     let availability = ShowtimeClient::new(&ctx.env, sid)?.seats().await?;
     let sales = showing.sales_json(crate::settings::window_defaults(&ctx.env), now_ms());
-    Ok(Response::from_json(
+    session.hand_cookie(Response::from_json(
         &json!({ "showing": showing, "sales": sales, "availability": availability }),
     )?)
 }
@@ -168,7 +226,7 @@ pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
 
 /// The buyer's session: from a valid cookie, or a new one.
 struct Session {
-    secret: Vec<u8>,
+    secret: [u8; 32],
     buyer: String,
     is_new: bool,
     secure: bool,
@@ -176,10 +234,10 @@ struct Session {
 
 impl Session {
     fn of(req: &Request, env: &Env) -> Result<Session, ApiError> {
-        let secret = crate::auth::session_secret(env)?;
+        let secret = crate::auth::key(env, crate::keys::Purpose::BuyerSession)?;
         let secure = req.url().map(|u| u.scheme() == "https").unwrap_or(false);
         let cookies = req.headers().get("cookie")?.unwrap_or_default();
-        if let Some(buyer) = session::buyer_from_cookies(&secret, &cookies) {
+        if let Some(buyer) = session::buyer_from_cookies(&secret, &cookies, secure) {
             return Ok(Session {
                 secret,
                 buyer,
@@ -196,43 +254,46 @@ impl Session {
         })
     }
 
-    /// The hold's answer, handing the buyer their session cookie when it is
-    /// new, or when the answer belongs to the session that first made this
-    /// idempotent request.
+    /// The hold's answer, handing the buyer their session cookie with a
+    /// new hold if they had none. A replay is only ever of this buyer's
+    /// own request (the object refuses anyone else), and a refusal holds
+    /// nothing, so neither needs a cookie.
     fn relay(&self, answer: Result<HoldAnswer, ApiError>) -> Handled {
-        let (resp, owner) = match answer {
+        match answer {
             Ok(HoldAnswer::Granted(granted)) => {
-                (Response::from_json(&granted)?.with_status(201), None)
+                self.hand_cookie(Response::from_json(&granted)?.with_status(201))
             }
-            Ok(HoldAnswer::Replayed {
-                status,
-                body,
-                buyer,
-            }) => {
+            Ok(HoldAnswer::Replayed { status, body }) => {
                 let resp = Response::from_bytes(body.into_bytes())?.with_status(status);
                 resp.headers().set("content-type", "application/json")?;
-                (resp, Some(buyer))
+                Ok(resp)
             }
-            Err(refusal) => (refusal.into_response()?, None),
-        };
-        let headers = resp.headers();
-        let buyer = owner.as_deref().unwrap_or(&self.buyer);
-        if self.is_new || buyer != self.buyer {
-            headers.append(
+            Err(refusal) => Ok(refusal.into_response()?),
+        }
+    }
+
+    /// The answer, with the buyer's new session cookie if they had none.
+    fn hand_cookie(&self, resp: Response) -> Handled {
+        if self.is_new {
+            resp.headers().append(
                 "set-cookie",
-                &session::set_cookie(&self.secret, buyer, self.secure),
+                &session::set_cookie(&self.secret, &self.buyer, self.secure),
             )?;
         }
         Ok(resp)
     }
 }
 
+/// The network the client asks from: its IPv4 address or IPv6 /64, as
+/// Cloudflare saw it.
 pub(super) fn client_address(req: &Request) -> String {
-    req.headers()
+    let address = req
+        .headers()
         .get("cf-connecting-ip")
         .ok()
         .flatten()
-        .unwrap_or_else(|| "unknown".to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+    desk::client_key(&address)
 }
 
 fn idempotency(req: &Request, body: &[u8]) -> Result<Option<Idempotency>, ApiError> {
@@ -269,6 +330,11 @@ pub async fn create_hold(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let body: HoldBody = parse_json(&bytes)?;
     let idempotency = idempotency(&req, &bytes)?;
     let session = Session::of(&req, &ctx.env)?;
+    // A retry of one idempotent hold may send its token again.
+    let verify_key = idempotency
+        .as_ref()
+        .map(|i| crate::turnstile::idempotency_uuid(&session.buyer, &i.key));
+    crate::turnstile::require(&req, &ctx.env, verify_key).await?;
     let new = NewHold {
         caller: Caller {
             buyer: session.buyer.clone(),

@@ -133,5 +133,7 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
         starts = escape(&starts),
         id = escape(&ticket.id),
     );
-    Ok(Response::from_html(crate::pages::fill(&html, &venue))?)
+    let resp = Response::from_html(crate::pages::fill(&html, &venue))?;
+    super::set_page_policy(&ctx.env, &resp)?;
+    Ok(resp)
 }

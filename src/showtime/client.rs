@@ -17,11 +17,7 @@ use crate::api_error::ApiError;
 /// A granted hold, or the first answer to the same idempotent request.
 pub enum HoldAnswer {
     Granted(desk::protocol::HoldGranted),
-    Replayed {
-        status: u16,
-        body: String,
-        buyer: String,
-    },
+    Replayed { status: u16, body: String },
 }
 
 /// One showing's object. The same id always reaches the same object, which
@@ -129,15 +125,7 @@ impl ShowtimeClient {
     pub async fn hold(&self, new: NewHold) -> Result<HoldAnswer, ApiError> {
         match self.ask(&Request::Hold(new)).await? {
             Reply::Held(granted) => Ok(HoldAnswer::Granted(granted)),
-            Reply::Replayed {
-                status,
-                body,
-                buyer,
-            } => Ok(HoldAnswer::Replayed {
-                status,
-                body,
-                buyer,
-            }),
+            Reply::Replayed { status, body } => Ok(HoldAnswer::Replayed { status, body }),
             other => Err(unexpected(other)),
         }
     }

@@ -85,3 +85,23 @@ fn an_approval_webhook_during_the_authorization_takes_the_seats_only_after_its_a
         ",
     );
 }
+
+#[test]
+fn a_finished_checkout_is_forgotten_a_week_after_its_last_event() {
+    check(
+        r"
+        @0 hold ana h1 A1                       => 201 held A1 until 300000; announce 1
+        @10 checkout ana h1 cnon:bad1           => o1 pending settling; square Post /v2/payments, announce 2
+        @11 perform o1 declined GENERIC_DECLINE => store final declined
+        @12 perform o1 stored                   =>
+        @300001 alarm                           =>
+        @300002 rows checkouts                  => 1
+        @604800011 alarm                        => announce 3
+        @604800012 rows checkouts               => 1
+        @604800013 alarm                        =>
+        @604800014 rows checkouts               => 0
+        @604800015 restart                      => restarted
+        @604800016 rows checkouts               => 0
+        ",
+    );
+}

@@ -1,7 +1,8 @@
 //! Holds: one live hold a buyer, replays of an idempotent hold, and every
 //! hold, owner and replay surviving a restart.
 
-use crate::check;
+use crate::{check, check_with};
+use desk::{RateLimit, Settings};
 
 #[test]
 fn a_buyer_holds_reads_and_releases_and_nobody_else_can() {
@@ -41,13 +42,34 @@ fn an_idempotent_hold_is_answered_once_even_across_a_restart() {
     check(
         r"
         @0 hold ana h1 key=k1 A1 A2   => 201 held A1 A2 until 300000; announce 1
-        @5 hold ana h2 key=k1 A1 A2   => replayed 201 for ana
+        @5 hold ana h2 key=k1 A1 A2   => replayed 201
         @6 restart                    => restarted
-        @7 hold bob h3 key=k1 A1 A2   => replayed 201 for ana; announce 1
+        @7 hold ana h3 key=k1 A1 A2   => replayed 201; announce 1
         @8 hold ana h4 key=k1 A3      => 422 idempotency_key_reused
         @9 hold bob h5 key=k2 A1      => 409 seats_unavailable
-        @10 hold bob h6 key=k2 A1     => replayed 409 for bob
+        @10 hold bob h6 key=k2 A1     => replayed 409
         @11 get ana h1                => held A1 A2 left 299989
+        ",
+    );
+}
+
+#[test]
+fn a_key_is_replayed_only_to_its_buyer_and_never_past_the_rate() {
+    check_with(
+        Settings {
+            hold_rate: RateLimit {
+                burst: 3,
+                per_minute: 1,
+                seats_held: 20,
+            },
+            ..Settings::default()
+        },
+        r"
+        @0 hold ana h1 key=k1 A1 A2   => 201 held A1 A2 until 300000; announce 1
+        @1 hold bob h2 key=k1 A1 A2   => 409 idempotency_key_in_use
+        @2 hold bob h3 key=k1 A9      => 409 idempotency_key_in_use
+        @3 hold ana h4 key=k1 A1 A2   => 429 rate_limited retry 60
+        @4 get bob h1                 => 404 hold_not_found
         ",
     );
 }

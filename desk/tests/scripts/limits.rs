@@ -31,6 +31,7 @@ fn an_address_gets_a_burst_of_holds_then_one_a_rate_even_across_a_restart() {
         hold_rate: RateLimit {
             burst: 2,
             per_minute: 6,
+            seats_held: 20,
         },
         ..Settings::default()
     };
@@ -90,6 +91,30 @@ fn an_address_and_a_buyer_get_a_budget_of_cards_an_hour() {
         @22 perform o2 stored                   =>
         @30 checkout ana h1 cnon:ok             => 429 too_many_attempts retry 3600
         @30 rows rate_buckets                   => 3
+        ",
+    );
+}
+
+#[test]
+fn one_network_holds_at_most_its_cap_of_seats_whatever_its_buyers_even_across_a_restart() {
+    let settings = Settings {
+        hold_rate: RateLimit {
+            seats_held: 3,
+            ..RateLimit::default()
+        },
+        ..Settings::default()
+    };
+    check_with(
+        settings,
+        r"
+        @0 hold ana h1 from=2001:db8::/64 A1 A2  => 201 held A1 A2 until 300000; announce 1
+        @1 hold bob h2 from=2001:db8::/64 A3 A4  => 429 too_many_seats_held retry 300
+        @2 hold bob h3 from=2001:db8::/64 A3     => 201 held A3 until 300002; announce 2
+        @3 restart                               => restarted
+        @4 hold cy h4 from=2001:db8::/64 A4      => 429 too_many_seats_held retry 300; announce 2
+        @5 hold cy h5 from=2001:db9::/64 A4 A5   => 201 held A4 A5 until 300005; announce 3
+        @6 release ana h1                        => 204; announce 4
+        @7 hold dan h6 from=2001:db8::/64 A1 A2  => 201 held A1 A2 until 300007; announce 5
         ",
     );
 }

@@ -265,7 +265,7 @@ impl Script {
         match reply {
             Reply::Done => "204".into(),
             Reply::Held(h) => format!("201 held {} until {}", h.seats.join(" "), h.expires_at_ms),
-            Reply::Replayed { status, buyer, .. } => format!("replayed {status} for {buyer}"),
+            Reply::Replayed { status, .. } => format!("replayed {status}"),
             Reply::Hold(view) => {
                 let mut line = format!("{} {}", view.state, view.seats.join(" "));
                 if let Some(left) = view.expires_in_ms {

@@ -73,6 +73,11 @@ impl SquareStandin {
             ("SQUARE_SDK_URL", format!("{}/v1/square.js", self.base_url)),
             ("SQUARE_WEBHOOK_URL", NOTIFICATION_URL.into()),
             ("SQUARE_WEBHOOK_SIGNATURE_KEY", SIGNATURE_KEY.into()),
+            // Turnstile's siteverify stand-in, used when a test turns it on.
+            (
+                "TURNSTILE_VERIFY_URL",
+                format!("{}/turnstile/v0/siteverify", self.base_url),
+            ),
         ]
         .into_iter()
         .map(|(name, value)| (name.to_string(), value))

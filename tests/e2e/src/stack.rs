@@ -35,6 +35,7 @@ impl Default for StackOptions {
             vars: vec![
                 ("HOLD_RATE_BURST".into(), "1000000".into()),
                 ("HOLD_RATE_PER_MINUTE".into(), "1000000".into()),
+                ("HOLD_SEATS_PER_CLIENT".into(), "1000000".into()),
                 ("CARD_ATTEMPTS_BURST".into(), "1000000".into()),
                 ("CARD_ATTEMPTS_PER_HOUR".into(), "1000000".into()),
             ],
@@ -121,7 +122,8 @@ impl Stack {
             .tempdir()
             .expect("state dir");
         apply_migrations(&root, state_dir.path());
-        let admin_token = format!("test-admin-{}", free_port());
+        // Every secret at least 32 bytes, as the Worker insists.
+        let admin_token = format!("test-admin-{}-0123456789abcdefghijklmnop", free_port());
         let mut stack = Stack {
             base_url: String::new(),
             admin_token,
@@ -287,11 +289,11 @@ impl Stack {
             ("DOOR_TOKEN", self.door_token()),
             (
                 "TICKET_SIGNING_KEYS",
-                "t1:ticket-key-for-tests-0123456789".into(),
+                "t1:ticket-key-for-tests-0123456789-abcdefghij".into(),
             ),
             (
                 "ORDER_LINK_KEYS",
-                "o1:order-link-key-for-tests-0123456".into(),
+                "o1:order-link-key-for-tests-0123456-abcdefghij".into(),
             ),
             ("PUBLIC_URL", self.base_url.clone()),
         ];
@@ -401,6 +403,11 @@ fn health_ok(port: u16) -> bool {
     if stream.write_all(request.as_bytes()).is_err() {
         return false;
     }
-    let mut head = [0u8; 12];
-    stream.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.1 200")
+    // The Worker's own answer, healthy or naming unfit settings (some
+    // tests start it so); not the dev server's while it starts.
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    (answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.1 503"))
+        && answer.contains("\"ok\":")
 }

@@ -3,6 +3,7 @@
 
 use e2e::{sixteen_seat_room, Api, Method, Reply, Stack};
 use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
 
 async fn buy(api: &Api, sid: &str, seat: &str) -> Reply {
     let hold = api.hold(sid, &[seat], None).await;
@@ -121,8 +122,9 @@ async fn fifty_doors_scanning_one_ticket_admit_it_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ten_wrong_pins_lock_a_showings_pin_but_not_the_door_token_or_other_showings() {
-    let stack = Stack::start();
+async fn ten_wrong_pins_lock_a_showings_pin_across_a_restart_but_not_the_door_token_or_other_showings(
+) {
+    let mut stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let other = api.create_showing(sixteen_seat_room(None)).await;
@@ -155,6 +157,22 @@ async fn ten_wrong_pins_lock_a_showings_pin_but_not_the_door_token_or_other_show
     );
     let wait: u64 = locked.retry_after.as_deref().unwrap().parse().unwrap();
     assert!((1..=600).contains(&wait), "{wait}");
+
+    // The lock is stored with the showing: a restart (every object
+    // evicted) keeps it.
+    stack.restart();
+    let api = Api::new(&stack);
+    let locked = scan(&api, ("x-door-pin", "2468"), &code, &sid).await;
+    assert_eq!(locked.status, 429, "{:?}", locked.body);
+
+    // The PIN is stored keyed: the database alone cannot be searched for it.
+    let stored = stack.d1_query(&format!(
+        "SELECT door_pin_hash FROM showings WHERE id = '{sid}'"
+    ));
+    let stored = stored[0]["door_pin_hash"].as_str().unwrap();
+    assert!(stored.starts_with("hmac:"), "{stored}");
+    let unkeyed = hex::encode(Sha256::digest(format!("{sid}:2468")));
+    assert!(!stored.contains(&unkeyed));
     let tickets = stack.d1_query(&format!(
         "SELECT checked_in_at_ms FROM tickets WHERE showing_id = '{sid}'"
     ));

@@ -1,6 +1,8 @@
 //! The whole path once: HTTP → Worker → the showing's Durable Object → its
 //! storage → response, and D1 through a migrated table.
 
+use std::time::Duration;
+
 use e2e::{sixteen_seat_room, Api, Method, Stack};
 use serde_json::json;
 
@@ -104,16 +106,32 @@ async fn pages_are_filled_by_the_worker_with_security_headers_and_static_files_s
             Some("same-origin"),
             "{path}"
         );
-        assert_eq!(
-            reply.header("content-security-policy"),
-            Some("frame-ancestors 'none'"),
-            "{path}"
+        let policy = reply.header("content-security-policy").unwrap_or_default();
+        assert!(
+            policy.contains("frame-ancestors 'none'"),
+            "{path}: {policy}"
         );
         assert_eq!(
             reply.header("strict-transport-security"),
             None,
             "not over http"
         );
+    }
+    // Pages (the Worker's own ticket page alike) run no inline script.
+    for path in ["/", "/showings/0123456789abcdef", "/admin", "/door"] {
+        let policy = api
+            .get(path)
+            .await
+            .header("content-security-policy")
+            .map(str::to_string);
+        let policy = policy.unwrap_or_default();
+        let script = policy
+            .split("; ")
+            .find(|d| d.starts_with("script-src"))
+            .unwrap_or_else(|| panic!("{path}: {policy}"));
+        assert!(script.starts_with("script-src 'self' "), "{path}: {script}");
+        assert!(!script.contains("unsafe"), "{path}: {script}");
+        assert!(policy.contains("object-src 'none'"), "{path}");
     }
     let css = api.get("/app.css").await;
     assert_eq!(css.status, 200);
@@ -125,4 +143,60 @@ async fn pages_are_filled_by_the_worker_with_security_headers_and_static_files_s
         .as_str()
         .unwrap_or_default()
         .contains("function api("));
+}
+
+/// A chunked body declares no length: the Worker must stop reading it at
+/// the limit rather than read it whole. This body never ends, so only a
+/// Worker that stops early can answer at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_chunked_body_is_refused_at_the_limit() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let host = stack
+        .base_url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
+    let socket = tokio::net::TcpStream::connect(&host).await.unwrap();
+    let (mut reader, mut writer) = socket.into_split();
+    let head = format!(
+        "POST /api/showings/{sid}/holds HTTP/1.1\r\nHost: {host}\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    );
+    writer.write_all(head.as_bytes()).await.unwrap();
+    let sender = tokio::spawn(async move {
+        let chunk = format!("{:x}\r\n{}\r\n", 64 * 1024, "A".repeat(64 * 1024));
+        writer.write_all(b"6\r\n{\"seat\r\n").await.ok();
+        // Up to 64 MiB at a brisk client's pace (written flat out, the
+        // server's close resets the connection before its answer can be
+        // read), then the connection is held open without the last chunk:
+        // the body never ends.
+        for _ in 0..1024 {
+            if writer.write_all(chunk.as_bytes()).await.is_err() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        tokio::time::sleep(Duration::from_secs(120)).await;
+        drop(writer);
+    });
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    let read = tokio::time::timeout(Duration::from_secs(60), async {
+        while !String::from_utf8_lossy(&answer).contains("body_too_large") {
+            let n = reader.read(&mut buf).await.unwrap();
+            if n == 0 {
+                break;
+            }
+            answer.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await;
+    sender.abort();
+    let text = String::from_utf8_lossy(&answer);
+    assert!(read.is_ok(), "no answer while the body was still coming");
+    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+    assert!(text.contains("body_too_large"), "{text}");
 }

@@ -257,40 +257,90 @@ async fn a_restart_keeps_live_holds_and_releases_expired_ones() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_idempotency_key_replays_the_first_answer_and_refuses_another_body() {
+async fn an_idempotency_key_replays_the_first_answer_to_its_buyer_only() {
     let stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let path = format!("/api/showings/{sid}/holds");
     let body = |seats: &[&str]| Some(json!({ "seats": seats }).to_string().into_bytes());
-    let key = [("idempotency-key", "7d1a3c2e-replay-test")];
 
+    // The page reads the showing first, and is given its session there.
+    let page = api.get(&format!("/api/showings/{sid}")).await;
+    let cookie = page.cookie.expect("a visitor is given a session");
+    let again = api.get(&format!("/api/showings/{sid}")).await;
+    assert!(again.cookie.is_some(), "each visitor without one");
+    let mine = [
+        ("idempotency-key", "7d1a3c2e-replay-test"),
+        ("cookie", cookie.as_str()),
+    ];
     let first = api
-        .send(Method::POST, &path, body(&["A1", "A2"]), &key)
+        .send(Method::POST, &path, body(&["A1", "A2"]), &mine)
         .await;
     assert_eq!(first.status, 201);
+    assert_eq!(first.cookie, None, "the buyer has their session already");
     let again = api
-        .send(Method::POST, &path, body(&["A1", "A2"]), &key)
+        .send(Method::POST, &path, body(&["A1", "A2"]), &mine)
         .await;
     assert_eq!(again.status, 201);
     assert_eq!(again.body, first.body, "the same hold, not a second one");
+    assert_eq!(api.stats(&sid).await["live_holds"], 1);
+
+    // A stranger who learned the key gets neither the hold nor a session,
+    // with the same body or another, with a session of their own or none.
+    let theirs = api
+        .get(&format!("/api/showings/{sid}"))
+        .await
+        .cookie
+        .unwrap();
+    for (headers, seats) in [
+        (
+            vec![("idempotency-key", "7d1a3c2e-replay-test")],
+            ["A1", "A2"],
+        ),
+        (
+            vec![
+                ("idempotency-key", "7d1a3c2e-replay-test"),
+                ("cookie", theirs.as_str()),
+            ],
+            ["A1", "A2"],
+        ),
+        (
+            vec![
+                ("idempotency-key", "7d1a3c2e-replay-test"),
+                ("cookie", theirs.as_str()),
+            ],
+            ["A5", "A6"],
+        ),
+    ] {
+        let stolen = api.send(Method::POST, &path, body(&seats), &headers).await;
+        assert_eq!(stolen.status, 409, "{:?}", stolen.body);
+        assert_eq!(stolen.body["error"], "idempotency_key_in_use");
+        assert!(stolen.body.get("hold_id").is_none(), "{:?}", stolen.body);
+        assert_eq!(stolen.header("set-cookie"), None);
+    }
+    let hold = format!("{path}/{}", first.body["hold_id"].as_str().unwrap());
+    let as_stranger = [("cookie", theirs.as_str())];
     assert_eq!(
-        again.cookie, first.cookie,
-        "the retry gets the first request's session"
+        api.send(Method::DELETE, &hold, None, &as_stranger)
+            .await
+            .status,
+        404
     );
     assert_eq!(api.stats(&sid).await["live_holds"], 1);
 
-    let other = api.send(Method::POST, &path, body(&["A3"]), &key).await;
+    let other = api.send(Method::POST, &path, body(&["A3"]), &mine).await;
     assert_eq!(other.status, 422);
     assert_eq!(other.body["error"], "idempotency_key_reused");
     assert_eq!(api.seat_map(&sid).await["A3"], "available");
 
     // A refusal is replayed too, even after the seat came free.
-    let key2 = [("idempotency-key", "second-key")];
+    let key2 = [
+        ("idempotency-key", "second-key"),
+        ("cookie", theirs.as_str()),
+    ];
     let refused = api.send(Method::POST, &path, body(&["A1"]), &key2).await;
     assert_eq!(refused.status, 409);
-    let hold = format!("{path}/{}", first.body["hold_id"].as_str().unwrap());
-    let cookie = [("cookie", first.cookie.as_deref().unwrap())];
+    let cookie = [("cookie", cookie.as_str())];
     assert_eq!(
         api.send(Method::DELETE, &hold, None, &cookie).await.status,
         204
@@ -340,6 +390,12 @@ async fn every_refusal_says_what_was_wrong_and_changes_nothing() {
     let my_cookie = mine.cookie.clone().unwrap();
     let my_hold = format!("{holds}/{}", mine.body["hold_id"].as_str().unwrap());
     let stranger = api.hold(&sid, &["B7"], None).await.cookie.unwrap();
+    // A third buyer, given a session by the showing's page.
+    let fresh = api
+        .get(&format!("/api/showings/{sid}"))
+        .await
+        .cookie
+        .unwrap();
     let before = api.get(&format!("/api/showings/{sid}/seats")).await.body;
 
     let huge = format!("{{\"seats\": [\"{}\"]}}", "A".repeat(300 * 1024));
@@ -406,6 +462,13 @@ async fn every_refusal_says_what_was_wrong_and_changes_nothing() {
             "idempotency_key_reused",
         ),
         refusal(
+            "another buyer's key",
+            &holds,
+            "{\"seats\": []}",
+            409,
+            "idempotency_key_in_use",
+        ),
+        refusal(
             "second hold",
             &holds,
             "{\"seats\": [\"A3\"]}",
@@ -423,10 +486,14 @@ async fn every_refusal_says_what_was_wrong_and_changes_nothing() {
     cases[10]
         .headers
         .push(("idempotency-key", "bad key with spaces".into()));
-    cases[11].headers.push(("idempotency-key", "k-1".into()));
-    cases[12].headers.push(("idempotency-key", "k-1".into()));
+    for case in &mut cases[11..=12] {
+        case.headers.push(("idempotency-key", "k-1".into()));
+        case.headers.push(("cookie", fresh.clone()));
+    }
+    cases[13].headers.push(("idempotency-key", "k-1".into()));
     cases[13].headers.push(("cookie", my_cookie.clone()));
-    cases[14]
+    cases[14].headers.push(("cookie", my_cookie.clone()));
+    cases[15]
         .headers
         .push(("authorization", "Bearer not-the-token".into()));
     for (name, cookie, method) in [
@@ -595,4 +662,113 @@ async fn the_compact_map_is_one_letter_a_seat_and_at_most_a_second_old() {
         .get("/api/showings/0123456789abcdef/seats?format=codes")
         .await;
     assert_eq!(unknown.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cookieless_holds_from_one_ipv6_network_stop_at_its_seat_cap_and_rate() {
+    let stack = Stack::start_with(
+        StackOptions::default()
+            .var("HOLD_SEATS_PER_CLIENT", "20")
+            .var("HOLD_RATE_BURST", "30")
+            .var("HOLD_RATE_PER_MINUTE", "1"),
+    );
+    let api = Api::new(&stack);
+    let rows: Vec<Value> = "ABCDEFGHIJ"
+        .chars()
+        .map(|r| json!({"name": r.to_string(), "seats": 25}))
+        .collect();
+    let mut room = sixteen_seat_room(None);
+    room["layout"] = json!({ "rows": rows });
+    let sid = api.create_showing(room).await;
+    let path = format!("/api/showings/{sid}/holds");
+
+    // 200 holds of one seat, each from another address of one /64 and
+    // without a cookie, so each is a new buyer.
+    let mut answers = Vec::new();
+    for n in 0..200u32 {
+        let seat = format!("{}{}", (b'A' + (n / 20) as u8) as char, n % 20 + 1);
+        let address = format!("2001:db8:7:7:{:x}:{:x}::1", n, n * 7);
+        let body = json!({ "seats": [seat] }).to_string().into_bytes();
+        let reply = api
+            .send(
+                Method::POST,
+                &path,
+                Some(body),
+                &[("cf-connecting-ip", &address)],
+            )
+            .await;
+        answers.push((
+            reply.status,
+            reply.body["error"].as_str().unwrap_or("").to_string(),
+        ));
+    }
+    let granted = answers.iter().filter(|(status, _)| *status == 201).count();
+    assert_eq!(granted, 20, "{answers:?}");
+    assert!(answers[..20].iter().all(|(status, _)| *status == 201));
+    let capped = answers
+        .iter()
+        .filter(|(_, e)| e == "too_many_seats_held")
+        .count();
+    let rated = answers.iter().filter(|(_, e)| e == "rate_limited").count();
+    assert_eq!(capped + rated, 180, "{answers:?}");
+    assert!(
+        capped >= 10 && rated >= 150,
+        "{capped} capped, {rated} rate limited"
+    );
+    assert_eq!(api.stats(&sid).await["live_holds"], 20);
+
+    // Another network, IPv4 or IPv6, is not held back by this one.
+    for address in ["203.0.113.5", "2001:db8:7:8::1"] {
+        let body = json!({ "seats": ["J25"] }).to_string().into_bytes();
+        let reply = api
+            .send(
+                Method::POST,
+                &path,
+                Some(body),
+                &[("cf-connecting-ip", address)],
+            )
+            .await;
+        assert_eq!(reply.status, 201, "{address}: {:?}", reply.body);
+        let hold = format!("{path}/{}", reply.body["hold_id"].as_str().unwrap());
+        let cookie = reply.cookie.unwrap();
+        let released = api
+            .send(Method::DELETE, &hold, None, &[("cookie", &cookie)])
+            .await;
+        assert_eq!(released.status, 204);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_listing_asks_each_showing_at_most_every_few_seconds_however_often_viewed() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let left = |listing: &Value| {
+        listing["showings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == sid.as_str())
+            .map(|s| s["seats_available"].clone())
+    };
+    let started = Instant::now();
+    for _ in 0..30 {
+        let listing = api.get("/api/showings").await;
+        assert_eq!(left(&listing.body), Some(json!(16)));
+    }
+    let asked = api.stats(&sid).await["summaries_answered"]
+        .as_u64()
+        .unwrap();
+    // Once, or twice if the views spanned the copy's five seconds.
+    let spans = 1 + started.elapsed().as_secs() / 5;
+    assert!(
+        asked >= 1 && asked <= spans,
+        "{asked} summaries for 30 views"
+    );
+
+    // A hold shows in the listing once the copy is renewed.
+    assert_eq!(api.hold(&sid, &["A1"], None).await.status, 201);
+    tokio::time::sleep(Duration::from_millis(5_500)).await;
+    let listing = api.get("/api/showings").await;
+    assert_eq!(left(&listing.body), Some(json!(15)));
 }

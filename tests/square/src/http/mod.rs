@@ -5,6 +5,7 @@ mod api;
 mod control;
 mod gate;
 mod sdk;
+mod turnstile;
 
 use std::sync::Arc;
 
@@ -26,6 +27,7 @@ pub fn router(app: Arc<App>) -> Router {
         .merge(api::routes(Arc::clone(&app)))
         .merge(control::routes())
         .merge(sdk::routes())
+        .merge(turnstile::routes())
         .fallback(|| async { square_error(&SquareError::not_found("No such endpoint.")) })
         // The gate enforces the limit with a Square-shaped answer for /v2;
         // this catches the rest.

@@ -1,0 +1,166 @@
+//! Cloudflare Turnstile in front of holds and order lookups, on when both
+//! `TURNSTILE_SITE_KEY` and `TURNSTILE_SECRET_KEY` are set. The page sends
+//! the widget's token in `X-Turnstile-Token`; the Worker asks Turnstile's
+//! siteverify whether it is good before anything else is decided. Without
+//! a token the answer is `403 turnstile_required`, with a bad one `403
+//! turnstile_failed`; if siteverify cannot be asked, `503
+//! turnstile_unavailable` (closed, never open: an outage is no pass).
+
+use futures_util::future::{select, Either};
+use serde::Deserialize;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit};
+
+use crate::api_error::ApiError;
+use desk::Code;
+
+pub const TOKEN_HEADER: &str = "x-turnstile-token";
+/// Turnstile's own limit on a token's length.
+const MAX_TOKEN_CHARS: usize = 2048;
+const SITEVERIFY: &str = "https://challenges.cloudflare.com/turnstile/v0/siteverify";
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The site key the pages render the widget with, when Turnstile is on.
+pub fn site_key(env: &Env) -> Option<String> {
+    let site = env.var("TURNSTILE_SITE_KEY").ok()?.to_string();
+    let on = !site.is_empty() && secret(env).is_some();
+    on.then_some(site)
+}
+
+fn secret(env: &Env) -> Option<String> {
+    env.secret("TURNSTILE_SECRET_KEY")
+        .map(|s| s.to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+}
+
+/// A UUID for siteverify's `idempotency_key`, the same for every retry of
+/// one idempotent request, so a retried hold is not refused for reusing
+/// its token.
+pub fn idempotency_uuid(scope: &str, key: &str) -> String {
+    let mut bytes: [u8; 16] = Sha256::digest(format!("{scope}\0{key}").as_bytes())[..16]
+        .try_into()
+        .expect("16 bytes");
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex = hex::encode(bytes);
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
+}
+
+#[derive(Deserialize)]
+struct Verdict {
+    success: bool,
+    #[serde(rename = "error-codes", default)]
+    error_codes: Vec<String>,
+}
+
+/// Passes when Turnstile is off, or the request's token is good.
+pub async fn require(
+    req: &Request,
+    env: &Env,
+    idempotency: Option<String>,
+) -> Result<(), ApiError> {
+    let Some(secret) = site_key(env).and(secret(env)) else {
+        return Ok(());
+    };
+    let token = req.headers().get(TOKEN_HEADER)?.unwrap_or_default();
+    if token.is_empty() {
+        return Err(ApiError::new(
+            Code::TurnstileRequired,
+            "this needs the page's check that you are not a robot; reload the page and try again",
+        ));
+    }
+    let failed = || {
+        ApiError::new(
+            Code::TurnstileFailed,
+            "the check that you are not a robot did not pass; try it again",
+        )
+    };
+    if token.chars().count() > MAX_TOKEN_CHARS {
+        return Err(failed());
+    }
+    let mut body = json!({ "secret": secret, "response": token });
+    if let Some(ip) = req.headers().get("cf-connecting-ip")? {
+        body["remoteip"] = json!(ip);
+    }
+    if let Some(key) = idempotency {
+        body["idempotency_key"] = json!(key);
+    }
+    let url = env
+        .var("TURNSTILE_VERIFY_URL")
+        .map(|v| v.to_string())
+        .unwrap_or_else(|_| SITEVERIFY.to_string());
+    let verdict = ask(&url, &body.to_string()).await.map_err(|e| {
+        worker::console_error!("turnstile siteverify: {e}");
+        let mut error = ApiError::new(
+            Code::TurnstileUnavailable,
+            "the check that you are not a robot could not be made just now; try again in a moment",
+        );
+        error.retry_after_s = Some(5);
+        error
+    })?;
+    if verdict.success {
+        Ok(())
+    } else {
+        worker::console_log!(
+            "{}",
+            json!({ "event": "turnstile_failed", "codes": verdict.error_codes })
+        );
+        Err(failed())
+    }
+}
+
+async fn ask(url: &str, body: &str) -> Result<Verdict, String> {
+    let headers = Headers::new();
+    headers
+        .set("content-type", "application/json")
+        .map_err(|e| e.to_string())?;
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post)
+        .with_headers(headers)
+        .with_body(Some(body.into()));
+    let request = Request::new_with_init(url, &init).map_err(|e| e.to_string())?;
+    let controller = AbortController::default();
+    let signal = controller.signal();
+    let fetch = Fetch::Request(request);
+    let sent = Box::pin(fetch.send_with_signal(&signal));
+    let mut resp = match select(sent, Box::pin(Delay::from(TIMEOUT))).await {
+        Either::Left((Ok(resp), _)) => resp,
+        Either::Left((Err(e), _)) => return Err(e.to_string()),
+        Either::Right(_) => {
+            controller.abort();
+            return Err(format!("no answer within {TIMEOUT:?}"));
+        }
+    };
+    if resp.status_code() != 200 {
+        return Err(format!("status {}", resp.status_code()));
+    }
+    resp.json().await.map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_idempotency_uuid_is_a_version_4_uuid_stable_per_request() {
+        let a = idempotency_uuid("buyer-1", "key-1");
+        assert_eq!(a, idempotency_uuid("buyer-1", "key-1"));
+        assert_ne!(a, idempotency_uuid("buyer-2", "key-1"));
+        let parts: Vec<&str> = a.split('-').collect();
+        assert_eq!(
+            parts.iter().map(|p| p.len()).collect::<Vec<_>>(),
+            [8, 4, 4, 4, 12]
+        );
+        assert!(parts[2].starts_with('4'));
+        assert!(matches!(parts[3].as_bytes()[0], b'8' | b'9' | b'a' | b'b'));
+    }
+}

@@ -1,0 +1,124 @@
+//! Unfit secrets are named by `/api/health` (never their values) and stop
+//! the Worker deciding anything, before any money moves; staff sessions end
+//! on sign-out everywhere.
+
+use e2e::{sixteen_seat_room, Api, Method, Stack, StackOptions};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_session_secret_is_named_by_health_and_checkout_refuses_before_square() {
+    let mut stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let hold = api.hold(&sid, &["A1"], None).await;
+    assert_eq!(hold.status, 201);
+
+    // Redeployed with a short session secret and a ticket key too short.
+    stack.restart_with(
+        StackOptions::default()
+            .var("SESSION_SECRET", "only-twenty-bytes-!")
+            .var("TICKET_SIGNING_KEYS", "t1:short-ticket-key"),
+    );
+    let api = Api::new(&stack);
+    let health = api.get("/api/health").await;
+    assert_eq!(health.status, 503);
+    assert_eq!(health.body["ok"], false);
+    let named: Vec<&str> = health.body["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(named, ["SESSION_SECRET", "TICKET_SIGNING_KEYS"]);
+    let text = health.body.to_string();
+    assert!(
+        !text.contains("only-twenty") && !text.contains("short-ticket"),
+        "{text}"
+    );
+
+    let before = stack.square.calls().await.len();
+    let paid = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    assert_eq!(
+        (paid.status, &paid.body["error"]),
+        (503, &json!("not_configured")),
+        "{:?}",
+        paid.body
+    );
+    let another = api.hold(&sid, &["A2"], None).await;
+    assert_eq!(another.status, 503);
+    assert_eq!(
+        stack.square.calls().await.len(),
+        before,
+        "Square was not asked"
+    );
+
+    // Fixed and redeployed: the hold is still there and pays.
+    stack.restart_with(StackOptions::default());
+    let api = Api::new(&stack);
+    assert_eq!(api.get("/api/health").await.status, 200);
+    let paid = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    assert_eq!(paid.status, 201, "{:?}", paid.body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signing_out_ends_every_staff_session_and_a_new_admin_token_does_too() {
+    let mut stack = Stack::start();
+    let api = Api::new(&stack);
+    let sign_in = |api: Api, token: String| async move {
+        let body = json!({ "token": token }).to_string().into_bytes();
+        let reply = api
+            .send(Method::POST, "/api/admin/session", Some(body), &[])
+            .await;
+        assert_eq!(reply.status, 200, "{:?}", reply.body);
+        let cookie = reply.cookie.unwrap();
+        let csrf = reply.body["csrf"].as_str().unwrap().to_string();
+        (cookie, csrf)
+    };
+    let token = stack.admin_token.clone();
+    let (desk, _) = sign_in(api.clone(), token.clone()).await;
+    let (office, office_csrf) = sign_in(api.clone(), token.clone()).await;
+    let read = |cookie: String| {
+        let api = api.clone();
+        async move {
+            api.send(
+                Method::GET,
+                "/api/admin/showings",
+                None,
+                &[("cookie", &cookie)],
+            )
+            .await
+            .status
+        }
+    };
+    assert_eq!(read(desk.clone()).await, 200);
+    assert_eq!(read(office.clone()).await, 200);
+
+    let out = api
+        .send(
+            Method::DELETE,
+            "/api/admin/session",
+            None,
+            &[("cookie", &office), ("x-csrf-token", &office_csrf)],
+        )
+        .await;
+    assert_eq!(out.status, 204);
+    assert_eq!(read(office).await, 401);
+    assert_eq!(read(desk.clone()).await, 401, "the other browser too");
+
+    // A new session works until the admin token is changed.
+    let (fresh, _) = sign_in(api.clone(), token).await;
+    assert_eq!(read(fresh.clone()).await, 200);
+    let new_token = format!("{}-rotated", stack.admin_token);
+    stack.restart_with(StackOptions::default().var("ADMIN_TOKEN", &new_token));
+    let api = Api::new(&stack);
+    let status = api
+        .send(
+            Method::GET,
+            "/api/admin/showings",
+            None,
+            &[("cookie", &fresh)],
+        )
+        .await
+        .status;
+    assert_eq!(status, 401);
+}

@@ -1,0 +1,104 @@
+//! Turnstile in front of holds and order lookups, verified against a
+//! stand-in of its siteverify that mirrors Cloudflare's test keys.
+
+use e2e::{sixteen_seat_room, Api, Method, Stack, StackOptions};
+use serde_json::json;
+
+const PASSING_SITE_KEY: &str = "1x00000000000000000000AA";
+const ALWAYS_PASSES: &str = "1x0000000000000000000000000000000AA";
+const ALWAYS_FAILS: &str = "2x0000000000000000000000000000000AA";
+/// The token Turnstile's test sitekeys give the page.
+const DUMMY_TOKEN: &str = "XXXX.DUMMY.TOKEN.XXXX";
+
+fn turnstile_on(secret: &str) -> StackOptions {
+    StackOptions::default()
+        .var("TURNSTILE_SITE_KEY", PASSING_SITE_KEY)
+        .var("TURNSTILE_SECRET_KEY", secret)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_turnstile_on_a_hold_or_lookup_needs_a_token_siteverify_accepts() {
+    let mut stack = Stack::start_with(turnstile_on(ALWAYS_PASSES));
+    let api = Api::new(&stack);
+    let config = api.get("/api/config").await;
+    assert_eq!(config.body["turnstile_site_key"], PASSING_SITE_KEY);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let path = format!("/api/showings/{sid}/holds");
+    let body = || Some(json!({ "seats": ["A1"] }).to_string().into_bytes());
+    let before = api.seat_map(&sid).await;
+
+    let bare = api.send(Method::POST, &path, body(), &[]).await;
+    assert_eq!(
+        (bare.status, &bare.body["error"]),
+        (403, &json!("turnstile_required"))
+    );
+    let forged = api
+        .send(
+            Method::POST,
+            &path,
+            body(),
+            &[("x-turnstile-token", "forged")],
+        )
+        .await;
+    assert_eq!(
+        (forged.status, &forged.body["error"]),
+        (403, &json!("turnstile_failed"))
+    );
+    assert_eq!(api.seat_map(&sid).await, before, "nothing was held");
+
+    let cookie = api
+        .get(&format!("/api/showings/{sid}"))
+        .await
+        .cookie
+        .unwrap();
+    let headers = [
+        ("x-turnstile-token", DUMMY_TOKEN),
+        ("idempotency-key", "turnstile-retry-1"),
+        ("cookie", cookie.as_str()),
+    ];
+    let held = api.send(Method::POST, &path, body(), &headers).await;
+    assert_eq!(held.status, 201, "{:?}", held.body);
+    // The retry of an idempotent hold sends its token again, with the same
+    // siteverify idempotency key (which the stand-in checks is a UUID).
+    let again = api.send(Method::POST, &path, body(), &headers).await;
+    assert_eq!((again.status, &again.body), (201, &held.body));
+
+    let lookup = |token: Option<&'static str>| {
+        let api = api.clone();
+        async move {
+            let body = json!({ "email": "ana@example.com" })
+                .to_string()
+                .into_bytes();
+            let headers: Vec<(&str, &str)> = token
+                .map(|t| vec![("x-turnstile-token", t)])
+                .unwrap_or_default();
+            api.send(Method::POST, "/api/orders/lookup", Some(body), &headers)
+                .await
+        }
+    };
+    assert_eq!(lookup(None).await.status, 403);
+    assert_eq!(lookup(Some(DUMMY_TOKEN)).await.status, 202);
+
+    // A secret that always fails: the page's token is refused. Then
+    // siteverify out of reach: closed, not open.
+    let unreachable = "http://127.0.0.1:9/siteverify";
+    for (options, status, error) in [
+        (turnstile_on(ALWAYS_FAILS), 403, "turnstile_failed"),
+        (
+            turnstile_on(ALWAYS_PASSES).var("TURNSTILE_VERIFY_URL", unreachable),
+            503,
+            "turnstile_unavailable",
+        ),
+    ] {
+        stack.restart_with(options);
+        let api = Api::new(&stack);
+        let path = format!("/api/showings/{sid}/holds");
+        let token = [("x-turnstile-token", DUMMY_TOKEN)];
+        let refused = api.send(Method::POST, &path, body(), &token).await;
+        assert_eq!(
+            (refused.status, &refused.body["error"]),
+            (status, &json!(error))
+        );
+        assert_eq!(api.seat_map(&sid).await["A2"], "available");
+    }
+}

@@ -1,0 +1,111 @@
+//! Cloudflare Turnstile's siteverify, for the keys Cloudflare documents for
+//! testing (developers.cloudflare.com/turnstile/troubleshooting/testing/):
+//! `1x0000000000000000000000000000000AA` always passes,
+//! `2x0000000000000000000000000000000AA` always fails, and
+//! `3x0000000000000000000000000000000AA` answers that the token was
+//! already spent. Like the real service
+//! (developers.cloudflare.com/turnstile/get-started/server-side-validation/),
+//! it takes a form or JSON body with `secret`, `response`, `remoteip` and
+//! `idempotency_key`, and always answers JSON. It is at least as strict:
+//! any other secret is invalid, the test secrets accept only the dummy
+//! token the test sitekeys produce (`XXXX.DUMMY.TOKEN.XXXX`), a token over
+//! 2048 characters is invalid, and an idempotency key must be a UUID.
+
+use axum::body::Bytes;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use axum::routing::post;
+use axum::Router;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+use super::json;
+use crate::app::App;
+
+pub const ALWAYS_PASSES: &str = "1x0000000000000000000000000000000AA";
+pub const ALWAYS_FAILS: &str = "2x0000000000000000000000000000000AA";
+pub const ALREADY_SPENT: &str = "3x0000000000000000000000000000000AA";
+/// The token the test sitekeys give the page.
+pub const DUMMY_TOKEN: &str = "XXXX.DUMMY.TOKEN.XXXX";
+const MAX_TOKEN_CHARS: usize = 2048;
+
+pub fn routes() -> Router<Arc<App>> {
+    Router::new().route("/turnstile/v0/siteverify", post(siteverify))
+}
+
+fn fields(headers: &HeaderMap, body: &[u8]) -> Option<Vec<(String, String)>> {
+    let kind = headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if kind.starts_with("application/json") {
+        let value: Value = serde_json::from_slice(body).ok()?;
+        let object = value.as_object()?;
+        return Some(
+            object
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                .collect(),
+        );
+    }
+    if kind.starts_with("application/x-www-form-urlencoded") || kind.starts_with("multipart/") {
+        return Some(
+            form_urlencoded::parse(body)
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        );
+    }
+    None
+}
+
+fn failed(codes: &[&str]) -> Response {
+    json(
+        200,
+        &json!({ "success": false, "error-codes": codes, "messages": [] }),
+    )
+}
+
+async fn siteverify(headers: HeaderMap, body: Bytes) -> Response {
+    let Some(fields) = fields(&headers, &body) else {
+        return failed(&["bad-request"]);
+    };
+    let get = |name: &str| {
+        fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .filter(|v| !v.is_empty())
+    };
+    let Some(secret) = get("secret") else {
+        return failed(&["missing-input-secret"]);
+    };
+    if ![ALWAYS_PASSES, ALWAYS_FAILS, ALREADY_SPENT].contains(&secret) {
+        return failed(&["invalid-input-secret"]);
+    }
+    let Some(token) = get("response") else {
+        return failed(&["missing-input-response"]);
+    };
+    if token.chars().count() > MAX_TOKEN_CHARS || token != DUMMY_TOKEN {
+        return failed(&["invalid-input-response"]);
+    }
+    if get("idempotency_key").is_some_and(|k| uuid::Uuid::parse_str(k).is_err()) {
+        return failed(&["bad-request"]);
+    }
+    match secret {
+        ALWAYS_PASSES => json(
+            200,
+            &json!({
+                "success": true,
+                "error-codes": [],
+                "challenge_ts": crate::clock::rfc3339(crate::clock::now_ms()),
+                "hostname": "example.com",
+                "action": "",
+                "cdata": "",
+                "metadata": { "interactive": false },
+                "messages": [],
+            }),
+        ),
+        ALWAYS_FAILS => failed(&["invalid-input-response"]),
+        _ => failed(&["timeout-or-duplicate"]),
+    }
+}
