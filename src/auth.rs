@@ -20,9 +20,11 @@ use desk::Code;
 /// session's CSRF token.
 pub async fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {
     if let Some(given) = bearer(req) {
+        let guess = Guess::start(req, env).await?;
         return if is_admin_token(env, &given)? {
             Ok(())
         } else {
+            guess.wrong().await?;
             Err(ApiError::unauthorized())
         };
     }
@@ -46,6 +48,48 @@ pub async fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {
         ));
     }
     Ok(())
+}
+
+/// Wrong credentials (admin token, door token, sign-in) one client network
+/// may send within [`GUESS_WINDOW_MS`]; past that it is told to wait, and
+/// even the right one is refused until the window moves on. Ten tries per
+/// quarter hour leave a typing mistake harmless and make guessing a
+/// 32-byte secret, or even a short one, hopeless.
+pub const MAX_WRONG_GUESSES: u64 = 10;
+pub const GUESS_WINDOW_MS: u64 = 15 * 60 * 1000;
+
+/// One attempt at a credential by the request's client network.
+pub struct Guess<'a> {
+    env: &'a Env,
+    client: String,
+}
+
+impl<'a> Guess<'a> {
+    /// Refuses a client with too many recent wrong credentials, before its
+    /// credential is even compared.
+    pub async fn start(req: &Request, env: &'a Env) -> Result<Guess<'a>, ApiError> {
+        let client = crate::routes::client_address(req);
+        let now = worker::Date::now().as_millis();
+        let since = now.saturating_sub(GUESS_WINDOW_MS);
+        let wrong = db::wrong_guesses_since(&db::database(env)?, &client, since).await?;
+        if wrong >= MAX_WRONG_GUESSES {
+            let mut error = ApiError::new(
+                Code::TooManyAttempts,
+                "too many wrong credentials from here; wait a quarter of an hour",
+            );
+            error.retry_after_s = Some(GUESS_WINDOW_MS / 1000);
+            return Err(error);
+        }
+        Ok(Guess { env, client })
+    }
+
+    /// Counts the credential as wrong.
+    pub async fn wrong(self) -> Result<(), ApiError> {
+        let now = worker::Date::now().as_millis();
+        let db = db::database(self.env)?;
+        db::note_wrong_guess(&db, &self.client, now, now.saturating_sub(GUESS_WINDOW_MS)).await?;
+        Ok(())
+    }
 }
 
 /// Whether `given` is the admin token.

@@ -298,6 +298,38 @@ pub async fn settle_cancel(db: &D1Database, id: &str, now_ms: u64) -> Result<()>
     Ok(())
 }
 
+/// Wrong credentials sent by `client` since `since_ms`.
+pub async fn wrong_guesses_since(db: &D1Database, client: &str, since_ms: u64) -> Result<u64> {
+    #[derive(Deserialize)]
+    struct Row {
+        n: f64,
+    }
+    let row: Option<Row> = db
+        .prepare("SELECT COUNT(*) AS n FROM credential_failures WHERE client = ?1 AND at_ms >= ?2")
+        .bind(&[client.into(), (since_ms as f64).into()])?
+        .first(None)
+        .await?;
+    Ok(row.map_or(0, |r| r.n as u64))
+}
+
+/// Notes a wrong credential from `client`, forgetting those older than
+/// `forget_before_ms` (of every client) in the same batch.
+pub async fn note_wrong_guess(
+    db: &D1Database,
+    client: &str,
+    now_ms: u64,
+    forget_before_ms: u64,
+) -> Result<()> {
+    db.batch(vec![
+        db.prepare("DELETE FROM credential_failures WHERE at_ms < ?1")
+            .bind(&[(forget_before_ms as f64).into()])?,
+        db.prepare("INSERT INTO credential_failures (client, at_ms) VALUES (?1, ?2)")
+            .bind(&[client.into(), (now_ms as f64).into()])?,
+    ])
+    .await?;
+    Ok(())
+}
+
 /// The staff sign-out epoch (see migrations/0017_staff_epoch.sql).
 pub async fn staff_epoch(db: &D1Database) -> Result<u64> {
     #[derive(Deserialize)]

@@ -44,7 +44,9 @@ pub async fn sign_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
         }
     }
     let body: SignIn = parse_json(&read_body(&mut req).await?)?;
+    let guess = auth::Guess::start(&req, &ctx.env).await?;
     if !auth::is_admin_token(&ctx.env, body.token.trim())? {
+        guess.wrong().await?;
         return Err(ApiError::new(
             Code::WrongAdminToken,
             "that is not the admin token",

@@ -72,11 +72,18 @@ fn pin_matches(env: &Env, showing_id: &str, pin: &str, stored: &str) -> Result<b
 
 /// Door staff for `showing_id`: the staff door token, or this showing's PIN.
 async fn require_door(req: &Request, env: &Env, showing_id: &str) -> Result<(), ApiError> {
-    if let Ok(token) = env.secret("DOOR_TOKEN").map(|s| s.to_string()) {
-        let given = auth::bearer(req).unwrap_or_default();
+    if let Some(given) = auth::bearer(req) {
+        // A bearer is the door token or nothing: a wrong one is a guess.
+        let guess = auth::Guess::start(req, env).await?;
+        let token = env
+            .secret("DOOR_TOKEN")
+            .map(|s| s.to_string())
+            .unwrap_or_default();
         if !token.is_empty() && bool::from(given.as_bytes().ct_eq(token.as_bytes())) {
             return Ok(());
         }
+        guess.wrong().await?;
+        return Err(ApiError::unauthorized());
     }
     let pin = req.headers().get("x-door-pin")?.unwrap_or_default();
     let valid_id = showing_id.len() == 16 && showing_id.bytes().all(|b| b.is_ascii_hexdigit());

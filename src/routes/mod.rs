@@ -25,6 +25,7 @@ mod webhooks;
 
 pub use door::signing_keys;
 use futures_util::StreamExt;
+pub(crate) use showings::client_address;
 pub use sweep::recovery_sweep;
 pub use webhooks::square_webhook;
 

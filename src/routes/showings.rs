@@ -286,7 +286,7 @@ impl Session {
 
 /// The network the client asks from: its IPv4 address or IPv6 /64, as
 /// Cloudflare saw it.
-pub(super) fn client_address(req: &Request) -> String {
+pub(crate) fn client_address(req: &Request) -> String {
     let address = req
         .headers()
         .get("cf-connecting-ip")

@@ -122,3 +122,46 @@ async fn signing_out_ends_every_staff_session_and_a_new_admin_token_does_too() {
         .status;
     assert_eq!(status, 401);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_tokens_are_throttled_per_network_even_the_right_one_after() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let right = format!("Bearer {}", stack.admin_token);
+    let read = |ip: &'static str, token: String| {
+        let api = api.clone();
+        async move {
+            let headers = [("cf-connecting-ip", ip), ("authorization", token.as_str())];
+            api.send(Method::GET, "/api/admin/showings", None, &headers)
+                .await
+        }
+    };
+    // Ten wrong admin tokens from one IPv6 /64, from several addresses of it.
+    for n in 0..10 {
+        let ip = ["2001:db8:9:9::1", "2001:db8:9:9::2"][n % 2];
+        let wrong = read(ip, format!("Bearer guess-{n:02}-of-a-32-byte-admin-token")).await;
+        assert_eq!(wrong.status, 401, "{:?}", wrong.body);
+    }
+    let throttled = read("2001:db8:9:9::3", right.clone()).await;
+    assert_eq!(
+        (throttled.status, &throttled.body["error"]),
+        (429, &json!("too_many_attempts"))
+    );
+    assert_eq!(throttled.header("retry-after"), Some("900"));
+    // The sign-in and the door token count against the same network.
+    let sign_in = json!({ "token": stack.admin_token })
+        .to_string()
+        .into_bytes();
+    let signed = api
+        .send(
+            Method::POST,
+            "/api/admin/session",
+            Some(sign_in),
+            &[("cf-connecting-ip", "2001:db8:9:9::4")],
+        )
+        .await;
+    assert_eq!(signed.status, 429);
+
+    // Another network is not held back, and its right token works.
+    assert_eq!(read("203.0.113.20", right).await.status, 200);
+}
