@@ -30,7 +30,7 @@ const Turnstile = {
     const config = (await api('/api/config')).body;
     if (!config.turnstile_site_key) return;
     this.loaded = new Promise((resolve, reject) => {
-      const script = el('script', { src: 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit' });
+      const script = el('script', { src: config.turnstile_script_url });
       script.addEventListener('load', () => {
         this.id = window.turnstile.render(box, {
           sitekey: config.turnstile_site_key,

@@ -18,10 +18,13 @@ pub const MONEY_MARKER: &str = r#"<meta name="minor-units" content="">"#;
 /// Turnstile: never inline, so an injected `<script>` or `onerror=` does
 /// not run. Frames may come from any HTTPS origin: a bank's 3-D Secure
 /// check opens in one, and banks are many. Styles may be inline, as the
-/// SDK's card form sets them. `sdk_url` is the SDK the pages load; its
-/// origin is allowed too (the local stand-in's, in development).
-pub fn content_security_policy(sdk_url: &str) -> String {
-    let sdk = origin_of(sdk_url).unwrap_or_default();
+/// SDK's card form sets them. `scripts` are the SDK and the Turnstile
+/// script the pages load; their origins are allowed too (the local
+/// stand-in's, in development).
+pub fn content_security_policy(scripts: &[&str]) -> String {
+    let mut origins: Vec<String> = scripts.iter().filter_map(|url| origin_of(url)).collect();
+    origins.dedup();
+    let sdk = origins.join(" ");
     let square = "https://*.squarecdn.com https://*.squareup.com https://*.squareupsandbox.com";
     let turnstile = "https://challenges.cloudflare.com";
     [
@@ -87,7 +90,7 @@ mod tests {
 
     #[test]
     fn the_policy_allows_no_inline_script_and_the_sdks_own_origin() {
-        let policy = content_security_policy("https://sandbox.web.squarecdn.com/v1/square.js");
+        let policy = content_security_policy(&["https://sandbox.web.squarecdn.com/v1/square.js"]);
         let script = policy
             .split("; ")
             .find(|d| d.starts_with("script-src"))
@@ -95,11 +98,14 @@ mod tests {
         assert!(!script.contains("unsafe-inline") && !script.contains("unsafe-eval"));
         assert!(script.contains(" https://sandbox.web.squarecdn.com "));
         assert!(policy.contains("frame-ancestors 'none'"));
-        let local = content_security_policy("http://127.0.0.1:8788/v1/square.js");
-        assert!(local.contains("script-src 'self' http://127.0.0.1:8788 "));
+        let local = content_security_policy(&[
+            "http://127.0.0.1:8788/v1/square.js",
+            "http://127.0.0.1:8788/turnstile/v0/api.js",
+        ]);
+        assert!(local.contains("script-src 'self' http://127.0.0.1:8788 https:"));
         assert_eq!(origin_of("javascript:alert(1)"), None);
         assert_eq!(origin_of("https://a.example\"x/y"), None);
-        assert!(!content_security_policy("").contains("  "));
+        assert!(!content_security_policy(&[""]).contains("  "));
     }
 
     #[test]

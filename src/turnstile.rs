@@ -19,6 +19,17 @@ pub const TOKEN_HEADER: &str = "x-turnstile-token";
 /// Turnstile's own limit on a token's length.
 const MAX_TOKEN_CHARS: usize = 2048;
 const SITEVERIFY: &str = "https://challenges.cloudflare.com/turnstile/v0/siteverify";
+const SCRIPT: &str = "https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit";
+
+/// The widget's script the pages load (`TURNSTILE_SCRIPT_URL` only for
+/// tests, which serve a stand-in).
+pub fn script_url(env: &Env) -> String {
+    env.var("TURNSTILE_SCRIPT_URL")
+        .map(|v| v.to_string())
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| SCRIPT.to_string())
+}
 const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The site key the pages render the widget with, when Turnstile is on.

@@ -152,7 +152,9 @@ impl Desk {
                 self.resume(now_ms, d);
                 Ok(Reply::Done)
             }
-            Request::DoorAttempt { matched } => self.door_attempt(now_ms, matched, d),
+            Request::DoorAttempt { matched, client } => {
+                self.door_attempt(now_ms, matched, &client, d)
+            }
             Request::VoidSeats(void) => self.void(now_ms, &void, d),
             Request::Watch { watchers } => self.watch(watchers),
             Request::BenchNoop => Ok(Reply::Done),

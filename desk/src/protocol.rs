@@ -200,6 +200,9 @@ pub enum Request {
     /// A door PIN was tried for this showing, and whether it was right.
     DoorAttempt {
         matched: bool,
+        /// The network the PIN came from.
+        #[serde(default)]
+        client: String,
     },
     VoidSeats(VoidSeats),
     /// A browser asks to watch the map; `watchers` already watch.

@@ -93,7 +93,7 @@ impl Desk {
         desk.door.failures = stored
             .door_failures
             .iter()
-            .map(|r| r.at_ms as u64)
+            .map(|r| (r.at_ms as u64, r.client.clone().unwrap_or_default()))
             .collect();
         desk.rate = HoldRate::default();
         for row in &stored.buckets {

@@ -34,6 +34,7 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS door_failures (at_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS rate_buckets (client TEXT PRIMARY KEY, tokens_milli INTEGER NOT NULL, at_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS hold_clients (hold_id TEXT PRIMARY KEY, client TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS door_failures_from (at_ms INTEGER NOT NULL, client TEXT NOT NULL)",
     "INSERT INTO meta (key, value) VALUES ('format', '2') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 ];
 
@@ -176,6 +177,8 @@ pub enum Write {
     },
     DoorFailure {
         at_ms: u64,
+        /// The network the wrong PIN came from.
+        client: String,
     },
     ForgetDoorFailures {
         before_ms: u64,
@@ -299,9 +302,23 @@ impl Write {
             Write::Outbox { order_id, action: None } => {
                 stmt("DELETE FROM outbox WHERE order_id = ?", vec![order_id.clone().into()])
             }
-            Write::DoorFailure { at_ms } => stmt("INSERT INTO door_failures (at_ms) VALUES (?)", vec![(*at_ms).into()]),
+            Write::DoorFailure { at_ms, client } => stmt(
+                "INSERT INTO door_failures_from (at_ms, client) VALUES (?, ?)",
+                vec![(*at_ms).into(), client.clone().into()],
+            ),
             Write::ForgetDoorFailures { before_ms } => {
-                stmt("DELETE FROM door_failures WHERE at_ms <= ?", vec![(*before_ms).into()])
+                // Failures stored before the network was kept live in the
+                // older table until they age out.
+                vec![
+                    Statement {
+                        sql: "DELETE FROM door_failures WHERE at_ms <= ?",
+                        args: vec![(*before_ms).into()],
+                    },
+                    Statement {
+                        sql: "DELETE FROM door_failures_from WHERE at_ms <= ?",
+                        args: vec![(*before_ms).into()],
+                    },
+                ]
             }
             Write::RateBucket { client, tokens_milli, at_ms } => stmt(
                 "INSERT INTO rate_buckets (client, tokens_milli, at_ms) VALUES (?, ?, ?) \
@@ -411,6 +428,9 @@ pub(crate) struct OutboxRow {
 #[derive(Deserialize)]
 pub(crate) struct AtRow {
     pub at_ms: f64,
+    /// The network, where the row kept it.
+    #[serde(default)]
+    pub client: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -487,7 +507,14 @@ pub fn load(read: &mut impl ReadRows) -> Result<Option<Stored>, String> {
     };
     if format >= 1 {
         stored.outbox = read.rows("SELECT order_id, action FROM outbox")?;
-        stored.door_failures = read.rows("SELECT at_ms FROM door_failures ORDER BY at_ms")?;
+        stored.door_failures = if format >= 2 {
+            read.rows(
+                "SELECT at_ms, NULL AS client FROM door_failures \
+                 UNION ALL SELECT at_ms, client FROM door_failures_from ORDER BY at_ms",
+            )?
+        } else {
+            read.rows("SELECT at_ms, NULL AS client FROM door_failures ORDER BY at_ms")?
+        };
         stored.buckets = read.rows("SELECT client, tokens_milli, at_ms FROM rate_buckets")?;
     }
     stored.owners = if format >= 2 {

@@ -98,7 +98,7 @@ async fn require_door(req: &Request, env: &Env, showing_id: &str) -> Result<(), 
     // The showing's object counts wrong PINs and locks the PIN after too
     // many, so a 4-digit PIN cannot be guessed by trying them all.
     ShowtimeClient::new(env, showing_id)?
-        .door_attempt(matched)
+        .door_attempt(matched, crate::routes::client_address(req))
         .await
 }
 

@@ -284,9 +284,10 @@ pub(crate) fn set_page_policy(env: &Env, resp: &Response) -> Result<()> {
         .var("SQUARE_SDK_URL")
         .map(|v| v.to_string())
         .unwrap_or_default();
+    let turnstile = crate::turnstile::script_url(env);
     resp.headers().set(
         "content-security-policy",
-        &crate::pages::content_security_policy(&sdk),
+        &crate::pages::content_security_policy(&[&sdk, &turnstile]),
     )
 }
 
@@ -311,6 +312,7 @@ async fn config(ctx: RouteContext<()>) -> Handled {
         "square_location_id": var("SQUARE_LOCATION_ID"),
         "square_country": country,
         "turnstile_site_key": crate::turnstile::site_key(&ctx.env),
+        "turnstile_script_url": crate::turnstile::script_url(&ctx.env),
     }))?)
 }
 

@@ -171,8 +171,8 @@ impl ShowtimeClient {
     }
 
     /// A door PIN was tried; `Ok` lets the door in.
-    pub async fn door_attempt(&self, matched: bool) -> Result<(), ApiError> {
-        self.done(&Request::DoorAttempt { matched }).await
+    pub async fn door_attempt(&self, matched: bool, client: String) -> Result<(), ApiError> {
+        self.done(&Request::DoorAttempt { matched, client }).await
     }
 
     pub async fn void_seats(&self, void: VoidSeats) -> Result<(), ApiError> {

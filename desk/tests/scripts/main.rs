@@ -209,8 +209,14 @@ impl Script {
                 Request::Configure(self.setup.clone())
             }
             "release" => Request::ReleaseHold(hold_ref(args[0], args[1])),
+            // door <right|wrong> [from=network]
             "door" => Request::DoorAttempt {
                 matched: args[0] == "right",
+                client: args
+                    .get(1)
+                    .and_then(|a| a.strip_prefix("from="))
+                    .unwrap_or("1.1.1.1")
+                    .to_string(),
             },
             "map" => Request::SeatCodes,
             // window <opens_at_ms> <closes_at_ms>: staff set when it sells.

@@ -78,6 +78,10 @@ impl SquareStandin {
                 "TURNSTILE_VERIFY_URL",
                 format!("{}/turnstile/v0/siteverify", self.base_url),
             ),
+            (
+                "TURNSTILE_SCRIPT_URL",
+                format!("{}/turnstile/v0/api.js", self.base_url),
+            ),
         ]
         .into_iter()
         .map(|(name, value)| (name.to_string(), value))

@@ -109,6 +109,24 @@ async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_turnstile_on_the_pages_send_its_token_and_a_buyer_pays_as_before() {
+    let stack = Stack::start_with(
+        e2e::StackOptions::default()
+            .var("TURNSTILE_SITE_KEY", "1x00000000000000000000AA")
+            .var(
+                "TURNSTILE_SECRET_KEY",
+                "1x0000000000000000000000000000000AA",
+            ),
+    );
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let _ = run_browser_script("turnstile.mjs", &stack, &sid);
+    assert_eq!(api.seat_map(&sid).await["A2"], "sold");
+    // The tickets, then the links the find page asked for.
+    assert_eq!(stack.wait_for_mail("ana@example.com", 2).len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn staff_refund_an_order_in_admin_and_a_watching_buyer_sees_the_seats_reopen() {
     let stack = Stack::start();
     let api = Api::new(&stack);

@@ -45,6 +45,21 @@ pub fn json(status: u16, body: &Value) -> Response {
         .into_response()
 }
 
+/// A script of this stand-in's, never cached.
+pub fn javascript(source: &'static str) -> Response {
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                "application/javascript; charset=utf-8",
+            ),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        source,
+    )
+        .into_response()
+}
+
 pub fn reply(reply: &Reply) -> Response {
     json(reply.status, &reply.body)
 }

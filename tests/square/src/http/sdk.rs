@@ -31,17 +31,7 @@ pub fn routes() -> Router<Arc<App>> {
 }
 
 async fn script() -> Response {
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                "application/javascript; charset=utf-8",
-            ),
-            (header::CACHE_CONTROL, "no-store"),
-        ],
-        SQUARE_JS,
-    )
-        .into_response()
+    super::javascript(SQUARE_JS)
 }
 
 /// The checkout page is served from the Worker's origin, not this one.

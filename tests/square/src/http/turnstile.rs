@@ -10,11 +10,13 @@
 //! any other secret is invalid, the test secrets accept only the dummy
 //! token the test sitekeys produce (`XXXX.DUMMY.TOKEN.XXXX`), a token over
 //! 2048 characters is invalid, and an idempotency key must be a UUID.
+//! It also serves a stand-in of the widget's `api.js`, so the pages can be
+//! tested with Turnstile on.
 
 use axum::body::Bytes;
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::post;
+use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -29,8 +31,17 @@ pub const ALREADY_SPENT: &str = "3x0000000000000000000000000000000AA";
 pub const DUMMY_TOKEN: &str = "XXXX.DUMMY.TOKEN.XXXX";
 const MAX_TOKEN_CHARS: usize = 2048;
 
+/// The widget script's stand-in, for the pages' own tests.
+const API_JS: &str = include_str!("../../assets/turnstile.js");
+
 pub fn routes() -> Router<Arc<App>> {
-    Router::new().route("/turnstile/v0/siteverify", post(siteverify))
+    Router::new()
+        .route("/turnstile/v0/siteverify", post(siteverify))
+        .route("/turnstile/v0/api.js", get(script))
+}
+
+async fn script() -> Response {
+    super::javascript(API_JS)
 }
 
 fn fields(headers: &HeaderMap, body: &[u8]) -> Option<Vec<(String, String)>> {
