@@ -9,4 +9,5 @@ mod idempotency;
 mod payments;
 mod refunds;
 mod sdk;
+mod turnstile;
 mod webhooks;
