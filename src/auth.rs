@@ -131,13 +131,25 @@ pub async fn staff_key(env: &Env) -> Result<[u8; 32], ApiError> {
     ))
 }
 
+thread_local! {
+    /// The check's answer, made once per isolate: secrets and vars change
+    /// only with a deployment, which starts new isolates.
+    static PROBLEMS: std::cell::OnceCell<Vec<keys::Problem>> = const { std::cell::OnceCell::new() };
+}
+
 /// Every problem with the secrets, by name (see [`keys::check`]).
 pub fn setting_problems(env: &Env) -> Vec<keys::Problem> {
-    keys::check(|name| {
-        env.secret(name)
-            .map(|s| s.to_string())
-            .or_else(|_| env.var(name).map(|v| v.to_string()))
-            .ok()
+    PROBLEMS.with(|problems| {
+        problems
+            .get_or_init(|| {
+                keys::check(|name| {
+                    env.secret(name)
+                        .map(|s| s.to_string())
+                        .or_else(|_| env.var(name).map(|v| v.to_string()))
+                        .ok()
+                })
+            })
+            .clone()
     })
 }
 

@@ -150,3 +150,75 @@ pub async fn payer(
     }
     rec
 }
+
+/// Seats of each showing in the one-seat measures, as in the reference.
+pub const SEATS_PER_SHOWING: usize = 60;
+
+/// Where one-seat requests go: the next seat of the next showing of 60,
+/// shared by every client of a phase, so each request asks for a seat
+/// nobody asked for before, as a new buyer (no cookie), and the stream
+/// moves on to a new showing every 60 seats.
+pub struct SeatStream {
+    next: std::sync::atomic::AtomicUsize,
+    /// Each showing's request path.
+    paths: Vec<String>,
+    /// The body names the seat as the reference reads it (`{"seat"}`), or
+    /// as the product does (`{"seats": […]}`).
+    reference: bool,
+}
+
+impl SeatStream {
+    /// The product's showings, by id.
+    pub fn product(showings: &[Arc<str>]) -> SeatStream {
+        SeatStream {
+            next: 0.into(),
+            paths: showings
+                .iter()
+                .map(|sid| format!("/api/showings/{sid}/holds"))
+                .collect(),
+            reference: false,
+        }
+    }
+
+    /// The reference's showings, made by name on first use.
+    pub fn reference(tag: &str, showings: usize) -> SeatStream {
+        SeatStream {
+            next: 0.into(),
+            paths: (0..showings).map(|n| format!("/book/{tag}-{n}")).collect(),
+            reference: true,
+        }
+    }
+
+    fn next(&self) -> (&str, String) {
+        let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = &self.paths[(n / SEATS_PER_SHOWING) % self.paths.len()];
+        let seat = format!("A{}", n % SEATS_PER_SHOWING + 1);
+        let body = if self.reference {
+            serde_json::json!({ "seat": seat }).to_string()
+        } else {
+            hold_body(&[seat])
+        };
+        (path, body)
+    }
+}
+
+/// Asks for the stream's next seat as a new buyer, as fast as answers come.
+pub async fn one_seat(
+    http: Http,
+    stream: Arc<SeatStream>,
+    kind: Kind,
+    mut rec: Recorder,
+) -> Recorder {
+    while rec.running() {
+        let (path, body) = stream.next();
+        let started = Instant::now();
+        match http.send(Method::POST, path, Some(body), None).await {
+            Ok(answer) => rec.record(kind, answer.status, started, answer.body.len()),
+            Err(_) => {
+                rec.record(kind, 0, started, 0);
+                back_off().await;
+            }
+        }
+    }
+    rec
+}

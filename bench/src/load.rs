@@ -27,6 +27,8 @@ pub enum Kind {
     Release,
     SeatMap,
     Checkout,
+    /// The reference's one-seat booking.
+    Book,
 }
 
 impl Kind {
@@ -39,6 +41,7 @@ impl Kind {
             Kind::Release => "release",
             Kind::SeatMap => "seat_map",
             Kind::Checkout => "checkout",
+            Kind::Book => "book",
         }
     }
 }

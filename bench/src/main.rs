@@ -6,7 +6,11 @@
 //!    holds on one showing at 1, 50 and 200 clients;
 //! 2. hold latency at 16, 500, 5,000 and 20,000 seats;
 //! 3. holds with and without 1,000 viewers polling the seat map;
-//! 4. whole checkouts per second through the Square stand-in.
+//! 4. whole checkouts per second through the Square stand-in;
+//! 5. the same against a reference (issue #17): the simplest seat booking
+//!    on the same platform, in JavaScript (`bench/reference/`), in its own
+//!    `wrangler dev` in the same run, with the product's holds of the
+//!    same shape (one seat, a new buyer, showings of 60 seats).
 //!
 //! Every run starts a fresh stack; the report gives each figure's median
 //! over the runs with the lowest and highest.
@@ -16,6 +20,7 @@
 //! - [`measures`]: one run of every measure.
 //! - [`figures`]: samples to named figures; medians over runs.
 //! - [`report`]: the Markdown tables and the targets.
+//! - [`reference`]: starting the reference's dev server.
 //! - [`cpu`], [`http`], [`room`]: CPU time from `/proc`, the HTTP client,
 //!   and the rooms' layouts.
 
@@ -25,6 +30,7 @@ mod figures;
 mod http;
 mod load;
 mod measures;
+mod reference;
 mod report;
 mod room;
 
@@ -57,8 +63,8 @@ struct Args {
     /// Concurrent buyers paying in the checkout measure.
     #[arg(long, default_value_t = 50)]
     payers: usize,
-    /// Only these measures (comma-separated: floors, venues, viewers,
-    /// checkouts); all of them by default.
+    /// Only these measures (comma-separated: floors, reference, venues,
+    /// viewers, checkouts); all of them by default.
     #[arg(long, value_delimiter = ',')]
     only: Vec<measures::Measure>,
     /// Where the report (`report.md`) and every run's figures (`runs.json`) go.

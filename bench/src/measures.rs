@@ -30,19 +30,25 @@ pub const CHECKOUT_ROOM: Room = Room::new(50, 100);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Measure {
     Floors,
+    Reference,
     Venues,
     Viewers,
     Checkouts,
 }
 
 impl Measure {
-    pub const ALL: [Measure; 4] = [
+    pub const ALL: [Measure; 5] = [
         Measure::Floors,
+        Measure::Reference,
         Measure::Venues,
         Measure::Viewers,
         Measure::Checkouts,
     ];
 }
+
+/// Showings made for each one-seat phase of the product: more than any
+/// phase fills at 60 seats each.
+const ONE_SEAT_SHOWINGS: usize = 120;
 
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -123,6 +129,7 @@ async fn measure_all(stack: &Stack, server: Server, settings: &Settings, run: us
     for measure in &settings.measures {
         match measure {
             Measure::Floors => floors_and_holds(&mut bench).await,
+            Measure::Reference => against_the_reference(&mut bench).await,
             Measure::Venues => venue_sizes(&mut bench).await,
             Measure::Viewers => viewers(&mut bench).await,
             Measure::Checkouts => checkouts(&mut bench).await,
@@ -158,6 +165,49 @@ async fn floors_and_holds(bench: &mut Bench<'_>) {
         .await;
         bench.keep(&format!("hold.c{clients}"), phase);
     }
+}
+
+/// The reference's floors and bookings, then the product's holds of the
+/// same shape (one seat, a new buyer, showings of 60 seats in turn), at
+/// each concurrency in turn.
+async fn against_the_reference(bench: &mut Bench<'_>) {
+    let reference = crate::reference::Reference::start();
+    let js = Http::new(&reference.base_url);
+    let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
+    let room = Room::new(1, clients::SEATS_PER_SHOWING as u32);
+    for clients in bench.settings.concurrencies.clone() {
+        let tag = format!("{:016x}", fastrand::u64(..));
+        for (name, kind) in [("noop", Kind::Noop), ("write", Kind::Write)] {
+            let path: Arc<str> = format!("/{name}/floor-{tag}").into();
+            let phase = load::run(reference.server, timing, clients, |_, rec| {
+                clients::floor(js.clone(), path.clone(), kind, rec)
+            })
+            .await;
+            bench.keep(&format!("ref_{name}.c{clients}"), phase);
+        }
+        let stream = Arc::new(clients::SeatStream::reference(&tag, ONE_SEAT_SHOWINGS));
+        let phase = load::run(reference.server, timing, clients, |_, rec| {
+            clients::one_seat(js.clone(), stream.clone(), Kind::Book, rec)
+        })
+        .await;
+        bench.keep(&format!("ref_book.c{clients}"), phase);
+
+        let mut showings = Vec::new();
+        for _ in 0..ONE_SEAT_SHOWINGS {
+            showings.push(bench.showing(room, "One seat").await);
+        }
+        let stream = Arc::new(clients::SeatStream::product(&showings));
+        let phase = load::run(server, timing, clients, |_, rec| {
+            clients::one_seat(http.clone(), stream.clone(), Kind::Hold, rec)
+        })
+        .await;
+        bench.keep(&format!("hold1.c{clients}"), phase);
+    }
+    eprintln!(
+        "run {}: reference server log ends:\n{}",
+        bench.run,
+        reference.log_tail()
+    );
 }
 
 async fn venue_sizes(bench: &mut Bench<'_>) {
@@ -270,6 +320,37 @@ fn add_ratios(figures: &mut Figures, settings: &Settings) {
             ratios.insert(format!("ratio.c{c}.{name}"), ratio);
         }
     }
+    for c in &settings.concurrencies {
+        let pairs = [
+            (
+                "hold1_per_book",
+                "hold1",
+                "hold.rps",
+                "ref_book",
+                "book.rps",
+            ),
+            (
+                "hold1_p99_per_book",
+                "hold1",
+                "hold.p99_ms",
+                "ref_book",
+                "book.p99_ms",
+            ),
+            ("noop_per_js", "noop", "noop.rps", "ref_noop", "noop.rps"),
+            (
+                "write_per_js",
+                "write",
+                "write.rps",
+                "ref_write",
+                "write.rps",
+            ),
+        ];
+        for (name, over, over_figure, under, under_figure) in pairs {
+            let ratio = get(figures, &format!("{over}.c{c}.{over_figure}"))
+                / get(figures, &format!("{under}.c{c}.{under_figure}"));
+            ratios.insert(format!("ratio.c{c}.{name}"), ratio);
+        }
+    }
     let smallest = VENUES[0].seats();
     for room in VENUES {
         let ratio = get(figures, &format!("seats{}.hold.p99_ms", room.seats()))
@@ -304,7 +385,9 @@ fn add_ratios(figures: &mut Figures, settings: &Settings) {
 /// A phase's headline figures, for the progress log.
 fn one_line(figures: &Figures) -> String {
     let mut parts = Vec::new();
-    for kind in ["noop", "write", "hold", "release", "seat_map", "checkout"] {
+    for kind in [
+        "noop", "write", "hold", "release", "seat_map", "checkout", "book",
+    ] {
         let Some(rps) = figures.get(&format!("{kind}.rps")) else {
             continue;
         };

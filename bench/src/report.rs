@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::figures::{spread, Figures, Spread};
-use crate::measures::{Settings, CHECKOUT_ROOM, MAIN_ROOM, VENUES};
+use crate::measures::{Measure, Settings, CHECKOUT_ROOM, MAIN_ROOM, VENUES};
 
 /// What the report says about where and how it was measured.
 pub struct Context {
@@ -139,6 +139,9 @@ pub fn markdown(runs: &[Figures], settings: &Settings, context: &Context) -> Str
         timing.measure.as_secs_f64(),
     );
     floors_and_holds(&mut out, &runs, settings);
+    if settings.measures.contains(&Measure::Reference) {
+        against_the_reference(&mut out, &runs, settings);
+    }
     venues(&mut out, &runs, settings);
     viewers(&mut out, &runs, settings);
     checkouts(&mut out, &runs, settings);
@@ -282,6 +285,83 @@ fn floors_and_holds(out: &mut String, runs: &Runs, settings: &Settings) {
             "proxy",
             "Node",
             "load generator",
+        ],
+        &rows,
+    );
+}
+
+fn against_the_reference(out: &mut String, runs: &Runs, settings: &Settings) {
+    let _ = writeln!(
+        out,
+        "### Against the reference\n\nThe reference (`bench/reference/`, issue #17) is the \
+         simplest seat booking on the same platform, in JavaScript: a Worker and a \
+         SQLite-backed object per showing that books a seat with one SELECT and one UPDATE. \
+         Its floors are a no-op and one upsert through the same Worker → object path. It runs \
+         in a `wrangler dev` of its own, started in the same run as the product's, measured \
+         with the same load generator. Bookings and holds have the same shape: one seat, for \
+         a new buyer (no cookie), the next seat of a showing of 60 until it is full, then \
+         the next showing. The CPU columns are the dev server's of the target measured.\n"
+    );
+    let mut rows = Vec::new();
+    for c in &settings.concurrencies {
+        for (label, phase, kind) in [
+            ("JS no-op floor", format!("ref_noop.c{c}"), "noop"),
+            ("no-op floor", format!("noop.c{c}"), "noop"),
+            ("JS one-write floor", format!("ref_write.c{c}"), "write"),
+            ("one-write floor", format!("write.c{c}"), "write"),
+            ("JS booking (reference)", format!("ref_book.c{c}"), "book"),
+            ("hold of one seat", format!("hold1.c{c}"), "hold"),
+        ] {
+            rows.push(vec![
+                label.to_string(),
+                c.to_string(),
+                runs.cell(&format!("{phase}.{kind}.rps")),
+                runs.cell(&format!("{phase}.{kind}.p50_ms")),
+                runs.cell(&format!("{phase}.{kind}.p99_ms")),
+                runs.cell(&format!("{phase}.{kind}.max_ms")),
+                answers(runs, &phase, kind),
+                runs.cell(&format!("{phase}.cpu.workerd.us_per_req")),
+                runs.cell(&format!("{phase}.cpu.server.us_per_req")),
+            ]);
+        }
+    }
+    table(
+        out,
+        &[
+            "request",
+            "clients",
+            "requests/s",
+            "p50 ms",
+            "p99 ms",
+            "max ms",
+            "answers",
+            "workerd CPU µs/req",
+            "server CPU µs/req",
+        ],
+        &rows,
+    );
+    let _ = writeln!(out, "Ratios, each computed within a run:\n");
+    let rows: Vec<Vec<String>> = settings
+        .concurrencies
+        .iter()
+        .map(|c| {
+            vec![
+                c.to_string(),
+                runs.ratio(&format!("ratio.c{c}.hold1_per_book")),
+                runs.ratio(&format!("ratio.c{c}.hold1_p99_per_book")),
+                runs.ratio(&format!("ratio.c{c}.noop_per_js")),
+                runs.ratio(&format!("ratio.c{c}.write_per_js")),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        &[
+            "clients",
+            "holds/s ÷ bookings/s (target ≥ 1)",
+            "hold p99 ÷ booking p99 (target ≤ 1)",
+            "no-op floor ÷ JS no-op (target ≥ 0.9)",
+            "write floor ÷ JS write (target ≥ 0.9)",
         ],
         &rows,
     );

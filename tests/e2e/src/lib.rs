@@ -14,8 +14,9 @@ pub mod square;
 mod stack;
 
 pub use api::{family_showing, sixteen_seat_room, Api, Reply};
+pub use process::Group;
 pub use reqwest::Method;
-pub use stack::{repo_root, Stack, StackOptions};
+pub use stack::{free_port, repo_root, wrangler, Stack, StackOptions};
 
 /// The wall clock in epoch milliseconds.
 pub fn now_ms() -> i64 {

@@ -83,13 +83,14 @@ pub fn repo_root() -> PathBuf {
         .expect("repo root")
 }
 
-fn free_port() -> u16 {
+/// A port nobody listens on now.
+pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
     listener.local_addr().expect("local addr").port()
 }
 
 /// `node_modules/.bin` first: it holds wrangler and the Node it needs.
-fn wrangler(root: &Path) -> Command {
+pub fn wrangler(root: &Path) -> Command {
     let bin = root.join("node_modules/.bin");
     let path = format!(
         "{}:{}",

@@ -272,7 +272,9 @@ async fn order_links_survive_a_new_session_secret() {
     };
     assert_eq!(get_hold(api.clone()).await, 200);
 
-    stack.restart_with(StackOptions::default().var("SESSION_SECRET", "a-brand-new-session-secret"));
+    stack.restart_with(
+        StackOptions::default().var("SESSION_SECRET", "a-brand-new-session-secret-of-40-bytes!!"),
+    );
     let api = Api::new(&stack);
     // The new secret is in force: the old buyer cookie names nobody now.
     assert_ne!(get_hold(api.clone()).await, 200);

@@ -1,0 +1,60 @@
+// The benchmark's reference: a Worker and one SQLite-backed Durable Object
+// per showing, as in Cloudflare's seat-booking tutorial. Booking a seat is
+// one SELECT and one UPDATE; the floors are a no-op and one write through
+// the same Worker → object path. Requests have the shape the benchmark
+// sends the product: one seat, for a new buyer.
+//
+//   POST /noop/{showing}            the object answers at once
+//   POST /write/{showing}           the object upserts one row
+//   POST /book/{showing} {"seat"}   201 booked, 409 taken, 404 no such seat
+//   GET  /health                    200 once the server is up
+import { DurableObject } from 'cloudflare:workers';
+
+// Seats of each showing: A1 … A60.
+const SEATS = 60;
+
+export class Showing extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec('CREATE TABLE IF NOT EXISTS seats (name TEXT PRIMARY KEY, buyer TEXT)');
+    this.sql.exec('CREATE TABLE IF NOT EXISTS counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)');
+    if (this.sql.exec('SELECT COUNT(*) AS n FROM seats').one().n === 0) {
+      for (let i = 1; i <= SEATS; i++) this.sql.exec('INSERT INTO seats (name) VALUES (?)', `A${i}`);
+    }
+  }
+
+  noop() {
+    return 200;
+  }
+
+  write() {
+    this.sql.exec('INSERT INTO counter (id, n) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET n = n + 1');
+    return 200;
+  }
+
+  book(seat, buyer) {
+    const rows = this.sql.exec('SELECT buyer FROM seats WHERE name = ?', seat).toArray();
+    if (!rows.length) return 404;
+    if (rows[0].buyer !== null) return 409;
+    this.sql.exec('UPDATE seats SET buyer = ? WHERE name = ?', buyer, seat);
+    return 201;
+  }
+}
+
+export default {
+  async fetch(request, env) {
+    const [, kind, showing] = new URL(request.url).pathname.split('/');
+    if (kind === 'health') return new Response('ok');
+    if (request.method !== 'POST' || !showing) return new Response('not found', { status: 404 });
+    const stub = env.SHOWING.get(env.SHOWING.idFromName(showing));
+    let status;
+    if (kind === 'noop') status = await stub.noop();
+    else if (kind === 'write') status = await stub.write();
+    else if (kind === 'book') {
+      const { seat } = await request.json();
+      status = await stub.book(String(seat), crypto.randomUUID());
+    } else return new Response('not found', { status: 404 });
+    return Response.json({ ok: status < 300 }, { status });
+  },
+};

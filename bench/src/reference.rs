@@ -1,0 +1,88 @@
+//! The reference of issue #17: the simplest seat booking on the same
+//! platform (`bench/reference/`, JavaScript: one SELECT and one UPDATE in
+//! a SQLite-backed object), with the JavaScript no-op and one-write floors,
+//! started in a `wrangler dev` of its own beside the product's, so both are
+//! measured on the same machine in the same run with the same load.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use crate::cpu::Server;
+
+/// How long the reference's dev server may take to come up.
+const READY_TIMEOUT: Duration = Duration::from_secs(120);
+
+pub struct Reference {
+    pub base_url: String,
+    pub server: Server,
+    group: e2e::Group,
+    state: tempfile::TempDir,
+}
+
+impl Reference {
+    pub fn start() -> Reference {
+        let root = e2e::repo_root();
+        let state = tempfile::tempdir().expect("a state directory");
+        let port = e2e::free_port();
+        let log = std::fs::File::create(state.path().join("wrangler.log")).expect("log file");
+        let mut cmd = e2e::wrangler(&root);
+        cmd.args(["dev", "--ip", "127.0.0.1", "--port", &port.to_string()])
+            .arg("--config")
+            .arg(root.join("bench/reference/wrangler.toml"))
+            .args(["--inspector-port", &e2e::free_port().to_string()])
+            .arg("--persist-to")
+            .arg(state.path().join("state"))
+            .arg("--show-interactive-dev-session=false")
+            .stdout(log.try_clone().expect("log"))
+            .stderr(log);
+        let mut group = e2e::Group::spawn(cmd).expect("start the reference's wrangler dev");
+        let deadline = Instant::now() + READY_TIMEOUT;
+        while !healthy(port) {
+            let log =
+                std::fs::read_to_string(state.path().join("wrangler.log")).unwrap_or_default();
+            assert!(
+                !group.has_exited() && Instant::now() < deadline,
+                "the reference's wrangler dev did not come up:\n{log}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Reference {
+            base_url: format!("http://127.0.0.1:{port}"),
+            server: Server {
+                pgid: group.id(),
+                port,
+            },
+            group,
+            state,
+        }
+    }
+
+    /// The end of the reference server's log, for a failed phase.
+    pub fn log_tail(&self) -> String {
+        let log =
+            std::fs::read_to_string(self.state.path().join("wrangler.log")).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
+    }
+}
+
+impl Drop for Reference {
+    fn drop(&mut self) {
+        self.group.stop();
+    }
+}
+
+fn healthy(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.starts_with("HTTP/1.1 200") && answer.ends_with("ok")
+}
