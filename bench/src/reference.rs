@@ -4,8 +4,6 @@
 //! started in a `wrangler dev` of its own beside the product's, so both are
 //! measured on the same machine in the same run with the same load.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use crate::cpu::Server;
@@ -74,15 +72,6 @@ impl Drop for Reference {
 }
 
 fn healthy(port: u16) -> bool {
-    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    if stream.write_all(request.as_bytes()).is_err() {
-        return false;
-    }
-    let mut answer = String::new();
-    let _ = stream.read_to_string(&mut answer);
-    answer.starts_with("HTTP/1.1 200") && answer.ends_with("ok")
+    e2e::plain_get(port, "/health")
+        .is_some_and(|answer| answer.starts_with("HTTP/1.1 200") && answer.ends_with("ok"))
 }

@@ -393,22 +393,24 @@ fn post_json(base_url: &str, path: &str, body: &str) -> String {
     answer.lines().next().unwrap_or_default().to_string()
 }
 
-/// A plain HTTP/1.1 request for `/api/health`, so readiness needs no client
-/// library and no async runtime.
-fn health_ok(port: u16) -> bool {
-    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
+/// A plain HTTP/1.1 GET of `path` on a loopback port: the whole answer,
+/// or `None` when nothing listens. Readiness needs no client library and
+/// no async runtime.
+pub fn plain_get(port: u16, path: &str) -> Option<String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let request = "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    if stream.write_all(request.as_bytes()).is_err() {
-        return false;
-    }
-    // The Worker's own answer, healthy or naming unfit settings (some
-    // tests start it so); not the dev server's while it starts.
+    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).ok()?;
     let mut answer = Vec::new();
     let _ = stream.read_to_end(&mut answer);
-    let answer = String::from_utf8_lossy(&answer);
-    (answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.1 503"))
-        && answer.contains("\"ok\":")
+    Some(String::from_utf8_lossy(&answer).into_owned())
+}
+
+/// The Worker's own answer to `/api/health`, healthy or naming unfit
+/// settings (some tests start it so); not the dev server's while it starts.
+fn health_ok(port: u16) -> bool {
+    plain_get(port, "/api/health").is_some_and(|answer| {
+        (answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.1 503"))
+            && answer.contains("\"ok\":")
+    })
 }
