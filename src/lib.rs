@@ -75,12 +75,21 @@ fn with_security_headers(resp: Response, https: bool) -> Result<Response> {
     if resp.status_code() == 101 {
         return Ok(resp);
     }
-    // Answers fetched from the assets or an object have headers that
-    // cannot be changed in place: they are copied.
+    // The Worker's own answers take the headers in place. Answers fetched
+    // from the assets or an object have headers that cannot be changed:
+    // those are copied into new ones.
+    if add_security_headers(resp.headers(), https).is_ok() {
+        return Ok(resp);
+    }
     let headers = worker::Headers::new();
     for (name, value) in resp.headers().entries() {
         headers.append(&name, &value)?;
     }
+    add_security_headers(&headers, https)?;
+    Ok(resp.with_headers(headers))
+}
+
+fn add_security_headers(headers: &worker::Headers, https: bool) -> Result<()> {
     headers.set("x-content-type-options", "nosniff")?;
     headers.set("referrer-policy", "same-origin")?;
     if !headers.has("content-security-policy")? {
@@ -89,7 +98,7 @@ fn with_security_headers(resp: Response, https: bool) -> Result<Response> {
     if https {
         headers.set("strict-transport-security", "max-age=31536000")?;
     }
-    Ok(resp.with_headers(headers))
+    Ok(())
 }
 
 /// The cron trigger: the recovery sweep. Each showing's alarm resumes its

@@ -1,6 +1,5 @@
 //! The settings the Worker and the showing objects decide with, read from
-//! the environment (`wrangler.toml` vars, `.dev.vars`): once when an object
-//! starts, and by the routes that need them.
+//! the environment (`wrangler.toml` vars, `.dev.vars`), once per isolate.
 //! A setting that is missing or unreadable takes its default.
 
 use worker::Env;
@@ -37,6 +36,15 @@ impl Settings {
     /// and the test-only
     /// `SHOWTIME_FAILPOINT`.
     pub fn from_env(env: &Env) -> Settings {
+        // Settings change only with a deploy, which starts new isolates:
+        // they are read once per isolate, not for every object started.
+        thread_local! {
+            static READ: std::cell::OnceCell<Settings> = const { std::cell::OnceCell::new() };
+        }
+        READ.with(|read| read.get_or_init(|| Settings::read(env)).clone())
+    }
+
+    fn read(env: &Env) -> Settings {
         let rate = desk::RateLimit::default();
         let cards = desk::CardLimit::default();
         let checkout = checkout::Config::default();

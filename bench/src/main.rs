@@ -70,10 +70,20 @@ struct Args {
     /// Where the report (`report.md`) and every run's figures (`runs.json`) go.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Measures nothing: starts the product (with this many one-seat
+    /// showings of 60 seats) and the reference, prints their addresses and
+    /// waits, for profiling by hand (BENCHMARKS.md, "Where a hold's time
+    /// goes").
+    #[arg(long)]
+    serve: Option<usize>,
 }
 
 fn main() {
     let args = Args::parse();
+    if let Some(showings) = args.serve {
+        measures::serve(showings);
+        return;
+    }
     assert!(
         args.measure_secs >= 1 && args.runs >= 1,
         "at least one run of at least one second"

@@ -62,6 +62,29 @@ pub struct Settings {
     pub measures: Vec<Measure>,
 }
 
+/// Starts the product with `showings` one-seat showings and the
+/// reference, prints where they are, and waits until stopped.
+pub fn serve(showings: usize) {
+    let stack = Stack::start_with(StackOptions::default().var("SHOWTIME_BENCH", "1"));
+    let reference = crate::reference::Reference::start();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let api = Api::new(&stack);
+    let room = Room::new(1, clients::SEATS_PER_SHOWING as u32);
+    let mut ids = Vec::new();
+    for _ in 0..showings {
+        ids.push(runtime.block_on(api.create_showing(room.showing("One seat"))));
+    }
+    println!("product {}", stack.base_url);
+    println!("reference {}", reference.base_url);
+    println!("showings {}", ids.join(","));
+    loop {
+        std::thread::sleep(std::time::Duration::from_secs(3600));
+    }
+}
+
 /// Starts a stack, runs every measure once, stops the stack.
 pub fn run_once(settings: &Settings, run: usize) -> Figures {
     let stack = Stack::start_with(StackOptions::default().var("SHOWTIME_BENCH", "1"));

@@ -44,8 +44,46 @@ pub const MAX_BODY_BYTES: usize = 256 * 1024;
 type Handled = std::result::Result<Response, ApiError>;
 
 pub async fn handle(req: Request, env: Env) -> Result<Response> {
-    let resp = Router::new()
-        .get_async("/api/health", |req, ctx| respond(health(req, ctx)))
+    // Only the routes that share the path's first part are built: a
+    // router is built for every request, and the buyer's requests (the
+    // most frequent) then build a handful of routes, not all of them.
+    let path = req.path();
+    let routes = if path.starts_with("/api/showings") {
+        buyer_routes()
+    } else if path.starts_with("/api/admin/") {
+        admin_routes()
+    } else if path.starts_with("/api/bench/") {
+        bench_routes()
+    } else if path.starts_with("/api/") {
+        other_api_routes()
+    } else {
+        page_routes()
+    };
+    let resp = routes
+        .or_else_any_method_async("/*path", |req, ctx| async move {
+            if req.method() == worker::Method::Get && !req.path().starts_with("/api/") {
+                // Stylesheets and scripts: the static assets in `public/`.
+                return ctx.env.assets("ASSETS")?.fetch_request(req).await;
+            }
+            ApiError::not_found("route").into_response()
+        })
+        .run(req, env)
+        .await?;
+    // The router answers a known path with the wrong method in plain text;
+    // keep every error in the API's JSON shape.
+    if resp.status_code() == 405 {
+        return ApiError::new(
+            Code::MethodNotAllowed,
+            "this path does not take that method",
+        )
+        .into_response();
+    }
+    Ok(resp)
+}
+
+/// What buyers do with showings and holds (`/api/showings…`).
+fn buyer_routes() -> Router<'static, ()> {
+    Router::new()
         .get_async("/api/showings", |_, ctx| respond(showings::list(ctx)))
         .get_async("/api/showings/:sid", |req, ctx| {
             respond(showings::get(req, ctx))
@@ -68,26 +106,11 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .post_async("/api/showings/:sid/holds/:hold/checkout", |req, ctx| {
             respond(orders::checkout(req, ctx))
         })
-        .post_async("/api/orders/lookup", |req, ctx| {
-            respond(orders::lookup(req, ctx))
-        })
-        .get_async("/orders/find", |_, ctx| respond(page(ctx, "/find")))
-        .get_async("/api/orders/:oid", |req, ctx| {
-            respond(orders::get(req, ctx))
-        })
-        .get_async("/tickets/:tid", |req, ctx| respond(tickets::page(req, ctx)))
-        .get_async("/tickets/:tid/qr.svg", |req, ctx| {
-            respond(tickets::qr(req, ctx))
-        })
-        .get_async("/api/config", |_, ctx| respond(config(ctx)))
-        .get_async("/", |_, ctx| respond(page(ctx, "/")))
-        .get_async("/showings/:sid", |_, ctx| respond(page(ctx, "/showing")))
-        .get_async("/orders/:oid", |_, ctx| respond(page(ctx, "/order")))
-        .get_async("/door", |_, ctx| respond(page(ctx, "/door")))
-        .get_async("/api/door/showings", |_, ctx| respond(door::showings(ctx)))
-        .post_async("/api/door/checkin", |req, ctx| {
-            respond(door::check_in(req, ctx))
-        })
+}
+
+/// What staff do (`/api/admin/…`), behind their credentials.
+fn admin_routes() -> Router<'static, ()> {
+    Router::new()
         .post_async("/api/admin/showings/:sid/box-office", |req, ctx| {
             respond(box_office::sell(req, ctx))
         })
@@ -166,6 +189,49 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .post_async("/api/admin/refunds/:rid/tickets", |req, ctx| {
             respond(refunds::choose_tickets(req, ctx))
         })
+}
+
+/// The benchmark's floors (`/api/bench/…`), off unless enabled.
+fn bench_routes() -> Router<'static, ()> {
+    Router::new()
+        .post_async("/api/bench/showings/:sid/noop", |_, ctx| {
+            respond(bench::noop(ctx))
+        })
+        .post_async("/api/bench/showings/:sid/write", |_, ctx| {
+            respond(bench::write(ctx))
+        })
+        .post_async("/api/bench/worker", |_, ctx| respond(bench::worker(ctx)))
+}
+
+/// The rest of the API: health, orders, the door, the pages' settings.
+fn other_api_routes() -> Router<'static, ()> {
+    Router::new()
+        .get_async("/api/health", |req, ctx| respond(health(req, ctx)))
+        .post_async("/api/orders/lookup", |req, ctx| {
+            respond(orders::lookup(req, ctx))
+        })
+        .get_async("/api/orders/:oid", |req, ctx| {
+            respond(orders::get(req, ctx))
+        })
+        .get_async("/api/config", |_, ctx| respond(config(ctx)))
+        .get_async("/api/door/showings", |_, ctx| respond(door::showings(ctx)))
+        .post_async("/api/door/checkin", |req, ctx| {
+            respond(door::check_in(req, ctx))
+        })
+}
+
+/// The web app's pages and the ticket pages.
+fn page_routes() -> Router<'static, ()> {
+    Router::new()
+        .get_async("/orders/find", |_, ctx| respond(page(ctx, "/find")))
+        .get_async("/tickets/:tid", |req, ctx| respond(tickets::page(req, ctx)))
+        .get_async("/tickets/:tid/qr.svg", |req, ctx| {
+            respond(tickets::qr(req, ctx))
+        })
+        .get_async("/", |_, ctx| respond(page(ctx, "/")))
+        .get_async("/showings/:sid", |_, ctx| respond(page(ctx, "/showing")))
+        .get_async("/orders/:oid", |_, ctx| respond(page(ctx, "/order")))
+        .get_async("/door", |_, ctx| respond(page(ctx, "/door")))
         .get_async("/admin", |_, ctx| respond(page(ctx, "/admin")))
         .get_async("/admin/showings/new", |_, ctx| {
             respond(page(ctx, "/admin-edit"))
@@ -176,32 +242,6 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
         .get_async("/admin/showings/:sid", |_, ctx| {
             respond(page(ctx, "/admin-showing"))
         })
-        .post_async("/api/bench/showings/:sid/noop", |_, ctx| {
-            respond(bench::noop(ctx))
-        })
-        .post_async("/api/bench/showings/:sid/write", |_, ctx| {
-            respond(bench::write(ctx))
-        })
-        .post_async("/api/bench/worker", |_, ctx| respond(bench::worker(ctx)))
-        .or_else_any_method_async("/*path", |req, ctx| async move {
-            if req.method() == worker::Method::Get && !req.path().starts_with("/api/") {
-                // Stylesheets and scripts: the static assets in `public/`.
-                return ctx.env.assets("ASSETS")?.fetch_request(req).await;
-            }
-            ApiError::not_found("route").into_response()
-        })
-        .run(req, env)
-        .await?;
-    // The router answers a known path with the wrong method in plain text;
-    // keep every error in the API's JSON shape.
-    if resp.status_code() == 405 {
-        return ApiError::new(
-            Code::MethodNotAllowed,
-            "this path does not take that method",
-        )
-        .into_response();
-    }
-    Ok(resp)
 }
 
 async fn respond(handled: impl std::future::Future<Output = Handled>) -> Result<Response> {
@@ -236,8 +276,12 @@ async fn read_body(req: &mut Request) -> std::result::Result<Vec<u8>, ApiError> 
         .headers()
         .get("content-length")?
         .and_then(|v| v.parse::<usize>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        return Err(ApiError::body_too_large(MAX_BODY_BYTES));
+    match declared {
+        Some(n) if n > MAX_BODY_BYTES => return Err(ApiError::body_too_large(MAX_BODY_BYTES)),
+        // A declared length is the body's framing: the runtime delivers
+        // exactly that many bytes, so it is read in one go.
+        Some(_) => return Ok(req.bytes().await?),
+        None => {}
     }
     // Read a chunk at a time and stop past the limit: a chunked body
     // declares no length, and must not be read whole first.
