@@ -180,6 +180,20 @@ impl SeatStream {
         }
     }
 
+    /// The hold's Worker half (`/api/bench/showings/{sid}/hold-worker`) for
+    /// the same showings: the same requests, with an empty call to the
+    /// object in place of the hold.
+    pub fn worker_half(showings: &[Arc<str>]) -> SeatStream {
+        SeatStream {
+            next: 0.into(),
+            paths: showings
+                .iter()
+                .map(|sid| format!("/api/bench/showings/{sid}/hold-worker"))
+                .collect(),
+            reference: false,
+        }
+    }
+
     /// The reference's showings, made by name on first use.
     pub fn reference(tag: &str, showings: usize) -> SeatStream {
         SeatStream {

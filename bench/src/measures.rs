@@ -66,7 +66,7 @@ pub struct Settings {
 /// reference, prints where they are, and waits until stopped.
 pub fn serve(showings: usize) {
     let stack = Stack::start_with(StackOptions::default().var("SHOWTIME_BENCH", "1"));
-    let reference = crate::reference::Reference::start();
+    let reference = crate::reference::Reference::start(crate::reference::WITH_ASSETS);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -77,7 +77,9 @@ pub fn serve(showings: usize) {
     for _ in 0..showings {
         ids.push(runtime.block_on(api.create_showing(room.showing("One seat"))));
     }
+    let big = runtime.block_on(api.create_showing(MAIN_ROOM.showing("Big")));
     println!("product {}", stack.base_url);
+    println!("big {big}");
     println!("reference {}", reference.base_url);
     println!("showings {}", ids.join(","));
     loop {
@@ -194,8 +196,11 @@ async fn floors_and_holds(bench: &mut Bench<'_>) {
 /// same shape (one seat, a new buyer, showings of 60 seats in turn), at
 /// each concurrency in turn.
 async fn against_the_reference(bench: &mut Bench<'_>) {
-    let reference = crate::reference::Reference::start();
+    use crate::reference::{Reference, BARE, WITH_ASSETS};
+    let reference = Reference::start(WITH_ASSETS);
+    let bare = Reference::start(BARE);
     let js = Http::new(&reference.base_url);
+    let js_bare = Http::new(&bare.base_url);
     let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
     let room = Room::new(1, clients::SEATS_PER_SHOWING as u32);
     for clients in bench.settings.concurrencies.clone() {
@@ -208,6 +213,12 @@ async fn against_the_reference(bench: &mut Bench<'_>) {
             .await;
             bench.keep(&format!("ref_{name}.c{clients}"), phase);
         }
+        let path: Arc<str> = format!("/noop/floor-{tag}").into();
+        let phase = load::run(bare.server, timing, clients, |_, rec| {
+            clients::floor(js_bare.clone(), path.clone(), Kind::Noop, rec)
+        })
+        .await;
+        bench.keep(&format!("ref_bare_noop.c{clients}"), phase);
         let stream = Arc::new(clients::SeatStream::reference(&tag, ONE_SEAT_SHOWINGS));
         let phase = load::run(reference.server, timing, clients, |_, rec| {
             clients::one_seat(js.clone(), stream.clone(), Kind::Book, rec)
@@ -225,6 +236,12 @@ async fn against_the_reference(bench: &mut Bench<'_>) {
         })
         .await;
         bench.keep(&format!("hold1.c{clients}"), phase);
+        let stream = Arc::new(clients::SeatStream::worker_half(&showings));
+        let phase = load::run(server, timing, clients, |_, rec| {
+            clients::one_seat(http.clone(), stream.clone(), Kind::Hold, rec)
+        })
+        .await;
+        bench.keep(&format!("hold1_worker.c{clients}"), phase);
     }
     eprintln!(
         "run {}: reference server log ends:\n{}",
@@ -361,6 +378,13 @@ fn add_ratios(figures: &mut Figures, settings: &Settings) {
             ),
             ("noop_per_js", "noop", "noop.rps", "ref_noop", "noop.rps"),
             (
+                "js_noop_per_bare",
+                "ref_noop",
+                "noop.rps",
+                "ref_bare_noop",
+                "noop.rps",
+            ),
+            (
                 "write_per_js",
                 "write",
                 "write.rps",
@@ -373,6 +397,15 @@ fn add_ratios(figures: &mut Figures, settings: &Settings) {
                 / get(figures, &format!("{under}.c{c}.{under_figure}"));
             ratios.insert(format!("ratio.c{c}.{name}"), ratio);
         }
+    }
+    for c in &settings.concurrencies {
+        // The object's own work for a hold: the hold's CPU less its Worker
+        // half's (the same requests with an empty call to the object).
+        let cpu = |phase: &str| get(figures, &format!("{phase}.c{c}.cpu.workerd.us_per_req"));
+        ratios.insert(
+            format!("split.c{c}.object_us_per_hold"),
+            cpu("hold1") - cpu("hold1_worker"),
+        );
     }
     let smallest = VENUES[0].seats();
     for room in VENUES {

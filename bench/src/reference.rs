@@ -18,8 +18,16 @@ pub struct Reference {
     state: tempfile::TempDir,
 }
 
+/// The reference as Cloudflare's seat-booking tutorial has it: its page
+/// served from static assets by the same Worker.
+pub const WITH_ASSETS: &str = "wrangler.toml";
+/// The same Worker without static assets, to show what the platform's
+/// asset routing costs a request under `wrangler dev`.
+pub const BARE: &str = "wrangler-bare.toml";
+
 impl Reference {
-    pub fn start() -> Reference {
+    /// Starts the reference's dev server with `config` (in `bench/reference/`).
+    pub fn start(config: &str) -> Reference {
         let root = e2e::repo_root();
         let state = tempfile::tempdir().expect("a state directory");
         let port = e2e::free_port();
@@ -27,7 +35,7 @@ impl Reference {
         let mut cmd = e2e::wrangler(&root);
         cmd.args(["dev", "--ip", "127.0.0.1", "--port", &port.to_string()])
             .arg("--config")
-            .arg(root.join("bench/reference/wrangler.toml"))
+            .arg(root.join("bench/reference").join(config))
             .args(["--inspector-port", &e2e::free_port().to_string()])
             .arg("--persist-to")
             .arg(state.path().join("state"))

@@ -295,7 +295,8 @@ fn against_the_reference(out: &mut String, runs: &Runs, settings: &Settings) {
         out,
         "### Against the reference\n\nThe reference (`bench/reference/`, issue #17) is the \
          simplest seat booking on the same platform, in JavaScript: a Worker and a \
-         SQLite-backed object per showing that books a seat with one SELECT and one UPDATE. \
+         SQLite-backed object per showing that books a seat with one SELECT and one UPDATE, \
+         serving its page from static assets as Cloudflare's seat-booking tutorial does. \
          Its floors are a no-op and one upsert through the same Worker → object path. It runs \
          in a `wrangler dev` of its own, started in the same run as the product's, measured \
          with the same load generator. Bookings and holds have the same shape: one seat, for \
@@ -305,12 +306,18 @@ fn against_the_reference(out: &mut String, runs: &Runs, settings: &Settings) {
     let mut rows = Vec::new();
     for c in &settings.concurrencies {
         for (label, phase, kind) in [
+            (
+                "JS no-op floor, no static assets",
+                format!("ref_bare_noop.c{c}"),
+                "noop",
+            ),
             ("JS no-op floor", format!("ref_noop.c{c}"), "noop"),
             ("no-op floor", format!("noop.c{c}"), "noop"),
             ("JS one-write floor", format!("ref_write.c{c}"), "write"),
             ("one-write floor", format!("write.c{c}"), "write"),
             ("JS booking (reference)", format!("ref_book.c{c}"), "book"),
             ("hold of one seat", format!("hold1.c{c}"), "hold"),
+            ("its Worker half", format!("hold1_worker.c{c}"), "hold"),
         ] {
             rows.push(vec![
                 label.to_string(),
@@ -351,6 +358,7 @@ fn against_the_reference(out: &mut String, runs: &Runs, settings: &Settings) {
                 runs.ratio(&format!("ratio.c{c}.hold1_p99_per_book")),
                 runs.ratio(&format!("ratio.c{c}.noop_per_js")),
                 runs.ratio(&format!("ratio.c{c}.write_per_js")),
+                runs.ratio(&format!("ratio.c{c}.js_noop_per_bare")),
             ]
         })
         .collect();
@@ -362,6 +370,37 @@ fn against_the_reference(out: &mut String, runs: &Runs, settings: &Settings) {
             "hold p99 ÷ booking p99 (target ≤ 1)",
             "no-op floor ÷ JS no-op (target ≥ 0.9)",
             "write floor ÷ JS write (target ≥ 0.9)",
+            "JS no-op ÷ JS no-op without static assets",
+        ],
+        &rows,
+    );
+    let _ = writeln!(
+        out,
+        "Where a hold's CPU goes: the Worker's runtime (workerd) CPU per request of a hold, \
+         of its Worker half (the same requests, with an empty call to the object in place of \
+         the hold), and the difference, which is the object's own work for a hold. Under \
+         `wrangler dev` the Worker and its objects share one isolate, so this is as far as \
+         they can be told apart.\n"
+    );
+    let rows: Vec<Vec<String>> = settings
+        .concurrencies
+        .iter()
+        .map(|c| {
+            vec![
+                c.to_string(),
+                runs.cell(&format!("hold1.c{c}.cpu.workerd.us_per_req")),
+                runs.cell(&format!("hold1_worker.c{c}.cpu.workerd.us_per_req")),
+                runs.cell(&format!("split.c{c}.object_us_per_hold")),
+            ]
+        })
+        .collect();
+    table(
+        out,
+        &[
+            "clients",
+            "hold µs/req",
+            "Worker half µs/req",
+            "object's own work µs/hold",
         ],
         &rows,
     );

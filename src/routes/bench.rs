@@ -1,7 +1,8 @@
 //! The benchmark's floors (`npm run bench`): `POST
 //! /api/bench/showings/{id}/noop` and `…/write` reach the showing's object
 //! the way a hold does, so the hold path can be compared with them in the
-//! same run. Off unless the `SHOWTIME_BENCH` var is "1"; otherwise they are
+//! same run; `…/hold-worker` is a hold's Worker half (see
+//! [`hold_worker_half`]). Off unless the `SHOWTIME_BENCH` var is "1"; otherwise they are
 //! unknown routes.
 
 use worker::RouteContext;
@@ -16,6 +17,12 @@ pub async fn noop(ctx: RouteContext<()>) -> Handled {
 
 pub async fn write(ctx: RouteContext<()>) -> Handled {
     floor(ctx, true).await
+}
+
+/// The Worker's half of a hold, with an empty call to the object.
+pub async fn hold_worker_half(req: worker::Request, ctx: RouteContext<()>) -> Handled {
+    enabled(&ctx)?;
+    super::showings::bench_hold_worker_half(req, ctx).await
 }
 
 /// A request the Worker answers alone, without any object: what a request

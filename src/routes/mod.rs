@@ -200,6 +200,9 @@ fn bench_routes() -> Router<'static, ()> {
         .post_async("/api/bench/showings/:sid/write", |_, ctx| {
             respond(bench::write(ctx))
         })
+        .post_async("/api/bench/showings/:sid/hold-worker", |req, ctx| {
+            respond(bench::hold_worker_half(req, ctx))
+        })
         .post_async("/api/bench/worker", |_, ctx| respond(bench::worker(ctx)))
 }
 

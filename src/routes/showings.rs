@@ -324,8 +324,20 @@ struct HoldBody {
     prices: std::collections::BTreeMap<String, String>,
 }
 
-pub async fn create_hold(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    let sid = showing_id(&ctx)?;
+pub async fn create_hold(req: Request, ctx: RouteContext<()>) -> Handled {
+    let (sid, new, session) = hold_request(req, &ctx).await?;
+    let answer = ShowtimeClient::new(&ctx.env, sid)?.hold(new).await;
+    session.relay(answer)
+}
+
+/// Everything the Worker does for a hold before the showing's object is
+/// asked: the body read and checked, the buyer's session, the Turnstile
+/// check and the hold's token.
+async fn hold_request(
+    mut req: Request,
+    ctx: &RouteContext<()>,
+) -> Result<(&str, NewHold, Session), ApiError> {
+    let sid = showing_id(ctx)?;
     let bytes = read_body(&mut req).await?;
     let body: HoldBody = parse_json(&bytes)?;
     let idempotency = idempotency(&req, &bytes)?;
@@ -346,8 +358,28 @@ pub async fn create_hold(mut req: Request, ctx: RouteContext<()>) -> Handled {
         token: ids::random_hex(HOLD_TOKEN_LEN / 2)
             .map_err(|e| ApiError::internal(e.to_string()))?,
     };
-    let answer = ShowtimeClient::new(&ctx.env, sid)?.hold(new).await;
-    session.relay(answer)
+    Ok((sid, new, session))
+}
+
+/// The benchmark's Worker half of a hold (`npm run bench`): all a hold
+/// does in the Worker, with an empty call to the object in place of the
+/// hold, answered as a hold is. A hold's cost less this one is what the
+/// object spends deciding and writing it.
+pub async fn bench_hold_worker_half(req: Request, ctx: RouteContext<()>) -> Handled {
+    let (sid, new, session) = hold_request(req, &ctx).await?;
+    ShowtimeClient::new(&ctx.env, sid)?.bench(false).await?;
+    let granted = desk::protocol::HoldGranted {
+        hold_id: new.token,
+        amount: desk::protocol::Money {
+            amount: 0,
+            currency: String::new(),
+        },
+        prices: Vec::new(),
+        seats: new.seats,
+        expires_at_ms: 0,
+        expires_in_ms: 0,
+    };
+    session.relay(Ok(HoldAnswer::Granted(granted)))
 }
 
 /// The hold named in the path, if the caller could own it. A malformed

@@ -2,7 +2,9 @@
 // per showing, as in Cloudflare's seat-booking tutorial. Booking a seat is
 // one SELECT and one UPDATE; the floors are a no-op and one write through
 // the same Worker → object path. Requests have the shape the benchmark
-// sends the product: one seat, for a new buyer.
+// sends the product: one seat, for a new buyer. Its page (public/) is
+// served from static assets, as in the tutorial; other paths reach this
+// Worker.
 //
 //   POST /noop/{showing}            the object answers at once
 //   POST /write/{showing}           the object upserts one row

@@ -20,6 +20,12 @@ async fn the_floors_are_off_unless_the_bench_setting_is_on() {
     }
     let worker = api.send(Method::POST, "/api/bench/worker", None, &[]).await;
     assert_eq!(worker.status, 404);
+    let half = format!("/api/bench/showings/{FLOOR_OBJECT}/hold-worker");
+    let body = json!({"seats": ["A1"]}).to_string().into_bytes();
+    assert_eq!(
+        api.send(Method::POST, &half, Some(body), &[]).await.status,
+        404
+    );
 }
 
 #[tokio::test]
@@ -50,6 +56,28 @@ async fn with_the_setting_on_each_floor_reaches_an_object() {
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let path = format!("/api/bench/showings/{sid}/write");
     assert_eq!(api.send(Method::POST, &path, None, &[]).await.status, 200);
+    let map = api.seat_map(&sid).await;
+    assert!(map.as_object().unwrap().values().all(|s| s == "available"));
+}
+
+#[tokio::test]
+async fn a_holds_worker_half_answers_as_a_hold_and_holds_nothing() {
+    let stack = Stack::start_with(StackOptions::default().var("SHOWTIME_BENCH", "1"));
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let path = format!("/api/bench/showings/{sid}/hold-worker");
+    let body = json!({"seats": ["A1"]}).to_string().into_bytes();
+    let reply = api.send(Method::POST, &path, Some(body), &[]).await;
+    assert_eq!(reply.status, 201, "{:?}", reply.body);
+    assert_eq!(reply.body["seats"], json!(["A1"]));
+    assert_eq!(reply.body["hold_id"].as_str().map(str::len), Some(32));
+    // A new buyer gets a session cookie, as with a real hold.
+    assert!(reply.cookie.is_some(), "{:?}", reply.set_cookie);
+    // Its input is checked as a hold's is.
+    let bad = api
+        .send(Method::POST, &path, Some(b"{\"seats\": 3}".to_vec()), &[])
+        .await;
+    assert_eq!(bad.status, 400);
     let map = api.seat_map(&sid).await;
     assert!(map.as_object().unwrap().values().all(|s| s == "available"));
 }
