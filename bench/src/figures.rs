@@ -45,6 +45,7 @@ pub fn summarize(phase: &Phase) -> Figures {
     }
     let requests = phase.samples.len().max(1) as f64;
     figures.insert("all.rps".into(), phase.samples.len() as f64 / seconds);
+    figures.insert("all.silence_ms".into(), longest_silence_ms(phase));
     let per_request_us = |cpu_s: f64| cpu_s * 1e6 / requests;
     let mut cpu = |name: &str, cpu_s: f64| {
         figures.insert(format!("cpu.{name}.us_per_req"), per_request_us(cpu_s));
@@ -75,6 +76,22 @@ pub fn summarize(phase: &Phase) -> Figures {
         .fold(0.0, f64::max);
     cpu("workerd_busiest_thread", busiest);
     figures
+}
+
+/// The longest stretch of the window in which no answer came at all: a
+/// stall of the whole server, which tail latency alone does not tell from
+/// slow answers spread out.
+fn longest_silence_ms(phase: &Phase) -> f64 {
+    let mut done: Vec<u32> = phase.samples.iter().map(|s| s.done_ms).collect();
+    done.sort_unstable();
+    let window_ms = (phase.seconds * 1000.0) as u32;
+    let mut last = 0;
+    let mut longest = 0;
+    for at in done.into_iter().chain([window_ms]) {
+        longest = longest.max(at.saturating_sub(last));
+        last = at;
+    }
+    f64::from(longest)
 }
 
 /// Prefixes every figure's name with `phase.`, to merge phases into a run.
@@ -130,5 +147,27 @@ mod tests {
         let s = spread(&runs, "x").unwrap();
         assert_eq!((s.median, s.min, s.max), (2.0, 1.0, 3.0));
         assert!(spread(&runs, "y").is_none());
+    }
+
+    #[test]
+    fn the_longest_silence_counts_the_window_edges_too() {
+        let answer = |done_ms| crate::load::Sample {
+            kind: Kind::Noop,
+            status: 200,
+            micros: 1000,
+            bytes: 0,
+            done_ms,
+        };
+        let phase = |done: &[u32]| Phase {
+            samples: done.iter().map(|&ms| answer(ms)).collect(),
+            seconds: 1.0,
+            cpu: Default::default(),
+            timeline: Vec::new(),
+        };
+        // Answers at 100, 150 and 700 ms of a 1 s window: 150 to 700 is
+        // longest; with none, the whole window is silent.
+        assert_eq!(longest_silence_ms(&phase(&[700, 100, 150])), 550.0);
+        assert_eq!(longest_silence_ms(&phase(&[400, 500])), 500.0);
+        assert_eq!(longest_silence_ms(&phase(&[])), 1000.0);
     }
 }

@@ -14,7 +14,13 @@ use crate::cpu::{CpuUse, Reading, Server};
 pub struct Timing {
     pub warm_up: Duration,
     pub measure: Duration,
+    /// Also read the server's CPU every [`TIMELINE_STEP`], to line slow
+    /// answers up with what the server was doing.
+    pub timeline: bool,
 }
+
+/// How often a phase's timeline reads the server's CPU.
+pub const TIMELINE_STEP: Duration = Duration::from_millis(100);
 
 /// What a request was, so one phase can mix kinds and report each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -53,6 +59,8 @@ pub struct Sample {
     pub status: u16,
     pub micros: u32,
     pub bytes: u32,
+    /// When the answer came, in ms since the measured window began.
+    pub done_ms: u32,
 }
 
 /// A client task's view of the phase: whether to go on, and where its
@@ -81,6 +89,7 @@ impl Recorder {
                 status,
                 micros: u32::try_from(now.duration_since(started).as_micros()).unwrap_or(u32::MAX),
                 bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
+                done_ms: now.duration_since(self.window_start).as_millis() as u32,
             });
         }
     }
@@ -91,6 +100,9 @@ pub struct Phase {
     pub samples: Vec<Sample>,
     pub seconds: f64,
     pub cpu: CpuUse,
+    /// With [`Timing::timeline`]: the server's CPU in each step of the
+    /// window, by the step's end in ms since the window began.
+    pub timeline: Vec<(u32, CpuUse)>,
 }
 
 /// Runs `clients` tasks made by `client(index, recorder)`; each loops until
@@ -114,6 +126,19 @@ where
         .collect();
     tokio::time::sleep_until(window_start.into()).await;
     let first = Reading::now(server);
+    let mut timeline = Vec::new();
+    if timing.timeline {
+        let mut before = Reading::now(server);
+        let mut at = window_start + TIMELINE_STEP;
+        while at < end {
+            tokio::time::sleep_until(at.into()).await;
+            let now = Reading::now(server);
+            let ms = at.duration_since(window_start).as_millis() as u32;
+            timeline.push((ms, now.since(&before)));
+            before = now;
+            at += TIMELINE_STEP;
+        }
+    }
     tokio::time::sleep_until(end.into()).await;
     let last = Reading::now(server);
     let mut samples = Vec::new();
@@ -125,6 +150,7 @@ where
         samples,
         seconds: timing.measure.as_secs_f64(),
         cpu: last.since(&first),
+        timeline,
     }
 }
 

@@ -70,6 +70,11 @@ struct Args {
     /// Where the report (`report.md`) and every run's figures (`runs.json`) go.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Also write each phase's timeline to `<out>/timeline/`: every answer
+    /// (when it came, how long it took, its status) and the server's CPU
+    /// every 100 ms, to line slow answers up with what the server did.
+    #[arg(long)]
+    timeline: bool,
     /// Measures nothing: starts the product (with this many one-seat
     /// showings of 60 seats) and the reference, prints their addresses and
     /// waits, for profiling by hand (BENCHMARKS.md, "Where a hold's time
@@ -88,26 +93,28 @@ fn main() {
         args.measure_secs >= 1 && args.runs >= 1,
         "at least one run of at least one second"
     );
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| e2e::repo_root().join("target/bench"));
+    std::fs::create_dir_all(&out).expect("create the output directory");
     let settings = Settings {
         timing: Timing {
             warm_up: Duration::from_secs(args.warm_up_secs),
             measure: Duration::from_secs(args.measure_secs),
+            timeline: args.timeline,
         },
         concurrencies: vec![1, 50, 200],
         buyers: args.buyers,
         viewers: args.viewers,
         payers: args.payers,
+        out: out.clone(),
         measures: if args.only.is_empty() {
             measures::Measure::ALL.to_vec()
         } else {
             args.only.clone()
         },
     };
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| e2e::repo_root().join("target/bench"));
-    std::fs::create_dir_all(&out).expect("create the output directory");
 
     let started_at = utc_now();
     let load_before = load_average();

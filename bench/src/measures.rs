@@ -60,6 +60,52 @@ pub struct Settings {
     pub viewers: usize,
     pub payers: usize,
     pub measures: Vec<Measure>,
+    /// Where the report goes; timelines go to its `timeline/`.
+    pub out: std::path::PathBuf,
+}
+
+/// Writes a phase's answers (`run{n}-{phase}-answers.csv`: when each came
+/// and how long it took, in ms since the window began, and its status) and
+/// the server's CPU cores busy in each step (`…-cpu.csv`), to line slow
+/// answers up with what the server was doing.
+fn write_timeline(out: &std::path::Path, run: usize, name: &str, phase: &Phase) {
+    let dir = out.join("timeline");
+    std::fs::create_dir_all(&dir).expect("create the timeline directory");
+    let mut answers = String::from("done_ms,latency_ms,status,kind\n");
+    let mut samples = phase.samples.clone();
+    samples.sort_by_key(|s| s.done_ms);
+    for s in &samples {
+        answers.push_str(&format!(
+            "{},{:.1},{},{}\n",
+            s.done_ms,
+            f64::from(s.micros) / 1000.0,
+            s.status,
+            s.kind.name()
+        ));
+    }
+    let step_s = crate::load::TIMELINE_STEP.as_secs_f64();
+    let mut cpu = String::from("at_ms,workerd_cores,busiest_thread_cores,proxy_cores,node_cores\n");
+    for (at_ms, used) in &phase.timeline {
+        let cores = |name: &str| used.server.get(name).copied().unwrap_or(0.0) / step_s;
+        let busiest = used
+            .server_threads
+            .iter()
+            .filter(|(thread, _)| thread.starts_with("workerd/"))
+            .map(|(_, &s)| s)
+            .fold(0.0, f64::max)
+            / step_s;
+        cpu.push_str(&format!(
+            "{at_ms},{:.2},{busiest:.2},{:.2},{:.2}\n",
+            cores("workerd"),
+            cores("workerd-proxy"),
+            cores("node")
+        ));
+    }
+    // Phase names have dots (`hold1.c200`), so the names are written out
+    // whole rather than given an extension.
+    let file = |what: &str| dir.join(format!("run{run}-{name}-{what}.csv"));
+    std::fs::write(file("answers"), answers).expect("write a timeline");
+    std::fs::write(file("cpu"), cpu).expect("write a timeline");
 }
 
 /// Starts the product with `showings` one-seat showings and the
@@ -122,6 +168,9 @@ struct Bench<'a> {
 
 impl Bench<'_> {
     fn keep(&mut self, name: &str, phase: Phase) {
+        if self.settings.timing.timeline {
+            write_timeline(&self.settings.out, self.run, name, &phase);
+        }
         let figures = summarize(&phase);
         eprintln!("run {}: {name}: {}", self.run, one_line(&figures));
         let unanswered = phase.samples.iter().filter(|s| s.status == 0).count();
@@ -461,6 +510,10 @@ fn one_line(figures: &Figures) -> String {
             statuses.join(" ")
         ));
     }
+    parts.push(format!(
+        "longest silence {:.0} ms",
+        figures.get("all.silence_ms").copied().unwrap_or(f64::NAN)
+    ));
     parts.push(format!(
         "CPU cores: workerd {:.2} (busiest thread {:.2}), proxy {:.2}, node {:.2}, load {:.2}",
         figures["cpu.workerd.cores"],

@@ -301,7 +301,9 @@ fn against_the_reference(out: &mut String, runs: &Runs, settings: &Settings) {
          in a `wrangler dev` of its own, started in the same run as the product's, measured \
          with the same load generator. Bookings and holds have the same shape: one seat, for \
          a new buyer (no cookie), the next seat of a showing of 60 until it is full, then \
-         the next showing. The CPU columns are the dev server's of the target measured.\n"
+         the next showing. \"Longest silence\" is the longest stretch of the window in \
+         which no answer came at all. The CPU columns are the dev server's of the target \
+         measured.\n"
     );
     let mut rows = Vec::new();
     for c in &settings.concurrencies {
@@ -326,6 +328,7 @@ fn against_the_reference(out: &mut String, runs: &Runs, settings: &Settings) {
                 runs.cell(&format!("{phase}.{kind}.p50_ms")),
                 runs.cell(&format!("{phase}.{kind}.p99_ms")),
                 runs.cell(&format!("{phase}.{kind}.max_ms")),
+                runs.cell(&format!("{phase}.all.silence_ms")),
                 answers(runs, &phase, kind),
                 runs.cell(&format!("{phase}.cpu.workerd.us_per_req")),
                 runs.cell(&format!("{phase}.cpu.server.us_per_req")),
@@ -341,6 +344,7 @@ fn against_the_reference(out: &mut String, runs: &Runs, settings: &Settings) {
             "p50 ms",
             "p99 ms",
             "max ms",
+            "longest silence ms",
             "answers",
             "workerd CPU µs/req",
             "server CPU µs/req",
