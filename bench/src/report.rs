@@ -352,31 +352,28 @@ fn against_the_reference(out: &mut String, runs: &Runs, settings: &Settings) {
         &rows,
     );
     let _ = writeln!(out, "Ratios, each computed within a run:\n");
-    let rows: Vec<Vec<String>> = settings
-        .concurrencies
-        .iter()
-        .map(|c| {
-            vec![
-                c.to_string(),
-                runs.ratio(&format!("ratio.c{c}.hold1_per_book")),
-                runs.ratio(&format!("ratio.c{c}.hold1_p99_per_book")),
-                runs.ratio(&format!("ratio.c{c}.noop_per_js")),
-                runs.ratio(&format!("ratio.c{c}.write_per_js")),
-                runs.ratio(&format!("ratio.c{c}.js_noop_per_bare")),
-            ]
-        })
-        .collect();
-    table(
+    by_clients(
         out,
+        settings,
         &[
-            "clients",
             "holds/s ÷ bookings/s (target ≥ 1)",
             "hold p99 ÷ booking p99 (target ≤ 1)",
             "no-op floor ÷ JS no-op (target ≥ 0.9)",
             "write floor ÷ JS write (target ≥ 0.9)",
             "JS no-op ÷ JS no-op without static assets",
         ],
-        &rows,
+        |c| {
+            [
+                "hold1_per_book",
+                "hold1_p99_per_book",
+                "noop_per_js",
+                "write_per_js",
+                "js_noop_per_bare",
+            ]
+            .iter()
+            .map(|name| runs.ratio(&format!("ratio.c{c}.{name}")))
+            .collect()
+        },
     );
     let _ = writeln!(
         out,
@@ -386,28 +383,46 @@ fn against_the_reference(out: &mut String, runs: &Runs, settings: &Settings) {
          `wrangler dev` the Worker and its objects share one isolate, so this is as far as \
          they can be told apart.\n"
     );
-    let rows: Vec<Vec<String>> = settings
-        .concurrencies
-        .iter()
-        .map(|c| {
-            vec![
-                c.to_string(),
-                runs.cell(&format!("hold1.c{c}.cpu.workerd.us_per_req")),
-                runs.cell(&format!("hold1_worker.c{c}.cpu.workerd.us_per_req")),
-                runs.cell(&format!("split.c{c}.object_us_per_hold")),
-            ]
-        })
-        .collect();
-    table(
+    by_clients(
         out,
+        settings,
         &[
-            "clients",
             "hold µs/req",
             "Worker half µs/req",
             "object's own work µs/hold",
         ],
-        &rows,
+        |c| {
+            [
+                format!("hold1.c{c}.cpu.workerd.us_per_req"),
+                format!("hold1_worker.c{c}.cpu.workerd.us_per_req"),
+                format!("split.c{c}.object_us_per_hold"),
+            ]
+            .iter()
+            .map(|name| runs.cell(name))
+            .collect()
+        },
     );
+}
+
+/// A table with a row for each number of clients: its count, then `cells`.
+fn by_clients(
+    out: &mut String,
+    settings: &Settings,
+    headers: &[&str],
+    cells: impl Fn(usize) -> Vec<String>,
+) {
+    let rows: Vec<Vec<String>> = settings
+        .concurrencies
+        .iter()
+        .map(|&c| {
+            let mut row = vec![c.to_string()];
+            row.extend(cells(c));
+            row
+        })
+        .collect();
+    let mut all = vec!["clients"];
+    all.extend_from_slice(headers);
+    table(out, &all, &rows);
 }
 
 fn venues(out: &mut String, runs: &Runs, settings: &Settings) {
