@@ -1,6 +1,10 @@
 //! Token buckets: per client network for new holds, and per network and
-//! per buyer for card payments: a burst, then a steady rate. Each bucket is
-//! a row, so an evicted object forgives no one.
+//! per buyer for card payments: a burst, then a steady rate. A card bucket
+//! is stored at every payment, so an evicted object forgives no card
+//! tester. A hold bucket is stored once it is down to half its burst or
+//! less: most buyers hold once or twice and write no bucket row at all,
+//! while a restart forgives a client at most the first half of a burst
+//! (which the seat cap per network, stored with every hold, bounds too).
 //! Tokens are counted in thousandths, in integers, so a stored bucket
 //! reads back exactly.
 //!
@@ -183,8 +187,12 @@ impl Desk {
         now_ms: u64,
         d: &mut Decision,
     ) -> Result<(), u64> {
-        let taken = self.rate.take(self.settings.hold_rate, client, now_ms);
-        self.store_bucket(client, taken, d)
+        let limit = self.settings.hold_rate;
+        let taken = self.rate.take(limit, client, now_ms);
+        let half_burst = u64::from(limit.burst.max(1)) * MILLI / 2;
+        let (_, bucket, _) = &taken;
+        let store = bucket.tokens_milli <= half_burst;
+        self.store_bucket(client, taken, store, d)
     }
 
     /// Takes a card-payment token for the key (`card:<address>` or
@@ -199,23 +207,28 @@ impl Desk {
         let taken = self
             .rate
             .take_per(limit.burst, limit.per_hour, 3_600_000, key, now_ms);
-        self.store_bucket(key, taken, d)
+        self.store_bucket(key, taken, true, d)
     }
 
+    /// Writes the bucket's row when `store`, and forgets the row of the
+    /// client that made room for it.
     fn store_bucket(
         &mut self,
         client: &str,
         (result, bucket, forgotten): Taken,
+        store: bool,
         d: &mut Decision,
     ) -> Result<(), u64> {
         if let Some(client) = forgotten {
             d.writes.push(Write::ForgetRateBucket { client });
         }
-        d.writes.push(Write::RateBucket {
-            client: client.to_string(),
-            tokens_milli: bucket.tokens_milli,
-            at_ms: bucket.at_ms,
-        });
+        if store {
+            d.writes.push(Write::RateBucket {
+                client: client.to_string(),
+                tokens_milli: bucket.tokens_milli,
+                at_ms: bucket.at_ms,
+            });
+        }
         result
     }
 }

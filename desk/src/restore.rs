@@ -104,7 +104,9 @@ impl Desk {
             desk.rate.restore(row.client.clone(), bucket);
         }
         let upgrade = if stored.format < FORMAT {
-            vec![Write::CreateTables]
+            vec![Write::Upgrade {
+                from: stored.format,
+            }]
         } else {
             Vec::new()
         };

@@ -6,8 +6,10 @@
 //! One row per seat, hold, order and checkout, so a decision writes only
 //! the rows it changed, whatever the size of the venue. The meta row
 //! `format` says which version of these tables an object has: objects set
-//! up before it (format 0) lack the outbox, door and rate tables, and those
-//! of format 1 the hold clients; they get them the first time they load.
+//! up before it (format 0) lack the outbox, door and rate tables, those of
+//! format 1 the hold's client network, and those of format 2 keep it in a
+//! table of its own (`hold_clients`); they are brought up to date the first
+//! time they load ([`Write::Upgrade`]).
 
 use ledger::{Ledger, UnitId, UnitState};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -15,7 +17,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use crate::Decision;
 
 /// The version of the tables this code writes.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 pub const SHOWING: &str = "showing";
 pub const LAST_ALARM: &str = "last_alarm_ms";
@@ -27,15 +29,14 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS units (idx INTEGER PRIMARY KEY, name TEXT NOT NULL, state TEXT NOT NULL, owner TEXT)",
     "CREATE TABLE IF NOT EXISTS holds (id TEXT PRIMARY KEY, record TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS orders (id TEXT PRIMARY KEY, record TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS hold_owners (hold_id TEXT PRIMARY KEY, buyer TEXT NOT NULL, seats TEXT NOT NULL, ended TEXT, ended_at_ms INTEGER)",
+    "CREATE TABLE IF NOT EXISTS hold_owners (hold_id TEXT PRIMARY KEY, buyer TEXT NOT NULL, seats TEXT NOT NULL, ended TEXT, ended_at_ms INTEGER, client TEXT)",
     "CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, buyer TEXT NOT NULL, created_at_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS checkouts (order_id TEXT PRIMARY KEY, auth_key TEXT NOT NULL UNIQUE, record TEXT NOT NULL, due_at_ms INTEGER)",
     "CREATE TABLE IF NOT EXISTS outbox (order_id TEXT PRIMARY KEY, action TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS door_failures (at_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS rate_buckets (client TEXT PRIMARY KEY, tokens_milli INTEGER NOT NULL, at_ms INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS hold_clients (hold_id TEXT PRIMARY KEY, client TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS door_failures_from (at_ms INTEGER NOT NULL, client TEXT NOT NULL)",
-    "INSERT INTO meta (key, value) VALUES ('format', '2') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    "INSERT INTO meta (key, value) VALUES ('format', '3') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 ];
 
 /// A value bound to a statement.
@@ -108,6 +109,12 @@ impl HoldEnd {
 pub enum Write {
     /// The tables, made if missing, and the format row.
     CreateTables,
+    /// An object's tables of an older format brought up to [`FORMAT`]:
+    /// the owner rows gain their client column (copied from the
+    /// `hold_clients` of format 2, which goes), then the missing tables.
+    Upgrade {
+        from: u32,
+    },
     Meta {
         key: &'static str,
         value: String,
@@ -211,6 +218,23 @@ impl Write {
     pub fn statements(&self) -> Vec<Statement> {
         match self {
             Write::CreateTables => SCHEMA.iter().map(|sql| Statement { sql, args: vec![] }).collect(),
+            Write::Upgrade { from } => {
+                let mut sql: Vec<&'static str> = Vec::new();
+                // Every format has had `hold_owners`; a hold's network is
+                // kept on its owner row, so a hold writes one row, not two.
+                if *from < 3 {
+                    sql.push("ALTER TABLE hold_owners ADD COLUMN client TEXT");
+                }
+                if *from == 2 {
+                    sql.push(
+                        "UPDATE hold_owners SET client = (SELECT c.client FROM hold_clients c \
+                         WHERE c.hold_id = hold_owners.hold_id)",
+                    );
+                    sql.push("DROP TABLE hold_clients");
+                }
+                sql.extend_from_slice(SCHEMA);
+                sql.into_iter().map(|sql| Statement { sql, args: vec![] }).collect()
+            }
             Write::Meta { key, value } => stmt(
                 "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 vec![(*key).into(), value.clone().into()],
@@ -254,27 +278,14 @@ impl Write {
                     true => to_json(seats),
                     false => to_json(prices),
                 };
-                vec![
-                    Statement {
-                        sql: "INSERT INTO hold_owners (hold_id, buyer, seats) VALUES (?, ?, ?)",
-                        args: vec![hold_id.clone().into(), buyer.clone().into(), stored.into()],
-                    },
-                    Statement {
-                        sql: "INSERT INTO hold_clients (hold_id, client) VALUES (?, ?)",
-                        args: vec![hold_id.clone().into(), client.clone().into()],
-                    },
-                ]
+                stmt(
+                    "INSERT INTO hold_owners (hold_id, buyer, seats, client) VALUES (?, ?, ?, ?)",
+                    vec![hold_id.clone().into(), buyer.clone().into(), stored.into(), client.clone().into()],
+                )
             }
-            Write::ForgetOwner { hold_id } => vec![
-                Statement {
-                    sql: "DELETE FROM hold_owners WHERE hold_id = ?",
-                    args: vec![hold_id.clone().into()],
-                },
-                Statement {
-                    sql: "DELETE FROM hold_clients WHERE hold_id = ?",
-                    args: vec![hold_id.clone().into()],
-                },
-            ],
+            Write::ForgetOwner { hold_id } => {
+                stmt("DELETE FROM hold_owners WHERE hold_id = ?", vec![hold_id.clone().into()])
+            }
             Write::Replay { key, fingerprint, status, body, buyer, at_ms } => stmt(
                 "INSERT INTO idempotency (key, fingerprint, status, body, buyer, created_at_ms) \
                  VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET fingerprint = \
@@ -517,7 +528,9 @@ pub fn load(read: &mut impl ReadRows) -> Result<Option<Stored>, String> {
         };
         stored.buckets = read.rows("SELECT client, tokens_milli, at_ms FROM rate_buckets")?;
     }
-    stored.owners = if format >= 2 {
+    stored.owners = if format >= 3 {
+        read.rows("SELECT hold_id, buyer, seats, ended, ended_at_ms, client FROM hold_owners")?
+    } else if format == 2 {
         read.rows(
             "SELECT o.hold_id, o.buyer, o.seats, o.ended, o.ended_at_ms, c.client \
              FROM hold_owners o LEFT JOIN hold_clients c ON c.hold_id = o.hold_id",

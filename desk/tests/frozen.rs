@@ -11,6 +11,7 @@ use desk::{Effect, Reply, Request, Settings};
 use support::Sqlite;
 
 const DUMP: &str = include_str!("frozen/v0.sql");
+const DUMP_V2: &str = include_str!("frozen/v2.sql");
 /// The frozen run's clock: its last decision.
 const THEN_MS: u64 = 1_796_070_079_550;
 const PAID: &str = "d0a2472b80e867944c4e3c90bdca5d2ad700570e";
@@ -158,5 +159,85 @@ fn a_showing_stored_before_the_desk_keeps_its_holds_orders_and_checkouts() {
         db.count("outbox"),
         1,
         "the step waits in the outbox until answered"
+    );
+}
+
+fn new_hold(buyer: &str, client: &str, seats: &[&str]) -> Request {
+    Request::Hold(NewHold {
+        prices: Default::default(),
+        caller: Caller {
+            buyer: buyer.into(),
+            client: client.into(),
+        },
+        seats: seats.iter().map(|s| s.to_string()).collect(),
+        idempotency: None,
+        token: format!("{:0>32}", buyer.len() * 1000 + seats.len()),
+    })
+}
+
+fn refusal(decision: &desk::Decision) -> Option<desk::Code> {
+    decision.reply.clone()?.err().map(|r| r.code)
+}
+
+/// Format 2 kept each hold's network in a table of its own; format 3 keeps
+/// it on the owner row. The seat cap per network must count holds made
+/// before the upgrade, and the upgrade must run once only.
+#[test]
+fn a_showing_stored_in_format_two_keeps_each_holds_network_on_its_owner_row() {
+    let db = Sqlite::from_dump(DUMP_V2);
+    let settings = Settings {
+        hold_rate: desk::RateLimit {
+            seats_held: 3,
+            ..desk::RateLimit::default()
+        },
+        ..Settings::default()
+    };
+    let mut desk = db.load(settings.clone());
+    let mut stmt =
+        db.0.prepare("SELECT buyer, client FROM hold_owners ORDER BY buyer")
+            .unwrap();
+    let owners: Vec<(String, Option<String>)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let owned = |buyer: &str, client: &str| (buyer.to_string(), Some(client.to_string()));
+    assert_eq!(
+        owners,
+        vec![
+            owned("ana", "198.51.100.7"),
+            owned("bea", "2001:db8:1:2::/64"),
+            owned("cai", "203.0.113.5"),
+        ]
+    );
+    let gone: i64 =
+        db.0.query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE name = 'hold_clients'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(gone, 0, "the old table is dropped");
+    assert_eq!(db.count("rate_buckets"), 3, "the stored buckets are kept");
+
+    // ana's network holds A1 A2 from before the upgrade: one more seat, not two.
+    let now = 1_800_000_000_100;
+    let two = desk.handle_request(now, new_hold("dov", "198.51.100.7", &["A3", "A4"]));
+    assert_eq!(refusal(&two), Some(desk::Code::TooManySeatsHeld));
+    // A second load finds nothing to upgrade (a second ALTER would fail).
+    let mut desk = db.load(settings);
+    let one = desk.handle_request(now + 1, new_hold("dov", "198.51.100.7", &["A3"]));
+    assert_eq!(refusal(&one), None, "{:?}", one.reply);
+    db.apply(&one.writes);
+    let client: String =
+        db.0.query_row(
+            "SELECT client FROM hold_owners WHERE buyer = 'dov'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        client, "198.51.100.7",
+        "a new hold keeps its network on its row"
     );
 }
