@@ -168,11 +168,27 @@ async function load() {
   renderCancel(s);
   document.getElementById('pin-state').textContent = body.has_door_pin ? 'A door PIN is set. Setting a new one replaces it.' : 'No door PIN is set yet: door staff cannot sign in to this showing with a PIN.';
   renderTotals();
+  loadConflicts();
   // A seat chosen for the box office that someone else took is let go.
   const before = deskSeats.size;
   for (const seat of [...deskSeats]) if (body.availability.seats[seat] !== 'available') deskSeats.delete(seat);
   renderMap();
   if (before !== deskSeats.size) renderDesk();
+}
+
+// Door admissions that do not stand (door devices that were offline).
+async function loadConflicts() {
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/door-conflicts`);
+  if (status !== 200) return;
+  const list = body.conflicts || [];
+  document.getElementById('conflicts').hidden = list.length === 0;
+  document.getElementById('conflict-list').replaceChildren(...list.map((c) => {
+    const how = c.offline ? 'offline' : 'online';
+    const text = c.status === 'void'
+      ? `Seat ${c.seat}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}) after the ticket was refunded`
+      : `Seat ${c.seat}: admitted again by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}); ${c.admitted_by} admitted it first, at ${clockTime(c.admitted_at_ms, true)}`;
+    return el('li', { text });
+  }));
 }
 
 async function loadOrders(email) {

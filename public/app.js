@@ -132,9 +132,12 @@ function when(ms) {
   return `${localParts(ms, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })} ${zoneName(ms)}`;
 }
 
-// A time of day: "19:30 GMT".
-function clockTime(ms) {
-  return `${localParts(ms, { hour: '2-digit', minute: '2-digit' })} ${zoneName(ms)}`;
+// A time of day: "19:30 GMT", or with `seconds` "19:30:05 GMT" (for scans
+// that may be seconds apart).
+function clockTime(ms, seconds) {
+  const parts = { hour: '2-digit', minute: '2-digit' };
+  if (seconds) parts.second = '2-digit';
+  return `${localParts(ms, parts)} ${zoneName(ms)}`;
 }
 
 // A listed showing's prices in words: "$12.00", "from $8.00", "Free".

@@ -2,55 +2,328 @@
 // otherwise the jsQR decoder served with the page), a handheld scanner that
 // types the code and presses Enter, or typing. Each scan shows one large,
 // unmistakable result and the running count.
+//
+// It works without a network too. At sign-in, and every minute while
+// online, it downloads the showing's manifest (the public keys that check
+// ticket codes, and every ticket with its seat, status and check-in) and
+// keeps it in IndexedDB; a service worker (door-sw.js) keeps the page.
+// Offline, a scan is checked here: the code's Ed25519 signature (Web
+// Crypto), the showing, the ticket's status in the manifest, and this
+// device's own admissions. Offline scans wait in IndexedDB and are sent
+// when the network is back (POST /api/door/sync), where the earliest
+// admission of a ticket stands and any other is listed as a conflict.
 'use strict';
 
 let showingId = null;
 let credential = null;
+let manifest = null;
+let ticketsById = new Map();
+let offlineSince = null;
 // Scans are checked one after another, in the order they came: a fast
 // handheld scanner never has a scan dropped.
 let queue = Promise.resolve();
 const resultBox = document.getElementById('result');
+const REFRESH_MS = 60000;
+const SYNC_BATCH = 200;
+
+// This device's name in check-ins and conflicts, kept across visits.
+const device = (() => {
+  let id = localStorage.getItem('door-device');
+  if (!id) {
+    const bytes = crypto.getRandomValues(new Uint8Array(4));
+    id = 'door-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    localStorage.setItem('door-device', id);
+  }
+  return id;
+})();
+
+// IndexedDB: `manifests` by showing id, `queue` (scans not yet sent) by
+// scan id, `admitted` (this device's admissions) by ticket id.
+const store = {
+  db: null,
+  open() {
+    this.db = this.db || new Promise((resolve, reject) => {
+      const req = indexedDB.open('door', 1);
+      req.onupgradeneeded = () => {
+        req.result.createObjectStore('manifests', { keyPath: 'showing.id' });
+        req.result.createObjectStore('queue', { keyPath: 'id' });
+        req.result.createObjectStore('admitted', { keyPath: 'ticket_id' });
+      };
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+    return this.db;
+  },
+  async run(name, mode, work) {
+    const db = await this.open();
+    return new Promise((resolve, reject) => {
+      const tx = db.transaction(name, mode);
+      const req = work(tx.objectStore(name));
+      tx.oncomplete = () => resolve(req.result);
+      tx.onerror = () => reject(tx.error);
+    });
+  },
+  get(name, key) { return this.run(name, 'readonly', (s) => s.get(key)); },
+  all(name) { return this.run(name, 'readonly', (s) => s.getAll()); },
+  put(name, value) { return this.run(name, 'readwrite', (s) => s.put(value)); },
+  delete(name, key) { return this.run(name, 'readwrite', (s) => s.delete(key)); },
+};
 
 function headers() {
   return /^\d{4,12}$/.test(credential) ? { 'x-door-pin': credential } : { authorization: 'Bearer ' + credential };
 }
 
+// A request to the Worker, or null when the network (or the Worker) could
+// not be reached: the caller then works offline.
+async function reach(path, options) {
+  if (!navigator.onLine) return null;
+  try {
+    const reply = await api(path, Object.assign({ headers: headers() }, options || {}));
+    if (reply.status >= 502) return null;
+    goneOnline();
+    return reply;
+  } catch (_) {
+    return null;
+  }
+}
+
+function goneOnline() {
+  if (offlineSince !== null) {
+    offlineSince = null;
+    syncQueue();
+  }
+  showState();
+}
+
+function goneOffline() {
+  if (offlineSince === null) offlineSince = Date.now();
+  showState();
+}
+
+async function showState() {
+  const waiting = (await store.all('queue')).filter((q) => q.showing_id === showingId).length;
+  const parts = [offlineSince === null ? 'Online' : `Offline since ${clockTime(offlineSince)}: scans are checked on this device`];
+  parts.push(waiting ? `${waiting} scan${waiting === 1 ? '' : 's'} waiting to be sent` : 'no scans waiting');
+  if (manifest) parts.push(`ticket list from ${clockTime(manifest.generated_at_ms)}`);
+  const state = document.getElementById('state');
+  state.textContent = parts.join(' · ');
+  state.classList.toggle('offline', offlineSince !== null);
+  if (manifest && manifest.codes_check_offline === false) {
+    state.textContent += ' · tickets from this cinema cannot be checked offline yet (its ticket key is an old kind)';
+  }
+}
+
+function useManifest(body) {
+  manifest = body;
+  ticketsById = new Map((body.tickets || []).map((t) => [t.id, t]));
+  document.getElementById('showing-name').textContent = `${body.showing.title}, ${when(body.showing.starts_at_ms)}`;
+  showConflicts(body.conflicts || []);
+}
+
+async function refreshManifest() {
+  const reply = await reach(`/api/door/showings/${showingId}/manifest`, { method: 'GET' });
+  if (!reply) { goneOffline(); return null; }
+  if (reply.status === 200) {
+    await store.put('manifests', reply.body);
+    useManifest(reply.body);
+    showCount();
+    showState();
+  }
+  return reply;
+}
+
+function showConflicts(conflicts) {
+  const box = document.getElementById('conflicts');
+  box.hidden = conflicts.length === 0;
+  box.querySelector('ul').replaceChildren(...conflicts.map((c) => {
+    const how = c.offline ? 'offline' : 'online';
+    const text = c.status === 'void'
+      ? `Seat ${c.seat}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}), but the ticket was refunded`
+      : `Seat ${c.seat}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}), but ${c.admitted_by} admitted it first, at ${clockTime(c.admitted_at_ms, true)}`;
+    return el('li', { text });
+  }));
+}
+
+async function showCount(counts) {
+  let admitted;
+  let sold;
+  if (counts) {
+    ({ admitted, sold } = counts);
+  } else if (manifest) {
+    // From the manifest, with this device's admissions not yet in it.
+    const valid = manifest.tickets.filter((t) => t.status === 'valid');
+    const mine = (await store.all('admitted')).filter((a) => a.showing_id === showingId);
+    const inList = new Set(valid.filter((t) => t.checked_in_at_ms).map((t) => t.id));
+    admitted = inList.size + mine.filter((a) => !inList.has(a.ticket_id)).length;
+    sold = valid.length;
+  } else {
+    return;
+  }
+  document.getElementById('count').textContent = `Admitted ${admitted} of ${sold} sold`;
+}
+
+function bytes(base64url) {
+  const text = base64url.replace(/-/g, '+').replace(/_/g, '/');
+  const binary = atob(text + '='.repeat((4 - (text.length % 4)) % 4));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}
+
+// The ticket a code names, if its Ed25519 signature checks with one of the
+// manifest's public keys (src/ticket_code.rs makes them); null otherwise,
+// and for older (v1) codes, which only the server can check.
+async function verifyHere(code) {
+  const parts = code.split('.');
+  if (parts.length !== 6 || parts[0] !== 'v2') return null;
+  const key = (manifest.keys || []).find((k) => k.id === parts[1]);
+  if (!key) return null;
+  try {
+    const publicKey = await crypto.subtle.importKey('raw', bytes(key.key), { name: 'Ed25519' }, false, ['verify']);
+    const signed = new TextEncoder().encode(parts.slice(0, 5).join('.'));
+    if (!(await crypto.subtle.verify({ name: 'Ed25519' }, publicKey, bytes(parts[5]), signed))) return null;
+    return { showing_id: parts[2], ticket_id: parts[3], seat: new TextDecoder().decode(bytes(parts[4])) };
+  } catch (_) {
+    return null;
+  }
+}
+
+// A scan checked on this device: what the door is told, and what the
+// sync reports the device answered.
+async function checkHere(code, now) {
+  const ticket = manifest ? await verifyHere(code) : null;
+  if (!ticket) return { result: 'invalid', old: code.startsWith('v1.') };
+  const seat = ticket.seat;
+  if (ticket.showing_id !== showingId) return { result: 'wrong_showing', seat };
+  if (now > manifest.showing.door_close_at_ms) return { result: 'door_closed', seat, door_close_at_ms: manifest.showing.door_close_at_ms };
+  const listed = ticketsById.get(ticket.ticket_id);
+  if (listed && listed.status === 'void') return { result: 'void', seat };
+  const mine = await store.get('admitted', ticket.ticket_id);
+  if (mine) return { result: 'already_scanned', here: true, seat, at_ms: mine.at_ms };
+  if (listed && listed.checked_in_at_ms) return { result: 'already_scanned', seat, at_ms: listed.checked_in_at_ms };
+  await store.put('admitted', { ticket_id: ticket.ticket_id, showing_id: showingId, at_ms: now });
+  // A signed code not in the list was sold after the list was fetched.
+  return { result: 'admitted', seat, unlisted: !listed };
+}
+
 const outcomes = {
-  admitted: (r) => ['admitted', 'Admitted', `Seat ${r.seat}`],
+  admitted: (r) => ['admitted', 'Admitted', `Seat ${r.seat}${r.unlisted ? ' (sold after the ticket list was fetched)' : ''}`],
   already_checked_in: (r) => ['warn', `Already scanned at ${clockTime(r.checked_in_at_ms)}`, `Seat ${r.seat}`],
+  already_scanned: (r) => ['warn', `Already scanned${r.here ? ' here' : ''} at ${clockTime(r.at_ms)}`, `Seat ${r.seat}`],
   void: (r) => ['refused', 'Refunded: not valid', `Seat ${r.seat}`],
   wrong_showing: (r) => ['refused', 'Wrong showing', `Seat ${r.seat} is for another showing`],
   door_closed: (r) => ['refused', 'Door closed', `Admission ended at ${clockTime(r.door_close_at_ms)}`],
-  invalid: () => ['refused', 'Invalid ticket', 'Not one of ours, or altered'],
+  invalid: (r) => ['refused', 'Invalid ticket', r.old ? 'An older code: it can only be checked online' : 'Not one of ours, or altered'],
 };
+
+function show(answer, offline) {
+  const [kind, title, detail] = (outcomes[answer.result] || outcomes.invalid)(answer);
+  const lines = [title, el('small', { text: detail })];
+  if (offline) lines.push(el('small', { class: 'mark', text: 'Checked offline' }));
+  resultBox.replaceChildren(el('div', { class: 'result ' + kind, role: 'status' }, lines));
+}
 
 function check(code) {
   queue = queue.then(() => checkNow(code)).catch(() => {
-    resultBox.replaceChildren(el('div', { class: 'result refused', role: 'status', text: 'No connection: scan again' }));
+    resultBox.replaceChildren(el('div', { class: 'result refused', role: 'status', text: 'Not checked: scan again' }));
   });
   return queue;
 }
 
 async function checkNow(code) {
-  if (!code.trim()) return;
-  {
-    const { status, body } = await api('/api/door/checkin', {
-      json: { code: code.trim(), showing_id: showingId, device: navigator.userAgent.slice(0, 60) },
-      headers: headers(),
-    });
-    if (status === 401) {
-      resultBox.replaceChildren(el('div', { class: 'result refused', role: 'status', text: 'Wrong PIN or token' }));
-      return;
-    }
-    if (status === 429) {
-      resultBox.replaceChildren(el('div', { class: 'result refused', role: 'status' }, ['PIN locked',
-        el('small', { text: 'Too many wrong PINs for this showing. Wait ten minutes, or sign in with the staff door token.' })]));
-      return;
-    }
-    const [kind, title, detail] = (outcomes[body.result] || outcomes.invalid)(body);
-    resultBox.replaceChildren(el('div', { class: 'result ' + kind, role: 'status' }, [title, el('small', { text: detail })]));
-    document.getElementById('count').textContent = `Admitted ${body.admitted} of ${body.sold} sold`;
+  code = code.trim();
+  if (!code) return;
+  const reply = await reach('/api/door/checkin', { json: { code, showing_id: showingId, device } });
+  if (reply && reply.status === 401) {
+    resultBox.replaceChildren(el('div', { class: 'result refused', role: 'status', text: 'Wrong PIN or token' }));
+    return;
   }
+  if (reply && reply.status === 429) {
+    resultBox.replaceChildren(el('div', { class: 'result refused', role: 'status' }, ['PIN locked',
+      el('small', { text: 'Too many wrong PINs for this showing. Wait ten minutes, or sign in with the staff door token.' })]));
+    return;
+  }
+  if (reply && reply.status === 200) {
+    if (reply.body.result === 'admitted') {
+      await store.put('admitted', { ticket_id: reply.body.ticket_id, showing_id: showingId, at_ms: reply.body.checked_in_at_ms });
+    }
+    show(reply.body, false);
+    showCount(reply.body);
+    return;
+  }
+  goneOffline();
+  const now = Date.now();
+  const answer = await checkHere(code, now);
+  const id = `${device}-${now}-${Math.random().toString(36).slice(2, 8)}`;
+  await store.put('queue', { id, showing_id: showingId, code, at_ms: now, result: answer.result });
+  show(answer, true);
+  showCount();
+  showState();
+}
+
+// Sends the scans made offline, a batch at a time; each is removed once
+// the Worker has recorded it (sending one twice records it once).
+let syncing = null;
+function syncQueue() {
+  syncing = syncing || (async () => {
+    try {
+      for (;;) {
+        const waiting = (await store.all('queue')).filter((q) => q.showing_id === showingId).slice(0, SYNC_BATCH);
+        if (!waiting.length) break;
+        const scans = waiting.map(({ id, code, at_ms, result }) => ({ id, code, at_ms, result }));
+        const reply = await reach('/api/door/sync', { json: { showing_id: showingId, device, scans } });
+        if (!reply) { goneOffline(); break; }
+        if (reply.status !== 200) break;
+        for (const scan of waiting) await store.delete('queue', scan.id);
+        showConflicts(reply.body.conflicts || []);
+        showCount(reply.body);
+      }
+    } finally {
+      syncing = null;
+      showState();
+    }
+  })();
+  return syncing;
+}
+
+async function startScanning() {
+  document.getElementById('signin').hidden = true;
+  document.getElementById('scanner').hidden = false;
+  document.getElementById('device').textContent = device;
+  showCount();
+  showState();
+  document.getElementById('code').focus();
+  await syncQueue();
+  setInterval(async () => {
+    if (!navigator.onLine) return;
+    await syncQueue();
+    await refreshManifest();
+  }, REFRESH_MS);
+}
+
+async function signIn(chosen, given) {
+  showingId = chosen;
+  credential = given;
+  const error = document.getElementById('signin-error');
+  const reply = await refreshManifest();
+  if (reply && reply.status !== 200) {
+    error.textContent = reply.status === 429
+      ? 'Too many wrong PINs for this showing. Wait ten minutes, or use the staff door token.'
+      : 'Wrong PIN or token for this showing.';
+    return;
+  }
+  if (!reply) {
+    // No network: only a sign-in this tab already made online, with its
+    // ticket list kept, can go on.
+    const before = JSON.parse(sessionStorage.getItem('door-signin') || 'null');
+    const kept = await store.get('manifests', chosen);
+    if (!before || before.showingId !== chosen || before.credential !== given || !kept) {
+      error.textContent = 'No network: sign in once with a network to fetch this showing\'s tickets.';
+      return;
+    }
+    useManifest(kept);
+  }
+  error.textContent = '';
+  sessionStorage.setItem('door-signin', JSON.stringify({ showingId: chosen, credential: given }));
+  await startScanning();
 }
 
 async function scanWithCamera() {
@@ -82,21 +355,35 @@ async function scanWithCamera() {
 }
 
 (async () => {
-  // Today's showings: from six hours before each one starts to six after,
-  // so a device reloaded after the start still finds it.
-  const { body } = await api('/api/door/showings');
+  if ('serviceWorker' in navigator) navigator.serviceWorker.register('/door-sw.js', { scope: '/door' }).catch(() => {});
+  window.addEventListener('offline', goneOffline);
+  // Back online: the queue first, then the list, so the list fetched
+  // includes what the queue changed.
+  window.addEventListener('online', async () => { await syncQueue(); await refreshManifest(); });
   const select = document.getElementById('showing');
-  for (const s of body.showings || []) {
+  // Today's showings: from six hours before each one starts to six after,
+  // so a device reloaded after the start still finds it. Offline, the
+  // showings whose tickets this device keeps.
+  let listed = null;
+  try {
+    const reply = await api('/api/door/showings');
+    if (reply.status === 200) listed = reply.body.showings;
+  } catch (_) { /* offline */ }
+  if (!listed) {
+    offlineSince = Date.now();
+    listed = (await store.all('manifests')).map((m) => m.showing);
+  }
+  for (const s of listed) {
     const closes = `door closes ${clockTime(s.door_close_at_ms)}`;
     select.append(el('option', { value: s.id, text: `${s.title}, ${when(s.starts_at_ms)}${s.cancelled ? ' (cancelled)' : `, ${closes}`}` }));
   }
   document.getElementById('signin').addEventListener('submit', (event) => {
     event.preventDefault();
-    showingId = select.value;
-    credential = document.getElementById('pin').value;
-    document.getElementById('signin').hidden = true;
-    document.getElementById('scanner').hidden = false;
-    document.getElementById('code').focus();
+    signIn(select.value, document.getElementById('pin').value);
+  });
+  document.getElementById('signout').addEventListener('click', () => {
+    sessionStorage.removeItem('door-signin');
+    window.location.reload();
   });
   document.getElementById('manual').addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -109,4 +396,7 @@ async function scanWithCamera() {
   });
   document.getElementById('camera').addEventListener('click', () =>
     scanWithCamera().catch(() => resultBox.replaceChildren(el('div', { class: 'message error', role: 'alert', text: 'The camera could not be opened; type or scan the code instead.' }))));
+  // A reload (with or without a network) goes on where this tab was.
+  const before = JSON.parse(sessionStorage.getItem('door-signin') || 'null');
+  if (before) await signIn(before.showingId, before.credential);
 })();

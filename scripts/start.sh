@@ -15,9 +15,10 @@ BASE="http://127.0.0.1:$PORT"
 SQUARE="http://127.0.0.1:$SQUARE_PORT"
 
 # Local secrets are made here, once each, and never committed (.gitignore).
+random_hex() { od -An -tx1 -N"$1" /dev/urandom | tr -d ' \n'; }
 ensure_secret() {
   if ! grep -q "^$1=" .dev.vars 2>/dev/null; then
-    printf '%s="%s"\n' "$1" "$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .dev.vars
+    printf '%s="%s"\n' "$1" "$(random_hex 24)" >> .dev.vars
     echo "start: wrote a new local $1 to .dev.vars"
   fi
 }
@@ -26,11 +27,20 @@ ensure_secret SESSION_SECRET
 ensure_secret DOOR_TOKEN
 ensure_secret SQUARE_ACCESS_TOKEN
 ensure_secret SQUARE_WEBHOOK_SIGNATURE_KEY
-for keys in TICKET_SIGNING_KEYS ORDER_LINK_KEYS; do
-  if ! grep -q "^$keys=" .dev.vars; then
-    printf '%s="k1:%s"\n' "$keys" "$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')" >> .dev.vars
-  fi
-done
+if ! grep -q "^ORDER_LINK_KEYS=" .dev.vars; then
+  printf 'ORDER_LINK_KEYS="k1:%s"\n' "$(random_hex 24)" >> .dev.vars
+fi
+# Ticket codes are signed with an Ed25519 private key (32 random bytes), so
+# the door page can check them offline. A .dev.vars from before, with an
+# HMAC key alone, gets an Ed25519 key put first: it signs from now on and
+# the old key still checks the codes it made.
+if ! grep -q "^TICKET_SIGNING_KEYS=" .dev.vars; then
+  printf 'TICKET_SIGNING_KEYS="e1:ed25519:%s"\n' "$(random_hex 32)" >> .dev.vars
+  echo "start: wrote a new local TICKET_SIGNING_KEYS to .dev.vars"
+elif ! grep -q "^TICKET_SIGNING_KEYS=.*ed25519:" .dev.vars; then
+  sed -i "s/^TICKET_SIGNING_KEYS=\"/TICKET_SIGNING_KEYS=\"e1:ed25519:$(random_hex 32),/" .dev.vars
+  echo "start: put an Ed25519 ticket key first in .dev.vars"
+fi
 secret() { sed -n "s/^$1=\"\(.*\)\"$/\1/p" .dev.vars; }
 ADMIN_TOKEN=$(secret ADMIN_TOKEN)
 

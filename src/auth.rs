@@ -10,8 +10,8 @@ use worker::{Env, Method, Request};
 
 use crate::admin_session;
 use crate::api_error::ApiError;
+use crate::keys::Keys;
 use crate::keys::{self, Purpose};
-use crate::ticket_code::Keys;
 use crate::{db, session};
 use desk::Code;
 

@@ -13,10 +13,64 @@ use hkdf::Hkdf;
 use serde::Serialize;
 use sha2::Sha256;
 
-use crate::ticket_code::Keys;
+use crate::ticket_code::TicketKeys;
 
 /// The shortest secret accepted: 256 bits, past any offline guessing.
 pub const MIN_SECRET_BYTES: usize = 32;
+
+/// Secrets named by short ids (`id:secret[,id:secret…]`), in order: the
+/// first signs, all verify, so a key can rotate. Order links use them.
+#[derive(Clone)]
+pub struct Keys(Vec<(String, Vec<u8>)>);
+
+impl Keys {
+    /// Reads `id:secret,id:secret`; ids are short and alphanumeric.
+    pub fn parse(text: &str) -> Result<Keys, String> {
+        let keys: Vec<(String, Vec<u8>)> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|pair| !pair.is_empty())
+            .map(|pair| {
+                let (id, secret) = pair.split_once(':').ok_or("each key is id:secret")?;
+                let id_ok = !id.is_empty()
+                    && id.len() <= 8
+                    && id.bytes().all(|b| b.is_ascii_alphanumeric());
+                if !id_ok || secret.len() < crate::keys::MIN_SECRET_BYTES {
+                    return Err(
+                        "key ids are 1 to 8 letters or digits and secrets at least 32 bytes",
+                    );
+                }
+                Ok((id.to_string(), secret.as_bytes().to_vec()))
+            })
+            .collect::<Result<_, _>>()?;
+        if keys.is_empty() {
+            return Err("no key".into());
+        }
+        Ok(Keys(keys))
+    }
+
+    /// The key that signs: the first.
+    pub fn signer(&self) -> (&str, &[u8]) {
+        let (id, secret) = &self.0[0];
+        (id, secret)
+    }
+
+    /// The secret of key `id`, if listed.
+    pub fn secret(&self, id: &str) -> Option<&[u8]> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == id)
+            .map(|(_, s)| s.as_slice())
+    }
+}
+
+impl std::fmt::Debug for Keys {
+    // Never the secrets themselves.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ids: Vec<&str> = self.0.iter().map(|(id, _)| id.as_str()).collect();
+        f.debug_tuple("Keys").field(&ids).finish()
+    }
+}
 
 /// What a derived key is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,16 +138,13 @@ pub fn check(get: impl Fn(&str) -> Option<String>) -> Vec<Problem> {
             Some(_) => {}
         }
     }
-    for (name, required) in [("TICKET_SIGNING_KEYS", true), ("ORDER_LINK_KEYS", false)] {
-        match get(name) {
-            None if required => say(name, "not set"),
-            None => {}
-            Some(text) => {
-                if let Err(e) = Keys::parse(&text) {
-                    say(name, &e);
-                }
-            }
-        }
+    match get("TICKET_SIGNING_KEYS").map(|text| TicketKeys::parse(&text)) {
+        None => say("TICKET_SIGNING_KEYS", "not set"),
+        Some(Err(e)) => say("TICKET_SIGNING_KEYS", &e),
+        Some(Ok(_)) => {}
+    }
+    if let Some(Err(e)) = get("ORDER_LINK_KEYS").map(|text| Keys::parse(&text)) {
+        say("ORDER_LINK_KEYS", &e);
     }
     for name in ["SQUARE_ACCESS_TOKEN", "SQUARE_WEBHOOK_SIGNATURE_KEY"] {
         if get(name).is_none_or(|v| v.trim().is_empty()) {

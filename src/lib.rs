@@ -22,6 +22,7 @@ mod api_error;
 mod auth;
 mod catalog;
 mod db;
+mod door_sync;
 mod ids;
 mod keys;
 mod mail;

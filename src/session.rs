@@ -11,7 +11,7 @@ use base64::Engine;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::ticket_code::Keys;
+use crate::keys::Keys;
 
 pub const COOKIE_NAME: &str = "showtime_buyer";
 /// The name over HTTPS: a `__Host-` cookie is set only by this very host,

@@ -50,6 +50,7 @@ codes! {
     InvalidReason = 400 "invalid_reason",
     CurrencyMismatch = 400 "currency_mismatch",
     InvalidPin = 400 "invalid_pin",
+    InvalidScans = 400 "invalid_scans",
     BadNote = 400 "bad_note",
     BadSearch = 400 "bad_search",
     UnknownTickets = 400 "unknown_tickets",

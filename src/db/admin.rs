@@ -14,9 +14,7 @@ const LIST_LIMIT: u32 = 500;
 /// for refunded and re-sold ones.
 pub const EXPORT_LIMIT: u32 = 100_000;
 
-fn num(n: u64) -> JsValue {
-    JsValue::from(n as f64)
-}
+use super::num;
 
 async fn all(db: &D1Database, sql: &str, params: &[JsValue]) -> Result<Vec<Value>> {
     db.prepare(sql).bind(params)?.all().await?.results()

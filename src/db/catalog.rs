@@ -10,9 +10,7 @@ use crate::catalog::{Film, Screen};
 /// Most films or screens one listing returns.
 const LIST_LIMIT: u32 = 500;
 
-fn num(n: u64) -> JsValue {
-    JsValue::from(n as f64)
-}
+use super::num;
 
 /// Writes a film, new or edited (`id` names it either way).
 pub async fn put_film(db: &D1Database, id: &str, film: &Film, now_ms: u64) -> Result<()> {

@@ -8,9 +8,7 @@ use worker::{D1Database, D1PreparedStatement, Result};
 
 use mail::outbox::{Kind, Status};
 
-fn num(n: u64) -> JsValue {
-    JsValue::from(n as f64)
-}
+use super::num;
 
 /// Most messages one order page lists.
 const ORDER_LIST_LIMIT: u32 = 100;

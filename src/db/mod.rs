@@ -9,6 +9,7 @@
 
 pub mod admin;
 pub mod catalog;
+pub mod door;
 pub mod mail;
 pub mod orders;
 pub mod refunds;
@@ -181,6 +182,12 @@ pub async fn insert_showing(
 }
 
 /// Optional text for a nullable column.
+/// A whole number as D1 binds it (a JavaScript number: exact below 2^53,
+/// which every id-free count and time here is).
+pub fn num(n: u64) -> JsValue {
+    JsValue::from(n as f64)
+}
+
 pub fn optional_text(text: &Option<String>) -> JsValue {
     text.as_deref().map(JsValue::from).unwrap_or(JsValue::NULL)
 }

@@ -9,9 +9,7 @@ use worker::{D1Database, D1PreparedStatement, Result};
 /// Most orders one listing returns.
 const LIST_LIMIT: u32 = 200;
 
-fn num(n: u64) -> JsValue {
-    JsValue::from(n as f64)
-}
+use super::num;
 
 /// The ticket ids of an order: deterministic, so a repeated write adds
 /// nothing.
@@ -428,20 +426,37 @@ pub async fn check_in(
     device: &str,
     now_ms: u64,
 ) -> Result<CheckIn> {
-    let result = db
+    let args = [
+        num(now_ms),
+        device.into(),
+        ticket_id.into(),
+        showing_id.into(),
+    ];
+    let admit = db
         .prepare(
             "UPDATE tickets SET checked_in_at_ms = ?1, checked_in_by = ?2 WHERE id = ?3 \
              AND showing_id = ?4 AND status = 'valid' AND checked_in_at_ms IS NULL",
         )
-        .bind(&[
-            num(now_ms),
-            device.into(),
-            ticket_id.into(),
-            showing_id.into(),
-        ])?
-        .run()
-        .await?;
-    let changed = result.meta()?.and_then(|m| m.changes).unwrap_or(0);
+        .bind(&args)?;
+    // The admission is kept among the door's scans too (in the same
+    // transaction, and only if it was made), so that should an offline
+    // device's earlier admission of the ticket come in later, this one is
+    // listed as the conflict.
+    let record = db
+        .prepare(
+            "INSERT INTO door_scans (device, scan_id, showing_id, ticket_id, scanned_at_ms, \
+             received_at_ms, device_result, offline) \
+             SELECT ?2, 'online-' || id, ?4, id, ?1, ?1, 'admitted', 0 FROM tickets \
+             WHERE id = ?3 AND showing_id = ?4 AND checked_in_by = ?2 AND checked_in_at_ms = ?1 \
+             ON CONFLICT (device, scan_id) DO NOTHING",
+        )
+        .bind(&args)?;
+    let results = db.batch(vec![admit, record]).await?;
+    let changed = results
+        .first()
+        .and_then(|r| r.meta().ok().flatten())
+        .and_then(|m| m.changes)
+        .unwrap_or(0);
     if changed == 1 {
         return Ok(CheckIn::Admitted { at_ms: now_ms });
     }
@@ -463,6 +478,38 @@ pub async fn check_in(
         }) => CheckIn::AlreadyCheckedIn { at_ms: at as u64 },
         _ => CheckIn::Unknown,
     })
+}
+
+/// A ticket as a door device keeps it, to check codes with no network.
+#[derive(Deserialize, serde::Serialize)]
+pub struct DoorTicket {
+    pub id: String,
+    pub seat: String,
+    /// valid | void
+    pub status: String,
+    /// The price category's name, when the ticket has one.
+    pub category: Option<String>,
+    #[serde(serialize_with = "whole_number")]
+    pub checked_in_at_ms: Option<f64>,
+    /// The door device that admitted it.
+    pub checked_in_by: Option<String>,
+}
+
+/// A showing's paid and void tickets, at most `limit`, by id. Tickets of
+/// orders still paying are left out: they admit no one yet.
+pub async fn door_tickets(
+    db: &D1Database,
+    showing_id: &str,
+    limit: u32,
+) -> Result<Vec<DoorTicket>> {
+    db.prepare(
+        "SELECT id, seat, status, price_name AS category, checked_in_at_ms, checked_in_by \
+         FROM tickets WHERE showing_id = ?1 AND status IN ('valid', 'void') ORDER BY id LIMIT ?2",
+    )
+    .bind(&[showing_id.into(), limit.into()])?
+    .all()
+    .await?
+    .results()
 }
 
 /// Admitted and sold tickets of a showing, for the door's running count.

@@ -5,9 +5,7 @@ use serde::Deserialize;
 use wasm_bindgen::JsValue;
 use worker::{D1Database, Result};
 
-fn num(n: u64) -> JsValue {
-    JsValue::from(n as f64)
-}
+use super::num;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct RefundRow {

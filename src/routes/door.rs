@@ -12,19 +12,19 @@ use crate::api_error::ApiError;
 use crate::db::orders::{self as order_rows, CheckIn};
 use crate::keys::Purpose;
 use crate::showtime::client::ShowtimeClient;
-use crate::{auth, db, ticket_code};
+use crate::{auth, db, door_sync, ticket_code};
 use desk::Code;
 
 const MIN_PIN_DIGITS: usize = 4;
 const MAX_PIN_DIGITS: usize = 12;
 const MAX_DEVICE_BYTES: usize = 64;
 
-pub fn signing_keys(env: &Env) -> Result<ticket_code::Keys, ApiError> {
+pub fn signing_keys(env: &Env) -> Result<ticket_code::TicketKeys, ApiError> {
     let text = env
         .secret("TICKET_SIGNING_KEYS")
         .map(|s| s.to_string())
         .map_err(|_| ApiError::internal("TICKET_SIGNING_KEYS is not configured"))?;
-    ticket_code::Keys::parse(&text)
+    ticket_code::TicketKeys::parse(&text)
         .map_err(|e| ApiError::internal(format!("TICKET_SIGNING_KEYS: {e}")))
 }
 
@@ -153,6 +153,87 @@ pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
         CheckIn::Unknown => json!({ "result": "invalid" }),
     };
     answer(&db, &scan.showing_id, merge(base, result)).await
+}
+
+/// Most tickets a manifest lists: a 20,000-seat room sold out twice over
+/// after refunds, and still a download a phone can keep.
+const MAX_MANIFEST_TICKETS: u32 = 50_000;
+
+/// `GET /api/door/showings/{sid}/manifest`: what a door device needs to
+/// scan this showing with no network: the public keys that check ticket
+/// codes, every paid or void ticket with its seat, category and check-in,
+/// and the showing's door window. Behind the same door credential as a
+/// scan.
+pub async fn manifest(req: Request, ctx: RouteContext<()>) -> Handled {
+    let sid = showing_id(&ctx)?;
+    require_door(&req, &ctx.env, sid).await?;
+    let db = db::database(&ctx.env)?;
+    let Some(showing) = db::get_showing(&db, sid).await? else {
+        return Err(ApiError::not_found("showing"));
+    };
+    let windows = showing.windows(crate::settings::window_defaults(&ctx.env));
+    let keys = signing_keys(&ctx.env)?;
+    let mut tickets = order_rows::door_tickets(&db, sid, MAX_MANIFEST_TICKETS + 1).await?;
+    let complete = tickets.len() <= MAX_MANIFEST_TICKETS as usize;
+    tickets.truncate(MAX_MANIFEST_TICKETS as usize);
+    let body = json!({
+        "showing": {
+            "id": showing.id, "title": showing.title, "starts_at_ms": showing.starts_at_ms,
+            "door_close_at_ms": windows.door_close_at_ms,
+            "cancelled": showing.cancelled_at_ms.is_some(),
+        },
+        "generated_at_ms": super::now_ms(),
+        "keys": keys.public_keys(),
+        // False while the first ticket key is an HMAC secret: new codes
+        // then need the network to be checked.
+        "codes_check_offline": keys.signs_for_devices(),
+        "tickets": tickets,
+        "complete": complete,
+        "conflicts": db::door::conflicts(&db, sid).await?,
+    });
+    let mut resp = Response::from_json(&body)?;
+    // A list of every ticket: kept by the door device, never by a cache.
+    resp.headers_mut().set("cache-control", "no-store")?;
+    Ok(resp)
+}
+
+/// `POST /api/door/sync`: the scans a device queued while offline, sent
+/// when the network is back (door credential for the batch's showing).
+/// Each scan is recorded once however often the batch is sent; the
+/// earliest admission of a ticket stands, and the answer says what became
+/// of each scan, with the showing's conflicts and running count.
+pub async fn sync(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    let batch: door_sync::SyncRequest = parse_json(&read_body(&mut req).await?)?;
+    require_door(&req, &ctx.env, &batch.showing_id).await?;
+    let now = super::now_ms() as u64;
+    if let Some(problem) = batch.problem(now) {
+        return Err(ApiError::new(Code::InvalidScans, problem));
+    }
+    let db = db::database(&ctx.env)?;
+    if db::get_showing(&db, &batch.showing_id).await?.is_none() {
+        return Err(ApiError::not_found("showing"));
+    }
+    let keys = signing_keys(&ctx.env)?;
+    let rows = batch.rows(|code| ticket_code::verify(&keys, code), now);
+    let sid = batch.showing_id.as_str();
+    db::door::record_sync(&db, sid, &batch.device, &rows, now).await?;
+    let tickets = db::door::tickets_named(&db, sid, &rows).await?;
+    let body = json!({
+        "scans": door_sync::outcomes(&batch.device, &rows, &tickets),
+        "conflicts": db::door::conflicts(&db, sid).await?,
+    });
+    answer(&db, sid, body).await
+}
+
+/// `GET /api/admin/showings/{sid}/door-conflicts`: admissions that do not
+/// stand (two devices admitted a ticket while offline, or a refunded one
+/// was admitted), for staff.
+pub async fn conflicts(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let sid = showing_id(&ctx)?;
+    let db = db::database(&ctx.env)?;
+    let conflicts = db::door::conflicts(&db, sid).await?;
+    Ok(Response::from_json(&json!({ "conflicts": conflicts }))?)
 }
 
 /// `GET /api/door/showings`: the showings a door works today, from six

@@ -117,6 +117,9 @@ fn admin_routes() -> Router<'static, ()> {
         .post_async("/api/admin/showings/:sid/door-pin", |req, ctx| {
             respond(door::set_pin(req, ctx))
         })
+        .get_async("/api/admin/showings/:sid/door-conflicts", |req, ctx| {
+            respond(door::conflicts(req, ctx))
+        })
         .post_async("/api/admin/orders/:oid/refund", |req, ctx| {
             respond(refunds::refund_order(req, ctx))
         })
@@ -218,9 +221,13 @@ fn other_api_routes() -> Router<'static, ()> {
         })
         .get_async("/api/config", |_, ctx| respond(config(ctx)))
         .get_async("/api/door/showings", |_, ctx| respond(door::showings(ctx)))
+        .get_async("/api/door/showings/:sid/manifest", |req, ctx| {
+            respond(door::manifest(req, ctx))
+        })
         .post_async("/api/door/checkin", |req, ctx| {
             respond(door::check_in(req, ctx))
         })
+        .post_async("/api/door/sync", |req, ctx| respond(door::sync(req, ctx)))
 }
 
 /// The web app's pages and the ticket pages.

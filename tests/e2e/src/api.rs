@@ -306,6 +306,26 @@ impl Api {
         reply.body["seats"].clone()
     }
 
+    /// Staff refund a whole order, and its tickets are void once Square's
+    /// webhook has come (up to ten seconds).
+    pub async fn refund_until_void(&self, stack: &Stack, order_id: &str) {
+        let asked = self
+            .admin_post(&format!("/api/admin/orders/{order_id}/refund"), None)
+            .await;
+        assert_eq!(asked.status, 202, "{:?}", asked.body);
+        let voided = format!("SELECT DISTINCT status FROM tickets WHERE order_id = '{order_id}'");
+        for _ in 0..100 {
+            if stack.d1_query(&voided) == [json!({"status": "void"})] {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!(
+            "the order's tickets are not void: {:?}",
+            stack.d1_query(&voided)
+        );
+    }
+
     pub async fn stats(&self, sid: &str) -> Value {
         let auth = format!("Bearer {}", self.admin_token);
         let reply = self

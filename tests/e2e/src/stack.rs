@@ -290,7 +290,11 @@ impl Stack {
             ("DOOR_TOKEN", self.door_token()),
             (
                 "TICKET_SIGNING_KEYS",
-                "t1:ticket-key-for-tests-0123456789-abcdefghij".into(),
+                // An Ed25519 key signs; the HMAC key of codes made before
+                // still verifies.
+                "t2:ed25519:4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb,\
+                 t1:ticket-key-for-tests-0123456789-abcdefghij"
+                    .into(),
             ),
             (
                 "ORDER_LINK_KEYS",

@@ -108,6 +108,109 @@ async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
     );
 }
 
+/// The door page with no network (`door_offline.mjs`), then D1 as the
+/// devices left it: each device's scans recorded once, the first device's
+/// offline admission standing, and of the two devices that admitted one
+/// ticket offline, the earlier one's admission standing and the other's
+/// listed as a conflict.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_door_page_scans_offline_and_its_scans_sync_where_the_first_admission_wins() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let mut room = sixteen_seat_room(None);
+    room["title"] = serde_json::json!("Door test film");
+    room["starts_at"] = serde_json::json!(e2e::time_from_now(3_600_000));
+    let sid = api.create_showing(room).await;
+    let mut codes = Vec::new();
+    let mut orders = Vec::new();
+    for seat in ["A1", "A2", "A3"] {
+        let paid = api.buy(&sid, &[seat]).await;
+        assert_eq!(paid.status, 201, "{:?}", paid.body);
+        codes.push(
+            paid.body["tickets"][0]["code"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+        orders.push(paid.body["order_id"].as_str().unwrap().to_string());
+    }
+    api.refund_until_void(&stack, &orders[1]).await;
+    api.set_door_pin(&sid, "2468").await;
+
+    let printed = run_browser_script_with(
+        "door_offline.mjs",
+        &stack,
+        &sid,
+        &[
+            ("TICKET_CODE", &codes[0]),
+            ("REFUNDED_CODE", &codes[1]),
+            ("TWICE_CODE", &codes[2]),
+            ("DOOR_PIN", "2468"),
+            ("ADMIN_TOKEN", api.admin_token()),
+        ],
+    );
+    let devices: serde_json::Value = printed
+        .lines()
+        .find_map(|l| l.strip_prefix("devices "))
+        .map(|json| serde_json::from_str(json).unwrap())
+        .expect("the script names its devices");
+    let device = |name: &str| devices[name].as_str().unwrap().to_string();
+
+    let scans = stack.d1_query(&format!(
+        "SELECT device_result AS result, offline FROM door_scans \
+         WHERE showing_id = '{sid}' AND device = '{}' ORDER BY scanned_at_ms",
+        device("first")
+    ));
+    let results: Vec<&str> = scans
+        .iter()
+        .map(|r| r["result"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        results,
+        [
+            "admitted",
+            "already_scanned",
+            "invalid",
+            "void",
+            "already_scanned"
+        ],
+        "each offline scan once, as the device answered it"
+    );
+    assert!(scans.iter().all(|r| r["offline"] == 1));
+    let standing = |seat: &str| {
+        stack.d1_query(&format!(
+            "SELECT checked_in_by FROM tickets WHERE showing_id = '{sid}' AND seat = '{seat}' AND status = 'valid'"
+        ))
+    };
+    assert_eq!(
+        standing("A1"),
+        [serde_json::json!({"checked_in_by": device("first")})]
+    );
+    assert_eq!(
+        standing("A3"),
+        [serde_json::json!({"checked_in_by": device("early")})]
+    );
+    let conflicts = api
+        .admin(
+            e2e::Method::GET,
+            &format!("/api/admin/showings/{sid}/door-conflicts"),
+            None,
+        )
+        .await;
+    let listed: Vec<(String, String)> = conflicts.body["conflicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["seat"].as_str().unwrap().into(),
+                c["device"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(listed, [("A3".to_string(), device("late"))]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_turnstile_on_the_pages_send_its_token_and_a_buyer_pays_as_before() {
     let stack = Stack::start_with(

@@ -206,3 +206,300 @@ async fn ten_wrong_pins_lock_a_showings_pin_across_a_restart_but_not_the_door_to
     let elsewhere = scan(&api, ("x-door-pin", "2468"), &code, &other).await;
     assert_eq!(elsewhere.body["result"], "wrong_showing");
 }
+
+/// Checks a ticket code with a door manifest's public keys alone, as a
+/// door device does offline: no secret, no server.
+fn device_accepts(manifest: &Value, code: &str) -> bool {
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    let Some((signed, signature)) = code.rsplit_once('.') else {
+        return false;
+    };
+    let key_id = code.split('.').nth(1).unwrap_or_default();
+    let Some(key) = manifest["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["id"] == key_id)
+    else {
+        return false;
+    };
+    let key: [u8; 32] = URL_SAFE_NO_PAD
+        .decode(key["key"].as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap();
+    let key = ed25519_dalek::VerifyingKey::from_bytes(&key).unwrap();
+    let Ok(signature) = URL_SAFE_NO_PAD
+        .decode(signature)
+        .map_err(|_| ())
+        .and_then(|s| ed25519_dalek::Signature::from_slice(&s).map_err(|_| ()))
+    else {
+        return false;
+    };
+    key.verify_strict(signed.as_bytes(), &signature).is_ok()
+}
+
+/// A door device's manifest: the public keys that check every code with no
+/// network, each paid ticket with its seat and check-in, refunded tickets
+/// marked void; and nothing at all without a door credential.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_manifest_lets_a_device_check_codes_alone_and_needs_a_door_credential() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let kept = buy(&api, &sid, "A1").await;
+    let refunded = buy(&api, &sid, "A2").await;
+    api.set_door_pin(&sid, "4321").await;
+    let code = kept.body["tickets"][0]["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(code.starts_with("v2."), "{code}");
+    let pin = ("x-door-pin", "4321");
+    assert_eq!(
+        scan(&api, pin, &code, &sid).await.body["result"],
+        "admitted"
+    );
+    let order_id = refunded.body["order_id"].as_str().unwrap();
+    api.refund_until_void(&stack, order_id).await;
+
+    let path = format!("/api/door/showings/{sid}/manifest");
+    let admin = format!("Bearer {}", api.admin_token());
+    for headers in [
+        vec![],
+        vec![("x-door-pin", "0000")],
+        vec![("authorization", "Bearer nope")],
+        vec![("authorization", admin.as_str())],
+    ] {
+        let refused = api.send(Method::GET, &path, None, &headers).await;
+        assert_eq!(refused.status, 401, "{headers:?}: {:?}", refused.body);
+        assert!(refused.body.get("tickets").is_none());
+    }
+
+    let manifest = api.send(Method::GET, &path, None, &[pin]).await;
+    assert_eq!(manifest.status, 200, "{:?}", manifest.body);
+    assert_eq!(manifest.header("cache-control"), Some("no-store"));
+    let body = &manifest.body;
+    assert_eq!(body["showing"]["id"], sid.as_str());
+    assert_eq!(body["codes_check_offline"], true);
+    assert_eq!(body["complete"], true);
+    let tickets = body["tickets"].as_array().unwrap();
+    assert_eq!(tickets.len(), 2, "{tickets:?}");
+    let a1 = tickets.iter().find(|t| t["seat"] == "A1").unwrap();
+    assert_eq!(a1["id"], kept.body["tickets"][0]["id"]);
+    assert_eq!(a1["status"], "valid");
+    assert_eq!(a1["checked_in_by"], "door-1");
+    assert!(a1["checked_in_at_ms"].as_u64().is_some(), "{a1:?}");
+    let a2 = tickets.iter().find(|t| t["seat"] == "A2").unwrap();
+    assert_eq!(
+        (a2["status"].as_str(), &a2["checked_in_at_ms"]),
+        (Some("void"), &Value::Null)
+    );
+    let raw = manifest.body.to_string();
+    assert!(!raw.contains("ed25519:"), "no private key is served");
+
+    // The served keys alone accept the real code and refuse an edited one.
+    assert!(device_accepts(body, &code));
+    let edited = code.replace(".QTE.", ".QTI.");
+    assert_ne!(edited, code);
+    assert!(!device_accepts(body, &edited));
+
+    // The staff door token opens it too.
+    let token = format!("Bearer {}", stack.door_token());
+    let by_token = api
+        .send(Method::GET, &path, None, &[("authorization", &token)])
+        .await;
+    assert_eq!(by_token.status, 200);
+}
+
+fn code_of(paid: &Reply) -> String {
+    paid.body["tickets"][0]["code"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+async fn sync(api: &Api, sid: &str, device: &str, scans: Value) -> Reply {
+    let body = json!({"showing_id": sid, "device": device, "scans": scans});
+    api.send(
+        Method::POST,
+        "/api/door/sync",
+        Some(body.to_string().into_bytes()),
+        &[("x-door-pin", "4321")],
+    )
+    .await
+}
+
+fn outcomes(reply: &Reply) -> Vec<(String, String)> {
+    assert_eq!(reply.status, 200, "{:?}", reply.body);
+    reply.body["scans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+            (text(&s["id"]), text(&s["outcome"]))
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+/// Two devices admit the same ticket while offline and sync when back, the
+/// later scan first: the earliest admission stands and the other is listed
+/// as a duplicate with its device and time. A batch sent again records
+/// nothing twice. A ticket refunded while a device was offline, and an
+/// online admission later than an offline one, are caught and listed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offline_scans_sync_once_each_and_the_earliest_admission_stands() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let a1 = code_of(&buy(&api, &sid, "A1").await);
+    let a2 = code_of(&buy(&api, &sid, "A2").await);
+    let a3_paid = buy(&api, &sid, "A3").await;
+    let a3 = code_of(&a3_paid);
+    let a4 = code_of(&buy(&api, &sid, "A4").await);
+    api.set_door_pin(&sid, "4321").await;
+    api.refund_until_void(&stack, a3_paid.body["order_id"].as_str().unwrap())
+        .await;
+    let t0 = e2e::now_ms();
+    let at = |ms_ago: i64| json!(t0 - ms_ago);
+
+    // Door B comes back first, with the later scan of A1 and A3, refunded
+    // while it was offline.
+    let door_b = json!([
+        {"id": "b-1", "code": a1, "at_ms": at(5_000), "result": "admitted"},
+        {"id": "b-2", "code": a3, "at_ms": at(4_000), "result": "admitted"},
+    ]);
+    let first = sync(&api, &sid, "door-b", door_b.clone()).await;
+    assert_eq!(
+        outcomes(&first),
+        pairs(&[("b-1", "admitted"), ("b-2", "void")])
+    );
+
+    // Door A admitted A1 earlier; it also turned a forged code away.
+    let forged = a2.replace(".QTI.", ".QTE.");
+    let door_a = json!([
+        {"id": "a-1", "code": a1, "at_ms": at(9_000), "result": "admitted"},
+        {"id": "a-2", "code": forged, "at_ms": at(8_500), "result": "invalid"},
+        {"id": "a-3", "code": a2, "at_ms": at(8_000), "result": "admitted"},
+    ]);
+    let second = sync(&api, &sid, "door-a", door_a.clone()).await;
+    assert_eq!(
+        outcomes(&second),
+        pairs(&[("a-1", "admitted"), ("a-2", "invalid"), ("a-3", "admitted")])
+    );
+
+    // Both batches again, as a device does when an answer was lost.
+    let again = sync(&api, &sid, "door-b", door_b).await;
+    assert_eq!(
+        outcomes(&again),
+        pairs(&[("b-1", "duplicate"), ("b-2", "void")])
+    );
+    assert_eq!(again.body["scans"][0]["admitted_by"], "door-a");
+    assert_eq!(again.body["scans"][0]["admitted_at_ms"], at(9_000));
+    let again = sync(&api, &sid, "door-a", door_a).await;
+    assert_eq!(outcomes(&again), outcomes(&second));
+    let rows = stack.d1_query(&format!(
+        "SELECT device, scan_id FROM door_scans WHERE showing_id = '{sid}' ORDER BY device, scan_id"
+    ));
+    let ids: Vec<&str> = rows
+        .iter()
+        .map(|r| r["scan_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["a-1", "a-2", "a-3", "b-1", "b-2"], "each scan once");
+    let a1_row = stack.d1_query(&format!(
+        "SELECT checked_in_by, checked_in_at_ms FROM tickets WHERE showing_id = '{sid}' AND seat = 'A1'"
+    ));
+    assert_eq!(
+        a1_row,
+        [json!({"checked_in_by": "door-a", "checked_in_at_ms": t0 - 9_000})]
+    );
+
+    // Online, A1 is already in; A4 is admitted now, then a device that was
+    // offline brings an earlier admission of it, which stands.
+    let online = scan(&api, ("x-door-pin", "4321"), &a1, &sid).await;
+    assert_eq!(online.body["result"], "already_checked_in");
+    let now = scan(&api, ("x-door-pin", "4321"), &a4, &sid).await;
+    assert_eq!(now.body["result"], "admitted");
+    let door_c = json!([{"id": "c-1", "code": a4, "at_ms": at(60_000), "result": "admitted"}]);
+    let third = sync(&api, &sid, "door-c", door_c).await;
+    assert_eq!(outcomes(&third), pairs(&[("c-1", "admitted")]));
+    assert_eq!(
+        (third.body["admitted"].as_u64(), third.body["sold"].as_u64()),
+        (Some(3), Some(3))
+    );
+
+    // The conflicts, for the door and for staff: B's admission of A1,
+    // B's of the refunded A3, and the online admission of A4.
+    let listed = |body: &Value| -> Vec<(String, String, String)> {
+        body["conflicts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let text = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+                (text("seat"), text("device"), text("status"))
+            })
+            .collect()
+    };
+    let expected: Vec<(String, String, String)> = [
+        ("A1", "door-b", "valid"),
+        ("A3", "door-b", "void"),
+        ("A4", "door-1", "valid"),
+    ]
+    .iter()
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    .collect();
+    assert_eq!(listed(&third.body), expected);
+    let a1_conflict = &third.body["conflicts"][0];
+    assert_eq!(
+        (
+            &a1_conflict["scanned_at_ms"],
+            &a1_conflict["admitted_by"],
+            &a1_conflict["admitted_at_ms"]
+        ),
+        (&at(5_000), &json!("door-a"), &at(9_000))
+    );
+    let staff = api
+        .admin(
+            Method::GET,
+            &format!("/api/admin/showings/{sid}/door-conflicts"),
+            None,
+        )
+        .await;
+    assert_eq!(staff.status, 200);
+    assert_eq!(listed(&staff.body), expected);
+
+    // Refused batches record nothing.
+    let before = stack.d1_query("SELECT COUNT(*) AS n FROM door_scans");
+    let empty = sync(&api, &sid, "door-d", json!([])).await;
+    assert_eq!(
+        (empty.status, empty.body["error"].as_str()),
+        (400, Some("invalid_scans"))
+    );
+    let many: Vec<Value> = (0..201)
+        .map(|n| json!({"id": format!("d-{n}"), "code": a2, "at_ms": t0, "result": "admitted"}))
+        .collect();
+    let too_many = sync(&api, &sid, "door-d", json!(many)).await;
+    assert_eq!(too_many.body["error"], "invalid_scans");
+    let unsigned = api
+        .send(
+            Method::POST,
+            "/api/door/sync",
+            Some(json!({"showing_id": sid, "device": "door-d", "scans": [{"id": "d-1", "code": a2, "at_ms": t0, "result": "admitted"}]}).to_string().into_bytes()),
+            &[],
+        )
+        .await;
+    assert_eq!(unsigned.status, 401);
+    assert_eq!(
+        stack.d1_query("SELECT COUNT(*) AS n FROM door_scans"),
+        before
+    );
+}

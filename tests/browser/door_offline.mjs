@@ -1,0 +1,101 @@
+// The door without a network. Run by tests/e2e/tests/browser.rs, which
+// passes a paid ticket (TICKET_CODE), a refunded one (REFUNDED_CODE), one
+// for two devices (TWICE_CODE), the door PIN and the admin token.
+//
+// 1. A device signs in online, then loses the network (Playwright's
+//    offline mode): it admits a valid ticket, flags a second scan of it,
+//    refuses a forged code and the refunded ticket, each marked offline;
+//    reloaded with no network it opens from its service worker and still
+//    knows what it admitted; back online it sends its scans.
+// 2. Two devices offline both admit the same ticket, the later one comes
+//    back first: once both are back, the earlier admission stands and the
+//    other is listed as a conflict on the door page and in admin.
+// It prints the device names for the Rust side to check D1.
+import assert from 'node:assert/strict';
+import { checkAccessibility, launch, newPage, staffPage } from './lib.mjs';
+
+const base = process.env.BASE_URL;
+const sid = process.env.SHOWING_ID;
+const shots = process.env.SCREENSHOT_DIR;
+
+async function signedIn(browser, viewport) {
+  const { context, page } = await newPage(browser, viewport);
+  await page.goto(`${base}/door`);
+  await page.getByLabel('Showing').selectOption(sid);
+  await page.getByLabel('Door PIN (or staff door token)').fill(process.env.DOOR_PIN);
+  await page.getByRole('button', { name: 'Start scanning' }).click();
+  await page.getByText(/^Online · no scans waiting · ticket list from /).waitFor();
+  // The service worker controls the page before the network goes.
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  const device = await page.locator('#device').textContent();
+  return { context, page, device };
+}
+
+async function scan(page, code, expected) {
+  const input = page.getByLabel('Ticket code (a handheld scanner types it here)');
+  await input.fill(code);
+  await input.press('Enter');
+  await page.getByRole('status').filter({ hasText: expected }).waitFor();
+}
+
+const browser = await launch();
+try {
+  // 1. One device, offline.
+  const first = await signedIn(browser, { width: 390, height: 844 });
+  const { page } = first;
+  await page.getByText('Checking Door test film').waitFor();
+  await first.context.setOffline(true);
+  const admitted = page.getByRole('status').filter({ hasText: 'Admitted' }).filter({ hasText: 'Checked offline' });
+  await scan(page, process.env.TICKET_CODE, 'Admitted');
+  await admitted.waitFor();
+  await page.getByText(/^Offline since \d/).waitFor();
+  await scan(page, process.env.TICKET_CODE, 'Already scanned here at');
+  const forged = process.env.TICKET_CODE.replace('.QTE.', '.QTI.');
+  await scan(page, forged, 'Invalid ticket');
+  await scan(page, process.env.REFUNDED_CODE, 'Refunded: not valid');
+  await page.getByRole('status').filter({ hasText: 'Checked offline' }).waitFor();
+  await page.getByText(/4 scans waiting to be sent/).waitFor();
+  await page.getByText('Admitted 1 of 2 sold').waitFor();
+  await page.screenshot({ path: `${shots}/door-offline-phone.png`, fullPage: true });
+  await checkAccessibility(page, 'the door page offline');
+
+  // Reloaded with no network: the service worker serves the page, and the
+  // tab goes on scanning with the ticket list and admissions it keeps.
+  const reloaded = await page.reload();
+  assert.ok(reloaded && reloaded.fromServiceWorker(), 'the page came from its service worker');
+  await page.getByText(/5 scans waiting|4 scans waiting/).waitFor();
+  await scan(page, process.env.TICKET_CODE, 'Already scanned here at');
+  await page.getByText(/5 scans waiting to be sent/).waitFor();
+
+  // Back online: the queue is sent.
+  await first.context.setOffline(false);
+  await page.getByText(/^Online · no scans waiting/).waitFor();
+
+  // 2. Two devices admit one ticket while offline; the later comes back first.
+  const early = await signedIn(browser, { width: 1280, height: 900 });
+  const late = await signedIn(browser, { width: 390, height: 844 });
+  await early.context.setOffline(true);
+  await late.context.setOffline(true);
+  await scan(early.page, process.env.TWICE_CODE, 'Admitted');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await scan(late.page, process.env.TWICE_CODE, 'Admitted');
+  await late.context.setOffline(false);
+  await late.page.getByText(/^Online · no scans waiting/).waitFor();
+  await early.context.setOffline(false);
+  await early.page.getByText(/^Online · no scans waiting/).waitFor();
+  const conflict = early.page.locator('#conflicts li').filter({ hasText: `Seat A3: admitted by ${late.device}` });
+  await conflict.filter({ hasText: `but ${early.device} admitted it first` }).waitFor();
+  await early.page.screenshot({ path: `${shots}/door-conflicts-desktop.png`, fullPage: true });
+
+  // Staff see it on the showing's admin page.
+  const staff = await staffPage(browser, base);
+  await staff.page.goto(`${base}/admin/showings/${sid}`);
+  await staff.page.getByRole('heading', { name: 'Door conflicts' }).waitFor();
+  await staff.page.locator('#conflict-list li').filter({ hasText: `Seat A3: admitted again by ${late.device}` }).waitFor();
+  await checkAccessibility(staff.page, 'the admin showing page with door conflicts');
+
+  console.log(`devices ${JSON.stringify({ first: first.device, early: early.device, late: late.device })}`);
+  console.log('1 passed, 0 failed');
+} finally {
+  await browser.close();
+}
