@@ -19,13 +19,25 @@ const MIN_PIN_DIGITS: usize = 4;
 const MAX_PIN_DIGITS: usize = 12;
 const MAX_DEVICE_BYTES: usize = 64;
 
+thread_local! {
+    /// The ticket keys, read once per isolate: an Ed25519 key's public half
+    /// is computed as it is read, and secrets change only with a
+    /// deployment, which starts new isolates.
+    static TICKET_KEYS: std::cell::OnceCell<Result<ticket_code::TicketKeys, String>> =
+        const { std::cell::OnceCell::new() };
+}
+
 pub fn signing_keys(env: &Env) -> Result<ticket_code::TicketKeys, ApiError> {
-    let text = env
-        .secret("TICKET_SIGNING_KEYS")
-        .map(|s| s.to_string())
-        .map_err(|_| ApiError::internal("TICKET_SIGNING_KEYS is not configured"))?;
-    ticket_code::TicketKeys::parse(&text)
-        .map_err(|e| ApiError::internal(format!("TICKET_SIGNING_KEYS: {e}")))
+    let read = || {
+        let text = env
+            .secret("TICKET_SIGNING_KEYS")
+            .map(|s| s.to_string())
+            .map_err(|_| "TICKET_SIGNING_KEYS is not configured".to_string())?;
+        ticket_code::TicketKeys::parse(&text).map_err(|e| format!("TICKET_SIGNING_KEYS: {e}"))
+    };
+    TICKET_KEYS
+        .with(|keys| keys.get_or_init(read).clone())
+        .map_err(ApiError::internal)
 }
 
 /// The code of each ticket in `tickets` (objects with `id` and `seat`),

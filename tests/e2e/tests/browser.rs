@@ -135,6 +135,12 @@ async fn the_door_page_scans_offline_and_its_scans_sync_where_the_first_admissio
         orders.push(paid.body["order_id"].as_str().unwrap().to_string());
     }
     api.refund_until_void(&stack, &orders[1]).await;
+    let elsewhere = api.create_showing(sixteen_seat_room(None)).await;
+    let other = api.buy(&elsewhere, &["B1"]).await;
+    let other_code = other.body["tickets"][0]["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
     api.set_door_pin(&sid, "2468").await;
 
     let printed = run_browser_script_with(
@@ -145,6 +151,7 @@ async fn the_door_page_scans_offline_and_its_scans_sync_where_the_first_admissio
             ("TICKET_CODE", &codes[0]),
             ("REFUNDED_CODE", &codes[1]),
             ("TWICE_CODE", &codes[2]),
+            ("ELSEWHERE_CODE", &other_code),
             ("DOOR_PIN", "2468"),
             ("ADMIN_TOKEN", api.admin_token()),
         ],
@@ -172,6 +179,7 @@ async fn the_door_page_scans_offline_and_its_scans_sync_where_the_first_admissio
             "already_scanned",
             "invalid",
             "void",
+            "wrong_showing",
             "already_scanned"
         ],
         "each offline scan once, as the device answered it"
