@@ -24,9 +24,7 @@ pub async fn record_sync(
     rows: &[ScanRow],
     received_ms: u64,
 ) -> Result<()> {
-    let rows = JsValue::from(
-        serde_json::to_string(rows).map_err(|e| worker::Error::RustError(e.to_string()))?,
-    );
+    let rows = JsValue::from(serde_json::to_string(rows)?);
     // `WHERE true` lets SQLite read `ON CONFLICT` as the upsert clause.
     let record = db
         .prepare(
@@ -76,7 +74,7 @@ pub async fn tickets_named(
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    let ids = serde_json::to_string(&ids).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    let ids = serde_json::to_string(&ids)?;
     let found: Vec<Row> = db
         .prepare(
             "SELECT id, seat, status, checked_in_at_ms, checked_in_by FROM tickets \
