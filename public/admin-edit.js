@@ -28,7 +28,7 @@ function rowInput(cls, label, value, attrs) {
 function addRow(row) {
   const n = rowsBody.children.length + 1;
   const tr = el('tr', {}, [
-    rowInput('row-name', `Row ${n} name`, row.name, { type: 'text', maxlength: '8' }),
+    rowInput('row-label', `Row ${n} name`, row.name, { type: 'text', maxlength: '8' }),
     rowInput('row-seats', `Row ${n} seats`, row.seats, { type: 'number', min: '1', max: '500' }),
     rowInput('row-blocked', `Row ${n} house seats`, (row.blocked || []).join(', '), { type: 'text' }),
     rowInput('row-gaps', `Row ${n} aisle after seats`, (row.gaps_after || []).join(', '), { type: 'text' }),
@@ -81,7 +81,7 @@ function prices() {
 
 function readRows() {
   return [...rowsBody.children].map((tr) => {
-    const name = tr.querySelector('.row-name').value.trim();
+    const name = tr.querySelector('.row-label').value.trim();
     const row = { name, seats: Number(tr.querySelector('.row-seats').value) };
     const blocked = numbers(tr.querySelector('.row-blocked').value, `Row ${name} house seats`);
     const gaps = numbers(tr.querySelector('.row-gaps').value, `Row ${name} aisles`);
@@ -161,7 +161,7 @@ function toggleHouseSeat(rowIndex, number) {
   if (set.has(number)) set.delete(number); else set.add(number);
   input.value = [...set].sort((a, b) => a - b).join(', ');
   preview();
-  const again = document.querySelector(`#preview [data-seat="${CSS.escape(rowsBody.children[rowIndex].querySelector('.row-name').value.trim() + number)}"]`);
+  const again = document.querySelector(`#preview [data-seat="${CSS.escape(rowsBody.children[rowIndex].querySelector('.row-label').value.trim() + number)}"]`);
   if (again) again.focus();
 }
 
@@ -235,15 +235,152 @@ function price() {
 // The optional sales and door times: input id and API field.
 const WINDOW_FIELDS = [['sales-open', 'sales_open_at'], ['sales-close', 'sales_close_at'], ['door-close', 'door_close_at']];
 
+// Form errors: each told next to its field, all at once, with a list at
+// the top that leads to each; a field's error goes as soon as it is fixed.
+// `checks` holds, per field in error, the check that fails it.
+const checks = new Map();
+
+function fieldError(input, message) {
+  const cell = input.closest('td') || input.parentElement;
+  let note = cell.querySelector('.field-error');
+  if (!note) {
+    note = el('p', { class: 'field-error', id: `error-${Math.random().toString(36).slice(2, 10)}` });
+    cell.append(note);
+  }
+  note.textContent = message;
+  input.setAttribute('aria-invalid', 'true');
+  input.setAttribute('aria-describedby', note.id);
+}
+
+function clearFieldError(input) {
+  const cell = input.closest('td') || input.parentElement;
+  const note = cell.querySelector('.field-error');
+  if (note) note.remove();
+  input.removeAttribute('aria-invalid');
+  input.removeAttribute('aria-describedby');
+  checks.delete(input);
+}
+
+function clearFieldErrors() {
+  for (const input of [...checks.keys()]) clearFieldError(input);
+  for (const input of document.querySelectorAll('#showing-form [aria-invalid="true"]')) clearFieldError(input);
+}
+
+// The message of a check: what it throws, or null when it passes.
+function failure(check) {
+  try { check(); return null; } catch (e) { return e.message; }
+}
+
+// Runs every check and shows every failure; true when all pass.
+function showProblems(list) {
+  clearFieldErrors();
+  const failed = [];
+  for (const [input, check] of list) {
+    const message = failure(check);
+    if (message === null || checks.has(input)) continue;
+    checks.set(input, check);
+    fieldError(input, message);
+    failed.push([input, message]);
+  }
+  if (failed.length) summarize(failed);
+  return failed.length === 0;
+}
+
+function summarize(failed) {
+  const box = say(messages, 'error', `${failed.length === 1 ? 'One field needs' : `${failed.length} fields need`} fixing:`);
+  box.append(el('ul', {}, failed.map(([input, message]) => el('li', {}, [
+    el('button', { type: 'button', class: 'link', text: message, onclick: () => input.focus() })]))));
+  box.focus();
+}
+
+// A field fixed loses its error at once; one still wrong says why now.
+document.getElementById('showing-form').addEventListener('input', (event) => {
+  const check = checks.get(event.target);
+  if (!check) return;
+  const message = failure(check);
+  if (message === null) clearFieldError(event.target); else fieldError(event.target, message);
+  if (!checks.size) messages.replaceChildren();
+});
+
+function whole(input, low, high, what) {
+  return () => {
+    const n = Number(input.value);
+    if (!Number.isInteger(n) || n < low || n > high) throw new Error(`${what}: a whole number from ${low} to ${high}.`);
+  };
+}
+
+// Every field's check, in the form's order.
+function fieldChecks() {
+  const field = (id) => document.getElementById(id);
+  const list = [
+    [field('title'), () => { if (!field('title').value.trim()) throw new Error('Give the showing a title.'); }],
+    [field('starts'), () => { if (!field('starts').value) throw new Error('Choose when the showing starts.'); }],
+    [field('currency'), () => { if (!/^[A-Za-z]{3}$/.test(field('currency').value.trim())) throw new Error('A currency is three letters, like USD, GBP or EUR.'); }],
+    [field('price'), price],
+    [field('max-seats'), whole(field('max-seats'), 1, 10, 'Most seats in one hold')],
+    [field('hold-minutes'), whole(field('hold-minutes'), 1, 30, 'Minutes a hold lasts')],
+    [field('pay-minutes'), () => {
+      whole(field('pay-minutes'), 1, 60, 'Minutes allowed to finish paying')();
+      if (Number(field('pay-minutes').value) < Number(field('hold-minutes').value)) throw new Error('Allow at least as long to pay as a hold lasts.');
+    }],
+    [field('door-pin'), () => { if (field('door-pin').value && !/^[0-9]{4,12}$/.test(field('door-pin').value)) throw new Error('A door PIN is 4 to 12 digits.'); }],
+  ];
+  for (const tr of pricesBody.children) {
+    const nameInput = tr.querySelector('.price-extra-name');
+    const amountInput = tr.querySelector('.price-extra-amount');
+    const used = () => nameInput.value.trim() || amountInput.value.trim();
+    list.push([nameInput, () => { if (used() && !nameInput.value.trim()) throw new Error('Give this price a name.'); }]);
+    list.push([amountInput, () => {
+      const currency = field('currency').value.trim().toUpperCase();
+      if (used() && toMinor(amountInput.value, currency) === null) throw new Error(`Give this price in ${currency}, like ${majorText(950, currency)}, or 0 for free.`);
+    }]);
+  }
+  if (kind() === 'slots') {
+    list.push([field('slots'), () => { if (!layout().slots.length) throw new Error('List at least one place, one per line.'); }]);
+    return list;
+  }
+  for (const tr of rowsBody.children) {
+    const label = tr.querySelector('.row-label');
+    const seats = tr.querySelector('.row-seats');
+    list.push([label, () => { if (!label.value.trim()) throw new Error('Give the row a name, like A.'); }]);
+    list.push([seats, whole(seats, 1, 500, 'Seats in the row')]);
+    for (const [cls, what] of [['.row-blocked', 'House seats'], ['.row-gaps', 'Aisles'], ['.row-wheelchair', 'Wheelchair spaces'], ['.row-companion', 'Companion seats']]) {
+      const input = tr.querySelector(cls);
+      list.push([input, () => numbers(input.value, what)]);
+    }
+  }
+  if (!rowsBody.children.length) list.push([document.getElementById('add-row'), () => { throw new Error('Add at least one row.'); }]);
+  return list;
+}
+
+// The server's refusal names its field ("title: …"): shown by that field.
+const SERVER_FIELDS = {
+  title: 'title', starts_at: 'starts', price: 'price', prices: 'price', currency: 'currency',
+  max_seats_per_hold: 'max-seats', hold_ttl_ms: 'hold-minutes', payment_cap_ms: 'pay-minutes',
+  sales_open_at: 'sales-open', sales_close_at: 'sales-close', door_close_at: 'door-close', pin: 'door-pin',
+};
+
+function refused(detail, fallback) {
+  const text = detail || fallback;
+  const input = document.getElementById(SERVER_FIELDS[text.split(':')[0]] || '');
+  if (!input) return say(messages, 'error', text);
+  const message = text.slice(text.indexOf(':') + 1).trim();
+  clearFieldErrors();
+  // Any change to the field is taken as the fix; the server checks again.
+  checks.set(input, () => {});
+  fieldError(input, message);
+  summarize([[input, message]]);
+}
+
 // Staff type the cinema's local time; the server reads it in the cinema's
 // zone. A time the clocks pass twice comes back with both readings to
 // choose from; `chosen` holds the reading chosen for each such field.
 async function save(event, chosen = {}) {
   if (event) event.preventDefault();
+  if (!showProblems(fieldChecks())) return;
   let body;
   try {
     const starts = document.getElementById('starts').value;
-    if (!starts) throw new Error('Choose when the showing starts.');
     body = {
       title: document.getElementById('title').value,
       starts_at: chosen.starts_at || starts,
@@ -265,7 +402,7 @@ async function save(event, chosen = {}) {
     ? await adminApi(`/api/admin/showings/${sid}`, { method: 'PUT', json: body })
     : await adminApi('/api/admin/showings', { json: body });
   if (saved.status === 400 && saved.body.choices) return chooseOffset(saved.body, chosen);
-  if (saved.status !== 200 && saved.status !== 201) return say(messages, 'error', saved.body.detail || 'The showing could not be saved.');
+  if (saved.status !== 200 && saved.status !== 201) return refused(saved.body.detail, 'The showing could not be saved.');
   const id = saved.body.id;
   const pin = document.getElementById('door-pin').value;
   if (pin) {
@@ -321,11 +458,11 @@ document.getElementById('add-price').addEventListener('click', () => {
 });
 document.getElementById('add-row').addEventListener('click', () => {
   const last = rowsBody.lastElementChild;
-  const prev = last ? last.querySelector('.row-name').value.trim() : '';
+  const prev = last ? last.querySelector('.row-label').value.trim() : '';
   const next = /^[A-Y]$/.test(prev) ? String.fromCharCode(prev.charCodeAt(0) + 1) : '';
   addRow({ name: next, seats: last ? Number(last.querySelector('.row-seats').value) || 10 : 10 });
   preview();
-  rowsBody.lastElementChild.querySelector('.row-name').focus();
+  rowsBody.lastElementChild.querySelector('.row-label').focus();
 });
 for (const radio of document.querySelectorAll('input[name=kind]')) radio.addEventListener('change', preview);
 document.getElementById('showing-form').addEventListener('submit', save);

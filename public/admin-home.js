@@ -59,9 +59,10 @@ async function showDashboard() {
     : el('p', { class: 'muted', text: 'Nothing needs attention.' }));
   const rows = showings.body.showings;
   document.getElementById('showings').replaceChildren(rows.length
-    ? table(['Showing', 'Starts', 'Price', 'Sold', 'Admitted', ''], rows.map((s) => [
-      el('a', { href: `/admin/showings/${s.id}`, text: s.title }), `${s.cancelled_at_ms ? 'Cancelled · ' : ''}${when(s.starts_at_ms)}`,
-      minor(s.price_amount, s.currency), `${s.sold} of ${s.seat_count}`, String(s.admitted),
+    ? table(['Showing', 'Starts', 'Price', 'Sold', 'Revenue', 'Admitted', ''], rows.map((s) => [
+      el('a', { href: `/admin/showings/${s.id}`, text: s.title }),
+      `${s.cancelled_at_ms ? 'Cancelled · ' : s.starts_at_ms < now ? 'Started · ' : ''}${when(s.starts_at_ms)}`,
+      minor(s.price_amount, s.currency), `${s.sold} of ${s.seat_count}`, minor(s.revenue, s.currency), String(s.admitted),
       el('a', { href: `/admin/showings/${s.id}/edit`, 'aria-label': `Edit ${s.title}`, text: 'Edit' })]))
     : el('p', { class: 'muted', text: 'No showings yet.' }));
   await loadCatalog();

@@ -131,18 +131,12 @@ async function sellAtDesk() {
   await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
 }
 
-// House seats are in the layout but never on sale.
-function forSale() {
-  const rows = data.showing.layout.rows || [];
-  return data.showing.seat_count - rows.reduce((n, row) => n + (row.blocked || []).length, 0);
-}
-
 function renderTotals() {
   const t = data.totals, s = data.showing;
   const cur = s.price.currency;
   const box = (label, value) => el('div', {}, [el('strong', { text: value }), label]);
   document.getElementById('totals').replaceChildren(
-    box('tickets sold', `${t.sold} of ${forSale()}`),
+    box('tickets sold', `${t.sold} of ${data.showing.seat_count}`),
     box('online: tickets', String(t.sold_online)),
     box('online: taken through Square', minor(t.taken, cur)),
     box('online: refunded', minor(t.refunded, cur)),
@@ -255,7 +249,7 @@ async function cancelShowing() {
   say(out, body.refused.length ? 'error' : 'ok', `Cancelled. ${body.refunds.length} order(s) refunded and their buyers e-mailed.${more}${refused}${desk}`);
 }
 
-async function showOrder(orderId) {
+async function showOrder(orderId, keepFocus) {
   openOrder = orderId;
   const section = document.getElementById('order');
   const out = document.getElementById('order-messages');
@@ -263,13 +257,20 @@ async function showOrder(orderId) {
   const { status, body } = await adminApi(`/api/admin/orders/${encodeURIComponent(orderId)}`);
   if (status !== 200) { section.hidden = false; return say(out, 'error', body.detail || 'The order could not be loaded.'); }
   const o = body.order;
-  const live = body.tickets.filter((t) => t.status !== 'void');
+  // Tickets a refund already asked of Square covers are not offered again.
+  const unsettled = body.refunds.filter((r) => r.status === 'requested' || r.status === 'PENDING');
+  const covered = new Set(unsettled.flatMap((r) => (r.ticket_ids ? JSON.parse(r.ticket_ids) : [])));
+  const live = body.tickets.filter((t) => t.status !== 'void' && !covered.has(t.id));
   const unit = body.tickets.length ? o.amount / body.tickets.length : 0;
   const parts = [
     el('p', { text: `${o.name} · ${o.email}` }),
     el('p', { text: `${ORDER_STATES[o.status] || o.status} · ${minor(o.amount, o.currency)} · ordered ${when(o.created_at_ms)}${o.status_detail ? ' · ' + o.status_detail : ''}` }),
     table(['Seat', 'Ticket', 'Status', 'Admitted'], body.tickets.map((t) => [t.seat, t.id, t.status === 'void' ? 'void (refunded)' : t.status, t.checked_in_at_ms ? when(t.checked_in_at_ms) : '']), 'Tickets'),
   ];
+  if (body.refunds.length) {
+    parts.push(el('h3', { text: 'Refunds' }), el('ul', { id: 'refund-states' }, body.refunds.map((r) =>
+      el('li', { text: `${minor(r.amount, o.currency)}: ${REFUND_STATES[r.status] || r.status}, ${when(r.created_at_ms)}` }))));
+  }
   for (const r of body.refunds.filter((r) => r.ticket_ids === null)) {
     const box = ticketChecks(live, `rf-${r.id}`);
     parts.push(el('div', { class: 'card' }, [
@@ -311,9 +312,17 @@ async function showOrder(orderId) {
   }
   document.getElementById('order-heading').textContent = `Order ${o.id.slice(0, 12)}`;
   document.getElementById('order-body').replaceChildren(...parts);
+  const wasOpen = !section.hidden;
   section.hidden = false;
-  document.getElementById('order-heading').focus();
+  if (!wasOpen || !keepFocus) document.getElementById('order-heading').focus();
+  // While Square works on a refund, the panel follows it to its end.
+  clearTimeout(refundWatch);
+  if (unsettled.length) refundWatch = setTimeout(() => { if (openOrder === orderId) showOrder(orderId, true); }, 2000);
 }
+
+// A refund's state at Square, in words.
+const REFUND_STATES = { requested: 'Refund pending (being asked of Square)', PENDING: 'Refund pending at Square', COMPLETED: 'Refunded', REJECTED: 'Refund refused by the bank', FAILED: 'Refund failed' };
+let refundWatch = null;
 
 async function resend(orderId) {
   const out = document.getElementById('order-messages');

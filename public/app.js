@@ -165,8 +165,20 @@ function localInput(ms) {
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
 }
 
-function say(container, kind, text) {
-  container.replaceChildren(el('div', { class: 'message ' + kind, role: kind === 'error' ? 'alert' : 'status', text }));
+// Shows one message in `container`, replacing the one before: an error as
+// an alert, anything else as a status, so that both are announced.
+// `detail` is small print under the words (a payment processor's code);
+// `focus` moves the keyboard to the message, for one the buyer must act on.
+function say(container, kind, text, { detail, focus } = {}) {
+  const node = el('div', { class: 'message ' + kind, role: kind === 'error' ? 'alert' : 'status', tabindex: '-1' },
+    [text, detail ? el('small', { text: detail }) : '']);
+  container.replaceChildren(node);
+  if (focus) {
+    // Centred, so that the button it is about shows too.
+    node.focus({ preventScroll: true });
+    node.scrollIntoView({ block: 'center' });
+  }
+  return node;
 }
 
 // Follows a showing's seat map live. The showing's object pushes

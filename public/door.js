@@ -18,6 +18,7 @@ let showingId = null;
 let credential = null;
 let manifest = null;
 let ticketsById = new Map();
+let ticketsByShort = new Map();
 let offlineSince = null;
 // Scans are checked one after another, in the order they came: a fast
 // handheld scanner never has a scan dropped.
@@ -116,6 +117,12 @@ async function showState() {
 function useManifest(body) {
   manifest = body;
   ticketsById = new Map((body.tickets || []).map((t) => [t.id, t]));
+  ticketsByShort = new Map();
+  for (const t of body.tickets || []) {
+    const short = shortCode(t.id);
+    // Two tickets with one short code: neither is picked by it.
+    if (short) ticketsByShort.set(short, ticketsByShort.has(short) ? null : t);
+  }
   document.getElementById('showing-name').textContent = `${body.showing.title}, ${when(body.showing.starts_at_ms)}`;
   showConflicts(body.conflicts || []);
 }
@@ -186,11 +193,38 @@ async function verifyHere(code) {
   }
 }
 
+// The short code a ticket page prints under the QR ("3F9A1-C2E4B-2"), as
+// src/ticket_code.rs makes it: the first 10 hex digits of the order's
+// nonce (after the showing's 16) and the ticket's number, without dashes.
+function shortCode(ticketId) {
+  const match = /^[0-9a-f]{16}([0-9a-f]{10})[0-9a-f]{14}-([1-9][0-9]{0,2})$/.exec(ticketId);
+  return match ? `${match[1]}${match[2]}`.toUpperCase() : null;
+}
+
+// The listed ticket a typed number names: a short code, however spaced,
+// or a whole ticket id. `undefined` if none, `null` if two share it.
+function typedHere(code) {
+  const whole = ticketsById.get(code.toLowerCase());
+  if (whole) return whole;
+  return ticketsByShort.get(code.replace(/[\s-]/g, '').toUpperCase());
+}
+
 // A scan checked on this device: what the door is told, and what the
-// sync reports the device answered.
+// sync reports the device answered. A ticket found by a typed number is
+// queued by its whole id (`queued`), which the Worker accepts from a door.
 async function checkHere(code, now) {
-  const ticket = manifest ? await verifyHere(code) : null;
+  let ticket = manifest ? await verifyHere(code) : null;
+  if (!ticket && manifest) {
+    const typed = typedHere(code);
+    if (typed === null) return { result: 'ambiguous' };
+    if (typed) ticket = { showing_id: showingId, ticket_id: typed.id, seat: typed.seat, queued: typed.id };
+  }
   if (!ticket) return { result: 'invalid', old: code.startsWith('v1.') };
+  return Object.assign(await judgeHere(ticket, now), { queued: ticket.queued });
+}
+
+// What the door says of a ticket this device found, by its own lists.
+async function judgeHere(ticket, now) {
   const seat = ticket.seat;
   if (ticket.showing_id !== showingId) return { result: 'wrong_showing', seat };
   if (now > manifest.showing.door_close_at_ms) return { result: 'door_closed', seat, door_close_at_ms: manifest.showing.door_close_at_ms };
@@ -212,6 +246,7 @@ const outcomes = {
   wrong_showing: (r) => ['refused', 'Wrong showing', `Seat ${r.seat} is for another showing`],
   door_closed: (r) => ['refused', 'Door closed', `Admission ended at ${clockTime(r.door_close_at_ms)}`],
   invalid: (r) => ['refused', 'Invalid ticket', r.old ? 'An older code: it can only be checked online' : 'Not one of ours, or altered'],
+  ambiguous: () => ['warn', 'Two tickets share this number', 'Scan its QR code, or type the whole ticket id under it'],
 };
 
 function show(answer, offline) {
@@ -253,10 +288,38 @@ async function checkNow(code) {
   const now = Date.now();
   const answer = await checkHere(code, now);
   const id = `${device}-${now}-${Math.random().toString(36).slice(2, 8)}`;
-  await store.put('queue', { id, showing_id: showingId, code, at_ms: now, result: answer.result });
+  await store.put('queue', { id, showing_id: showingId, code: answer.queued || code, at_ms: now, result: answer.result === 'ambiguous' ? 'invalid' : answer.result });
   show(answer, true);
   showCount();
   showState();
+}
+
+// Door staff find a ticket by its buyer's name or e-mail, or its seat, in
+// the ticket list this device keeps (so it works offline too), and admit
+// it with the same one-write check-in as a scan, by its ticket id.
+const MAX_FOUND = 20;
+
+async function findTickets(text) {
+  const wanted = text.trim().toLowerCase();
+  const list = document.getElementById('found');
+  const said = document.getElementById('found-count');
+  if (!manifest || !wanted) { list.replaceChildren(); said.textContent = ''; return; }
+  const mine = new Set((await store.all('admitted')).filter((a) => a.showing_id === showingId).map((a) => a.ticket_id));
+  const found = manifest.tickets.filter((t) => t.seat.toLowerCase() === wanted
+    || (t.name || '').toLowerCase().includes(wanted) || (t.email || '').toLowerCase().includes(wanted));
+  said.textContent = found.length > MAX_FOUND ? `${found.length} tickets match: the first ${MAX_FOUND} are shown; type more to narrow it.`
+    : `${found.length} ticket${found.length === 1 ? '' : 's'} match.`;
+  list.replaceChildren(...found.slice(0, MAX_FOUND).map((t) => {
+    const state = t.status === 'void' ? 'refunded' : mine.has(t.id) || t.checked_in_at_ms ? 'admitted' : 'not yet admitted';
+    return el('li', {}, [
+      `Seat ${t.seat} · ${t.name || 'no name'} · ${t.email || 'no e-mail'} · ${state} `,
+      t.status === 'void' ? '' : el('button', { type: 'button', class: 'secondary', text: `Admit seat ${t.seat}`, onclick: async () => {
+        await check(t.id);
+        resultBox.scrollIntoView({ block: 'center' });
+        await findTickets(document.getElementById('find-text').value);
+      } }),
+    ]);
+  }));
 }
 
 // Sends the scans made offline, a batch at a time; each is removed once
@@ -384,6 +447,10 @@ async function scanWithCamera() {
   document.getElementById('signout').addEventListener('click', () => {
     sessionStorage.removeItem('door-signin');
     window.location.reload();
+  });
+  document.getElementById('find').addEventListener('submit', (event) => {
+    event.preventDefault();
+    findTickets(document.getElementById('find-text').value);
   });
   document.getElementById('manual').addEventListener('submit', async (event) => {
     event.preventDefault();

@@ -21,15 +21,56 @@ async function load() {
     document.getElementById('when').textContent = when(body.showing.starts_at_ms);
   }
   say(messages, order.status === 'paid' ? 'ok' : order.status === 'pending' ? 'info' : 'error', words[order.status] || order.status);
+  const tickets = order.status === 'pending' ? [] : body.tickets.filter((t) => t.status !== 'pending');
+  receipt(order, tickets, body.refunds || [], body.showing);
   const list = document.getElementById('tickets');
-  list.replaceChildren(...(order.status === 'pending' ? [] : body.tickets.filter((t) => t.status !== 'pending').map((t) =>
+  list.replaceChildren(...tickets.map((t) =>
     el('article', { class: 'card ticket' }, [
       el('h2', { text: `Seat ${t.seat}` }),
       t.price_name ? el('p', { class: 'muted', text: `${t.price_name} · ${money({ amount: t.price_amount, currency: order.amount.currency })}` }) : '',
-      el('p', { text: t.status === 'void' ? 'Void (refunded)' : t.checked_in_at_ms ? 'Checked in' : 'Valid' }),
-      el('img', { src: `/tickets/${t.id}/qr.svg?key=${encodeURIComponent(key)}`, alt: `QR code of the ticket for seat ${t.seat}` }),
+      el('p', { text: ticketState(t) }),
+      // A refunded ticket has nothing to scan.
+      t.status === 'void'
+        ? el('p', { class: 'void-mark', text: 'VOID' })
+        : el('img', { src: `/tickets/${t.id}/qr.svg?key=${encodeURIComponent(key)}`, alt: `QR code of the ticket for seat ${t.seat}` }),
+      t.short_code ? el('p', {}, ['Ticket number ', el('strong', { class: 'short-code', text: t.short_code })]) : '',
       el('p', {}, [el('a', { href: t.page_url, text: 'Open this ticket on its own' })]),
-    ]))));
+    ])));
   if (order.status === 'pending') setTimeout(load, 2000);
 }
+function ticketState(t) {
+  return t.status === 'void' ? 'Void (refunded)' : t.checked_in_at_ms ? 'Checked in' : 'Valid';
+}
+
+// Square's refund states in words.
+const REFUND_WORDS = { requested: 'asked for', PENDING: 'pending', COMPLETED: 'refunded', REJECTED: 'refused by the bank', FAILED: 'failed' };
+
+// The receipt: who bought what, when, for how much, and what came back.
+// The order number is the part of the order's id its tickets' numbers
+// start with.
+function receipt(order, tickets, refunds, showing) {
+  const box = document.getElementById('receipt');
+  box.hidden = order.status === 'pending';
+  const currency = order.amount.currency;
+  // A ticket sold at the showing's one price does not repeat it.
+  const defaultPrice = showing ? showing.price.amount : 0;
+  const number = order.id.slice(16, 26).toUpperCase();
+  const fact = (term, value) => [el('dt', { text: term }), el('dd', { text: value })];
+  document.getElementById('receipt-facts').replaceChildren(
+    ...fact('Order number', `${number.slice(0, 5)}-${number.slice(5)}`),
+    ...fact('Ordered', `${localParts(order.created_at_ms, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' })}, ${clockTime(order.created_at_ms)}`),
+    ...fact('Name', order.name || ''),
+    ...fact('E-mail', order.email || ''),
+    ...fact('Total', order.amount.amount === 0 ? 'Free' : money(order.amount)));
+  document.querySelector('#receipt-lines tbody').replaceChildren(...tickets.map((t) => el('tr', {}, [
+    el('td', { text: t.seat }), el('td', { text: t.price_name || 'Standard' }),
+    el('td', { text: money({ amount: t.price_amount ?? defaultPrice, currency }) }),
+    el('td', { text: ticketState(t) })])));
+  document.getElementById('refunds').replaceChildren(...(refunds.length ? [
+    el('h3', { text: 'Refunds' }),
+    el('ul', {}, refunds.map((r) => el('li', { text: `${money({ amount: r.amount, currency })}, ${REFUND_WORDS[r.status] || r.status}, ${localParts(r.updated_at_ms, { day: 'numeric', month: 'short', year: 'numeric' })}` }))),
+  ] : []));
+}
+
+document.getElementById('print').addEventListener('click', () => window.print());
 load();

@@ -7,6 +7,10 @@
 const REFRESH_MS = 8000;
 const sid = location.pathname.split('/')[2];
 const messages = document.getElementById('messages');
+// Messages about choosing and holding are drawn by the Hold button, those
+// about paying by the Pay button: where the buyer is looking.
+const holdMessages = document.getElementById('hold-messages');
+const payMessages = document.getElementById('pay-messages');
 const chosen = new Set();
 // Seat → price category id, for a chosen seat not at the default price.
 const priceOf = new Map();
@@ -31,12 +35,16 @@ function deskOnly(name) {
   return Boolean(showing.layout.wheelchair_at_desk_only) && seatKinds().has(name);
 }
 
+// The seat the map's one tab stop is on: arrow keys move it (a roving
+// tabindex), so a 200-seat room is one Tab, not 200.
+let cursor = null;
+
 function seatButton(name) {
   const state = states[name] || 'sold';
   const selected = chosen.has(name);
   const kind = seatKinds().get(name);
   const atDesk = deskOnly(name) && state === 'available';
-  const what = selected ? 'chosen by you' : atDesk ? 'sold at the box office' : state;
+  const what = selected ? 'chosen by you' : atDesk ? 'sold at the box office' : state === 'available' ? 'available' : `${state}, not available`;
   const label = `Seat ${name}, ${kind ? `${kind}, ` : ''}${what}`;
   return el('button', {
     class: 'seat ' + (selected ? 'selected' : state) + (kind ? ' accessible' : '') + (atDesk ? ' desk-only' : ''),
@@ -44,9 +52,37 @@ function seatButton(name) {
     'aria-label': label,
     'aria-pressed': selected ? 'true' : 'false',
     'aria-disabled': state !== 'available' && !selected ? 'true' : null,
-    text: state === 'held' && !selected ? 'H' : state === 'sold' ? 'S' : name,
+    tabindex: name === cursor ? '0' : '-1',
+    // The seat's name stays on every seat: its state is in its colour,
+    // its pattern and its label.
+    text: name,
     onclick: () => toggle(name),
+    onfocus: () => { cursor = name; },
   });
+}
+
+// Arrow keys move along a row and between rows (to the nearest seat by
+// position, rows may differ in length); Home and End go to a row's ends.
+function moveCursor(event) {
+  const grid = rows().map((row) => row.seats);
+  const r = grid.findIndex((seats) => seats.includes(cursor));
+  if (r < 0) return;
+  const c = grid[r].indexOf(cursor);
+  const to = {
+    ArrowLeft: [r, c - 1], ArrowRight: [r, c + 1], Home: [r, 0], End: [r, grid[r].length - 1],
+    ArrowUp: [r - 1, c], ArrowDown: [r + 1, c],
+  }[event.key];
+  if (!to) return;
+  event.preventDefault();
+  const [row, col] = to;
+  if (row < 0 || row >= grid.length || col < 0) return;
+  const name = grid[row][Math.min(col, grid[row].length - 1)];
+  const next = document.querySelector(`[data-seat="${CSS.escape(name)}"]`);
+  if (!next) return;
+  for (const seat of document.querySelectorAll('#map .seat[tabindex="0"]')) seat.tabIndex = -1;
+  next.tabIndex = 0;
+  cursor = name;
+  next.focus();
 }
 
 function rows() {
@@ -63,26 +99,51 @@ function rows() {
 
 function render() {
   const map = document.getElementById('map');
-  map.replaceChildren(...rows().map((row) =>
-    el('div', { class: 'row' }, [el('span', { class: 'row-name', 'aria-hidden': 'true', text: row.name }), ...row.seats.flatMap((name) => row.aisles.has(name)
-      ? [seatButton(name), el('span', { class: 'aisle', 'aria-hidden': 'true' })]
-      : [seatButton(name)])])));
+  const all = rows();
+  const names = all.flatMap((row) => row.seats);
+  // The tab stop starts on the first seat a buyer could choose.
+  if (!names.includes(cursor)) cursor = names.find((name) => states[name] === 'available') || names[0];
+  const hadFocus = map.contains(document.activeElement);
+  const cell = (name) => el('span', { role: 'gridcell' }, [seatButton(name)]);
+  map.replaceChildren(...all.map((row) =>
+    el('div', { class: 'row', role: 'row', 'aria-label': row.name ? `Row ${row.name}` : 'Seats' }, [el('span', { class: 'row-name', 'aria-hidden': 'true', text: row.name }), ...row.seats.flatMap((name) => row.aisles.has(name)
+      ? [cell(name), el('span', { class: 'aisle', 'aria-hidden': 'true' })]
+      : [cell(name)])])));
+  // A redraw keeps the keyboard where it was.
+  if (hadFocus) {
+    const again = map.querySelector(`[data-seat="${CSS.escape(cursor)}"]`);
+    if (again) again.focus();
+  }
+  showScrollCue();
+  // House seats are never on sale, so never "left"; a seat held by someone
+  // else may come back, so it is not counted as left either.
+  const left = names.filter((name) => states[name] === 'available' && !deskOnly(name)).length;
+  const held = names.filter((name) => states[name] === 'held').length;
+  document.getElementById('left').textContent = left > 0 || hold ? `${left} of ${showing.seat_count} seats left`
+    : held ? `No seat free now: ${held} held by buyers paying may come back on sale` : 'Sold out';
   const list = [...chosen];
   document.getElementById('chosen').textContent = list.length ? `Chosen: ${list.join(', ')}` : 'No seats chosen.';
   document.getElementById('hold').disabled = !list.length || hold !== null;
 }
 
 function toggle(name) {
-  if (hold) return say(messages, 'info', 'Your seats are held: pay for them or release them to choose again.');
+  if (hold) return say(holdMessages, 'info', 'Your seats are held: pay for them or release them to choose again.');
   if (chosen.has(name)) chosen.delete(name);
-  else if (states[name] !== 'available') return say(messages, 'info', `Seat ${name} is not available.`);
-  else if (deskOnly(name)) return say(messages, 'info', `Seat ${name} is a ${seatKinds().get(name)}: the cinema sells these at its box office, so that the space suits you. Call or visit.`);
-  else if (chosen.size >= showing.max_seats_per_hold) return say(messages, 'info', `You can hold up to ${showing.max_seats_per_hold} seats at a time.`);
+  else if (states[name] !== 'available') return say(holdMessages, 'info', `Seat ${name} is not available.`);
+  else if (deskOnly(name)) return say(holdMessages, 'info', `Seat ${name} is a ${seatKinds().get(name)}: the cinema sells these at its box office, so that the space suits you. Call or visit.`);
+  else if (chosen.size >= showing.max_seats_per_hold) return say(holdMessages, 'info', `You can hold up to ${showing.max_seats_per_hold} seats at a time.`);
   else chosen.add(name);
+  cursor = name;
   render();
   renderChoices();
   const again = document.querySelector(`[data-seat="${CSS.escape(name)}"]`);
   if (again) again.focus();
+}
+
+// On a screen narrower than the room, says so, under the map.
+function showScrollCue() {
+  const box = document.getElementById('map-scroll');
+  document.getElementById('map-more').hidden = box.scrollWidth <= box.clientWidth + 1;
 }
 
 const CODES = { a: 'available', h: 'held', s: 'sold' };
@@ -100,10 +161,13 @@ async function refresh() {
   if (status !== 200 || body.version <= version) return;
   version = body.version;
   states = decode(body.codes);
-  const before = chosen.size;
-  for (const name of [...chosen]) if (!hold && states[name] !== 'available') chosen.delete(name);
+  const lost = hold ? [] : [...chosen].filter((name) => states[name] !== 'available');
+  for (const name of lost) chosen.delete(name);
   render();
-  if (chosen.size !== before) renderChoices();
+  if (lost.length) {
+    renderChoices();
+    say(holdMessages, 'error', `${lost.join(', ')} ${lost.length > 1 ? 'were' : 'was'} just taken by another buyer, so ${lost.length > 1 ? 'they are' : 'it is'} no longer in your choice.`);
+  }
 }
 
 // A price in words: "$8.00", or "free".
@@ -200,34 +264,34 @@ async function requestHold(attempt) {
     Turnstile.reset();
   } catch (_) {
     render();
-    return say(messages, 'error', 'The connection dropped before the answer came. Press "Hold these seats" again: your seats will not be held twice.');
+    return say(holdMessages, 'error', 'The connection dropped before the answer came. Press "Hold these seats" again: your seats will not be held twice.');
   }
   const { status, body } = answer;
   if (status === 201) {
     adopt(body);
     remember({ hold: { hold_id: body.hold_id } });
-    say(messages, 'ok', `Held: ${body.seats.join(', ')}.`);
+    say(holdMessages, 'ok', `Held: ${body.seats.join(', ')}.`);
     render();
     return startPayment();
   }
   forget();
   if (status === 409 && body.error === 'seats_unavailable') {
-    say(messages, 'error', `Sorry, ${body.seats.join(', ')} ${body.seats.length > 1 ? 'were' : 'was'} just taken. The map is up to date; choose again.`);
+    say(holdMessages, 'error', `Sorry, ${body.seats.join(', ')} ${body.seats.length > 1 ? 'were' : 'was'} just taken. The map is up to date; choose again.`);
     for (const seat of body.seats) chosen.delete(seat);
     renderChoices();
     version = -1;
     if (body.availability) { states = decode(body.availability.codes); version = body.availability.version; }
   } else if (status === 409 && body.error === 'showing_cancelled') {
-    say(messages, 'error', 'This showing has just been cancelled; nothing can be booked for it.');
+    say(holdMessages, 'error', 'This showing has just been cancelled; nothing can be booked for it.');
     document.getElementById('hold').hidden = true;
   } else if (status === 409 && (body.error === 'sales_closed' || body.error === 'sales_not_open')) {
     const sales = body.error === 'sales_closed' ? { state: 'closed' } : { state: 'not_open', opens_at_ms: body.opens_at_ms };
-    say(messages, 'error', `${salesText(sales)}: no seats can be held for this showing now.`);
+    say(holdMessages, 'error', `${salesText(sales)}: no seats can be held for this showing now.`);
     document.getElementById('hold').hidden = true;
   } else if (status === 409 && body.error === 'already_holding') {
-    say(messages, 'error', `You already hold ${body.held_seats.join(', ')} for this showing in another tab or window: pay there, or choose again when that hold ends in ${clock(body.expires_in_ms)}.`);
+    say(holdMessages, 'error', `You already hold ${body.held_seats.join(', ')} for this showing in another tab or window: pay there, or choose again when that hold ends in ${clock(body.expires_in_ms)}.`);
   } else {
-    say(messages, 'error', body.detail || 'The seats could not be held.');
+    say(holdMessages, 'error', body.detail || 'The seats could not be held.');
   }
   render();
 }
@@ -257,7 +321,7 @@ async function tick() {
     if (status === 200 && (body.state === 'held' || body.state === 'paying') && body.expires_in_ms > 0) adopt(body);
     else if (status === 200 && body.order_url) toOrder(body);
     else {
-      say(messages, 'error', 'Your hold ran out and the seats went back on sale. Choose again.');
+      say(holdMessages, 'error', 'Your hold ran out and the seats went back on sale. Choose again.', { focus: true });
       endHold();
     }
   } catch (_) {
@@ -267,10 +331,13 @@ async function tick() {
   }
 }
 
+// The hold is over: the choice is cleared and the map drawn again at once
+// (the seats the hold had are no longer "yours"), then read afresh.
 function endHold() {
   hold = null;
   forget();
   chosen.clear();
+  render();
   renderChoices();
   document.getElementById('pay').hidden = true;
   version = -1;
@@ -299,20 +366,43 @@ async function startPayment() {
     document.getElementById('wallets').hidden = true;
     return;
   }
-  if (!card) {
+  if (await attachCard()) await offerWallets();
+}
+
+// The card form, once: false (and a message by the Pay button) if Square's
+// SDK could not be loaded, which "Pay now" then tries again.
+async function attachCard() {
+  if (card) return true;
+  try {
+    await loadSquare();
+    card = await squarePayments.card();
+    await card.attach('#card-container');
+    return true;
+  } catch (_) {
+    squareLoading = null;
+    card = null;
+    say(payMessages, 'error', 'The card form could not be loaded. Check your connection and press "Pay now" to try again: your seats stay held.', { focus: true });
+    return false;
+  }
+}
+
+// Square's payment SDK, fetched while the buyer is still choosing seats
+// so that the card form is there the moment a hold is made.
+let squareLoading = null;
+
+function loadSquare() {
+  squareLoading = squareLoading || (async () => {
     const config = (await api('/api/config')).body;
     await new Promise((resolve, reject) => {
       const script = el('script', { src: config.square_sdk_url });
       script.onload = resolve;
-      script.onerror = () => reject(new Error('The payment form could not be loaded.'));
+      script.onerror = () => { script.remove(); reject(new Error('The payment form could not be loaded.')); };
       document.head.append(script);
     });
     squarePayments = window.Square.payments(config.square_application_id, config.square_location_id);
     squareConfig = config;
-    card = await squarePayments.card();
-    await card.attach('#card-container');
-  }
-  await offerWallets();
+  })();
+  return squareLoading;
 }
 
 // Google Pay and Apple Pay, where Square's SDK offers them in this browser
@@ -353,18 +443,33 @@ async function walletPay(wallet) {
   if (!wallet || !hold) return;
   const email = document.getElementById('email').value.trim();
   const name = document.getElementById('name').value.trim();
-  if (!name || !email) {
-    say(messages, 'error', 'Fill in your name and e-mail first: your tickets are sent there.');
-    return document.getElementById(name ? 'email' : 'name').focus();
-  }
+  if (!buyerReady(name, email)) return;
   const result = await wallet.tokenize();
-  if (result.status === 'Cancel') return say(messages, 'info', 'Payment cancelled: nothing was charged, and your seats are still held.');
+  if (result.status === 'Cancel') return say(payMessages, 'info', 'Payment cancelled: nothing was charged, and your seats are still held.');
   if (result.status !== 'OK') {
-    return say(messages, 'error', (result.errors || []).map((e) => e.message).join(' ') || 'The wallet could not pay.');
+    return say(payMessages, 'error', (result.errors || []).map((e) => e.message).join(' ') || 'The wallet could not pay.', { focus: true });
   }
   const payment = { source_id: result.token, email, name };
   remember(Object.assign(remembered(), { payment }));
   await pay(payment);
+}
+
+// The name and e-mail the tickets go to, checked before any card is
+// touched: the first field that needs fixing is marked and focused, and
+// the message says why by the Pay button.
+function buyerReady(name, email) {
+  const nameField = document.getElementById('name');
+  const emailField = document.getElementById('email');
+  const emailOk = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email);
+  nameField.setAttribute('aria-invalid', name ? 'false' : 'true');
+  emailField.setAttribute('aria-invalid', emailOk ? 'false' : 'true');
+  if (name && emailOk) return true;
+  const problem = !name ? 'Give your name: the tickets are booked under it.'
+    : !email ? 'Give your e-mail address: the tickets are sent there.'
+    : `"${email}" is not an e-mail address: write it like name@example.com.`;
+  say(payMessages, 'error', problem);
+  (name ? emailField : nameField).focus();
+  return false;
 }
 
 async function buy() {
@@ -373,12 +478,13 @@ async function buy() {
   try {
     const email = document.getElementById('email').value.trim();
     const name = document.getElementById('name').value.trim();
+    if (!buyerReady(name, email)) return;
     if (hold.amount.amount === 0) {
-      if (!name || !email) return say(messages, 'error', 'Give your name and e-mail: the tickets are sent there.');
       const payment = { email, name };
       remember(Object.assign(remembered(), { payment }));
       return await pay(payment);
     }
+    if (!(await attachCard())) return;
     const [givenName, ...family] = name.split(/\s+/);
     // Buyer verification (3-D Secure): Square decides from these whether
     // the card's bank must check the buyer, and shows its check itself.
@@ -391,11 +497,11 @@ async function buy() {
       billingContact: { givenName: givenName || '', familyName: family.join(' '), email },
     });
     if (result.status === 'Cancel') {
-      return say(messages, 'error', 'The check by your bank was cancelled, so nothing was paid. Your seats are still held: press "Pay now" to try again.');
+      return say(payMessages, 'error', 'The check by your bank was cancelled, so nothing was paid. Your seats are still held: press "Pay now" to try again.', { focus: true });
     }
     if (result.status !== 'OK') {
       const why = (result.errors || []).map((e) => e.message).join(' ');
-      return say(messages, 'error', why || 'Check the card details.');
+      return say(payMessages, 'error', `Check the card details: ${why || 'the card form did not accept them'}.`.replace('..', '.'), { focus: true });
     }
     const payment = { source_id: result.token, email, name };
     remember(Object.assign(remembered(), { payment }));
@@ -409,13 +515,13 @@ async function buy() {
 // order on the server, so sending it again after a lost answer can neither
 // charge twice nor make a second order.
 async function pay(payment) {
-  say(messages, 'info', hold.amount.amount === 0 ? 'Issuing your tickets…' : 'Paying…');
+  say(payMessages, 'info', hold.amount.amount === 0 ? 'Issuing your tickets…' : 'Paying…');
   paying = true;
   let answer;
   try {
     answer = await api(`/api/showings/${sid}/holds/${hold.hold_id}/checkout`, { json: payment });
   } catch (_) {
-    say(messages, 'error', 'The connection dropped while paying. Checking again in a moment; you will not be charged twice.');
+    say(payMessages, 'error', 'The connection dropped while paying. Checking again in a moment; you will not be charged twice.', { focus: true });
     setTimeout(recover, 3000);
     return;
   } finally {
@@ -428,19 +534,19 @@ async function pay(payment) {
   delete pending.payment;
   remember(pending);
   if (status === 402 && body.code === 'CARD_DECLINED_VERIFICATION_REQUIRED') {
-    say(messages, 'error', 'Your bank needs to check this payment and the check did not happen. Nothing was charged; your seats are still held, so you can try again.');
+    say(payMessages, 'error', 'Your bank needs to check this payment and the check did not happen. Nothing was charged; your seats are still held, so you can try again.', { focus: true, detail: `Code from the card processor: ${body.code}` });
     await followHold();
   } else if (status === 402) {
-    say(messages, 'error', `Your card was declined (${body.code}). Nothing was charged; your seats are still held, so you can try another card.`);
+    say(payMessages, 'error', 'Your card was declined. Nothing was charged; your seats are still held, so you can try again or use another card.', { focus: true, detail: `Code from the card processor: ${body.code}` });
     await followHold();
   } else if (status === 409 && body.error === 'seat_lost') {
-    say(messages, 'error', `Your hold ran out during payment and ${body.seats_lost.join(', ')} went to another buyer. Your payment was cancelled: nothing was charged.`);
+    say(holdMessages, 'error', `Your hold ran out during payment and ${body.seats_lost.join(', ')} went to another buyer. Your payment was cancelled: nothing was charged.`, { focus: true });
     endHold();
   } else if (status === 410) {
-    say(messages, 'error', 'Your hold expired. Choose your seats again.');
+    say(holdMessages, 'error', 'Your hold expired. Choose your seats again.', { focus: true });
     endHold();
   } else {
-    say(messages, 'error', body.detail || 'The payment could not be completed.');
+    say(payMessages, 'error', body.detail || 'The payment could not be completed.', { focus: true });
     await followHold();
   }
 }
@@ -467,7 +573,7 @@ async function recover() {
   try {
     answer = await api(`/api/showings/${sid}/holds/${pending.hold.hold_id}`);
   } catch (_) {
-    say(messages, 'error', 'No connection. Trying again…');
+    say(holdMessages, 'error', 'No connection. Trying again…');
     setTimeout(recover, 3000);
     return;
   }
@@ -477,17 +583,17 @@ async function recover() {
     adopt(body);
     render();
     if (pending.payment) return pay(pending.payment);
-    say(messages, 'ok', `Your seats are still held: ${body.seats.join(', ')}.`);
+    say(holdMessages, 'ok', `Your seats are still held: ${body.seats.join(', ')}.`);
     return startPayment();
   }
   forget();
-  if (status === 200) say(messages, 'info', `Your earlier hold of ${body.seats.join(', ')} has ended. Choose again.`);
+  if (status === 200) say(holdMessages, 'info', `Your earlier hold of ${body.seats.join(', ')} has ended. Choose again.`);
 }
 
 async function release() {
   if (!hold) return;
   await api(`/api/showings/${sid}/holds/${hold.hold_id}`, { method: 'DELETE' });
-  say(messages, 'info', 'Seats released.');
+  say(holdMessages, 'info', 'Seats released.');
   endHold();
 }
 
@@ -521,6 +627,9 @@ async function release() {
   }
   Turnstile.mount(document.getElementById('turnstile'));
   document.getElementById('hold').addEventListener('click', holdSeats);
+  document.getElementById('map').addEventListener('keydown', moveCursor);
+  window.addEventListener('resize', showScrollCue);
+  if (categories().some((c) => c.amount > 0)) loadSquare().catch(() => { squareLoading = null; });
   document.getElementById('buy').addEventListener('click', buy);
   document.getElementById('release').addEventListener('click', release);
   document.getElementById('google-pay-button').addEventListener('click', () => walletPay(wallets.google));

@@ -121,7 +121,7 @@ impl ScreenRequest {
         Ok(Screen {
             name,
             layout,
-            seat_count: units.names.len(),
+            seat_count: units.for_sale(),
         })
     }
 }

@@ -388,6 +388,9 @@ fn row_units(rows: &[Row], wheelchair_at_desk_only: bool) -> Result<Units, Inval
             return invalid(format!("a showing may have at most {MAX_UNITS} seats"));
         }
     }
+    if units.for_sale() == 0 {
+        return invalid("every seat is a house seat: leave at least one for sale");
+    }
     Ok(units)
 }
 
@@ -454,6 +457,14 @@ mod tests {
     }
 
     #[test]
+    fn a_room_of_house_seats_only_is_refused() {
+        let all_blocked =
+            serde_json::json!({"rows": [{"name": "A", "seats": 2, "blocked": [1, 2]}]});
+        let error = NewShowing::parse(request(all_blocked), &utc()).unwrap_err();
+        assert!(error.detail.contains("house seat"), "{}", error.detail);
+    }
+
+    #[test]
     fn rows_become_row_plus_number() {
         let s = NewShowing::parse(
             request(serde_json::json!({
@@ -465,6 +476,7 @@ mod tests {
         let units = s.units().unwrap();
         assert_eq!(units.names, ["A1", "A2", "B1", "B2", "B3"]);
         assert_eq!(units.blocked, ["B2"]);
+        assert_eq!(units.for_sale(), 4, "house seats are not counted");
         assert_eq!(s.max_seats_per_hold, 4);
         assert_eq!(s.hold_ttl_ms, 300_000);
         assert_eq!(s.payment_cap_ms, 600_000);

@@ -227,6 +227,134 @@ pub fn verify(keys: &TicketKeys, code: &str) -> Option<TicketRef> {
 /// The ticket a v2 code names, checked with public keys alone: what the
 /// door page does offline (`public/door.js`), here to show that the served
 /// keys suffice.
+/// Hex digits of a ticket's order nonce that its short code shows: with
+/// 40 random bits, two orders of one showing share them about once in
+/// 20,000 showings of 10,000 orders (the door says so when they do).
+const SHORT_DIGITS: usize = 10;
+/// A ticket id: the showing's 16 hex digits, the order's 24, `-`, and the
+/// ticket's number in its order.
+const SHOWING_DIGITS: usize = 16;
+const NONCE_DIGITS: usize = 24;
+const MAX_TICKET_NUMBER_DIGITS: usize = 3;
+
+/// The short code printed under a ticket's QR code, for door staff to type
+/// when the QR will not scan: "3F9A1-C2E4B-2". `None` for an id not made
+/// by this project.
+pub fn short_code(ticket_id: &str) -> Option<String> {
+    let Typed::Ticket(id) = read_typed(ticket_id)? else {
+        return None;
+    };
+    let (order, number) = id.split_once('-')?;
+    let nonce = order[SHOWING_DIGITS..].to_ascii_uppercase();
+    let (first, second) = nonce[..SHORT_DIGITS].split_at(SHORT_DIGITS / 2);
+    Some(format!("{first}-{second}-{number}"))
+}
+
+/// What door staff typed instead of a scanned code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Typed {
+    /// A whole ticket id, as the ticket page prints it in small type.
+    Ticket(String),
+    /// A short code: the first digits of the order's nonce (lower case,
+    /// as ids are stored) and the ticket's number in its order.
+    Short { nonce_prefix: String, number: u32 },
+}
+
+/// Reads a typed ticket number, forgiving case, spaces and dashes in a
+/// short code. `None` for anything else.
+pub fn read_typed(text: &str) -> Option<Typed> {
+    let text = text.trim();
+    if text.len() > SHOWING_DIGITS + NONCE_DIGITS + 1 + MAX_TICKET_NUMBER_DIGITS {
+        return None;
+    }
+    let number_ok = |n: &str| {
+        (1..=MAX_TICKET_NUMBER_DIGITS).contains(&n.len())
+            && n.bytes().all(|b| b.is_ascii_digit())
+            && !n.starts_with('0')
+    };
+    let hex = |t: &str| t.bytes().all(|b| b.is_ascii_hexdigit());
+    if let Some((order, number)) = text.split_once('-') {
+        if order.len() == SHOWING_DIGITS + NONCE_DIGITS && hex(order) && number_ok(number) {
+            return Some(Typed::Ticket(format!(
+                "{}-{number}",
+                order.to_ascii_lowercase()
+            )));
+        }
+    }
+    let packed: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .collect();
+    let (prefix, number) = packed.split_at_checked(SHORT_DIGITS)?;
+    if !hex(prefix) || !number_ok(number) {
+        return None;
+    }
+    Some(Typed::Short {
+        nonce_prefix: prefix.to_ascii_lowercase(),
+        number: number.parse().ok()?,
+    })
+}
+
+/// Which ticket a typed code names.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Picked<'a> {
+    None,
+    One(&'a String),
+    /// Two orders share the short code's digits: the door must not guess.
+    Several,
+}
+
+/// The ticket a whole typed id names (its seat unknown here).
+pub fn whole_id(text: &str) -> Option<TicketRef> {
+    match read_typed(text)? {
+        Typed::Ticket(id) => Some(TicketRef {
+            showing_id: id[..SHOWING_DIGITS].to_string(),
+            ticket_id: id,
+            seat: String::new(),
+        }),
+        Typed::Short { .. } => None,
+    }
+}
+
+/// The ticket a typed code names among `candidates` (ids of the showing
+/// whose nonce starts with the typed prefix).
+pub fn pick_typed<'a>(showing_id: &str, typed: &Typed, candidates: &'a [String]) -> Picked<'a> {
+    let named: Vec<&String> = candidates
+        .iter()
+        .filter(|id| match typed {
+            Typed::Ticket(whole) => *id == whole,
+            Typed::Short {
+                nonce_prefix,
+                number,
+            } => id
+                .strip_prefix(showing_id)
+                .and_then(|rest| rest.split_once('-'))
+                .is_some_and(|(nonce, n)| {
+                    nonce.starts_with(nonce_prefix.as_str()) && n == number.to_string()
+                }),
+        })
+        .collect();
+    match named.as_slice() {
+        [] => Picked::None,
+        [one] => Picked::One(one),
+        _ => Picked::Several,
+    }
+}
+
+/// The first id and the id past the last that a typed code can name in a
+/// showing, for a range read of the tickets' primary key.
+pub fn typed_range(showing_id: &str, typed: &Typed) -> (String, String) {
+    match typed {
+        Typed::Ticket(id) => (id.clone(), format!("{id}\u{0}")),
+        // Ids are lower-case hex: every one with the prefix sorts before
+        // the prefix followed by "g".
+        Typed::Short { nonce_prefix, .. } => (
+            format!("{showing_id}{nonce_prefix}"),
+            format!("{showing_id}{nonce_prefix}g"),
+        ),
+    }
+}
+
 #[cfg(test)]
 pub fn verify_with_public_keys(public: &[PublicKey], code: &str) -> Option<TicketRef> {
     let parts = parts(code)?;
@@ -241,6 +369,55 @@ pub fn verify_with_public_keys(public: &[PublicKey], code: &str) -> Option<Ticke
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_short_code_names_its_ticket_however_it_is_typed() {
+        let sid = "0123456789abcdef";
+        let id = format!("{sid}3f9a1c2e4b00112233445566-2");
+        assert_eq!(short_code(&id).as_deref(), Some("3F9A1-C2E4B-2"));
+        let wanted = Typed::Short {
+            nonce_prefix: "3f9a1c2e4b".into(),
+            number: 2,
+        };
+        for typed in [
+            "3F9A1-C2E4B-2",
+            "3f9a1c2e4b2",
+            " 3F9A1 C2E4B 2 ",
+            "3f9a1-c2e4b2",
+        ] {
+            assert_eq!(read_typed(typed), Some(wanted.clone()), "{typed}");
+        }
+        assert_eq!(
+            read_typed(&id.to_uppercase()),
+            Some(Typed::Ticket(id.clone()))
+        );
+        for bad in [
+            "",
+            "3F9A1-C2E4B",
+            "3F9A1-C2E4B-0",
+            "3F9A1-C2E4B-02",
+            "3F9A1-C2E4G-2",
+            "3F9A1-C2E4B-1000",
+        ] {
+            assert_eq!(read_typed(bad), None, "{bad:?}");
+        }
+        let (from, to) = typed_range(sid, &wanted);
+        assert!(from.as_str() <= id.as_str() && id.as_str() < to.as_str());
+        let other = format!("{sid}3f9a1c2e4bffffffffffffff-12");
+        let candidates = vec![other.clone(), id.clone()];
+        assert_eq!(pick_typed(sid, &wanted, &candidates), Picked::One(&id));
+        // The same prefix and number in two orders: the door must not guess.
+        let twin = format!("{sid}3f9a1c2e4bffffffffffffff-2");
+        assert_eq!(
+            pick_typed(sid, &wanted, &[id.clone(), twin]),
+            Picked::Several
+        );
+        assert_eq!(
+            pick_typed(sid, &Typed::Ticket(other.clone()), &candidates),
+            Picked::One(&other)
+        );
+        assert_eq!(pick_typed(sid, &wanted, &[other]), Picked::None);
+    }
+
     use super::*;
 
     const ED_NEW: &str =

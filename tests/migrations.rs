@@ -50,6 +50,11 @@ fn every_migration_applies_to_a_database_with_sales_and_keeps_them() {
         "INSERT INTO showings (id, title, starts_at_ms, price_amount, currency, layout_json, \
            seat_count, max_seats_per_hold, hold_ttl_ms, created_at_ms) \
            VALUES ('s1', 'Paris, Texas', 1, 1200, 'USD', '{\"slots\":[\"A1\",\"A2\"]}', 2, 4, 300000, 1); \
+         INSERT INTO showings (id, title, starts_at_ms, price_amount, currency, layout_json, \
+           seat_count, max_seats_per_hold, hold_ttl_ms, created_at_ms) \
+           VALUES ('s2', 'Alien', 1, 1200, 'USD', \
+             '{\"rows\":[{\"name\":\"A\",\"seats\":3,\"blocked\":[2]},{\"name\":\"B\",\"seats\":2}]}', \
+             5, 4, 300000, 1); \
          INSERT INTO orders (id, showing_id, email, name, amount, currency, status, payment_id, \
            created_at_ms, updated_at_ms) \
            VALUES ('o1', 's1', 'ana@example.com', 'Ana', 2400, 'USD', 'paid', 'p1', 2, 2); \
@@ -72,8 +77,16 @@ fn every_migration_applies_to_a_database_with_sales_and_keeps_them() {
             count(&db, "order_events"),
             count(&db, "refunds")
         ),
-        (1, 1, 2, 1, 1)
+        (2, 1, 2, 1, 1)
     );
+    // A showing's count is of seats for sale: house seats are left out.
+    let seats = |id: &str| -> i64 {
+        db.query_row("SELECT seat_count FROM showings WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    };
+    assert_eq!((seats("s1"), seats("s2")), (2, 4));
     let violations: Vec<String> = db
         .prepare("PRAGMA foreign_key_check")
         .unwrap()

@@ -36,6 +36,14 @@ pub struct Units {
     pub desk_only: Vec<String>,
 }
 
+impl Units {
+    /// The seats a showing can sell: house seats are in the layout but
+    /// never counted as seats, so every page gives one count.
+    pub fn for_sale(&self) -> usize {
+        self.names.len() - self.blocked.len()
+    }
+}
+
 /// What the object needs of a showing: set when it is created, replaced
 /// when staff edit it.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -20,8 +20,11 @@ async fn all(db: &D1Database, sql: &str, params: &[JsValue]) -> Result<Vec<Value
     db.prepare(sql).bind(params)?.all().await?.results()
 }
 
-/// Every showing, newest first, with its sales so far.
-pub async fn showings(db: &D1Database) -> Result<Vec<Value>> {
+/// Every showing with its sales so far: those yet to start first, soonest
+/// first, then those that have started, latest first. `revenue` is what
+/// was taken (online and at the box office) less what was refunded, in the
+/// showing's currency's minor units.
+pub async fn showings(db: &D1Database, now_ms: u64) -> Result<Vec<Value>> {
     all(
         db,
         &format!(
@@ -30,10 +33,18 @@ pub async fn showings(db: &D1Database) -> Result<Vec<Value>> {
                s.cancelled_at_ms, \
                (SELECT COUNT(*) FROM tickets t WHERE t.showing_id = s.id AND t.status = 'valid') AS sold, \
                (SELECT COUNT(*) FROM tickets t WHERE t.showing_id = s.id AND t.status = 'valid' \
-                  AND t.checked_in_at_ms IS NOT NULL) AS admitted \
-             FROM showings s ORDER BY s.starts_at_ms DESC, s.id LIMIT {LIST_LIMIT}"
+                  AND t.checked_in_at_ms IS NOT NULL) AS admitted, \
+               (SELECT COALESCE(SUM(o.amount), 0) FROM orders o WHERE o.showing_id = s.id \
+                  AND o.status IN ('paid', 'refunded', 'needs_attention') \
+                  AND (o.payment_id IS NOT NULL OR o.channel IN ('cash', 'card_at_desk'))) \
+               - (SELECT COALESCE(SUM(r.amount), 0) FROM refunds r JOIN orders o ON o.id = r.order_id \
+                  WHERE o.showing_id = s.id AND r.status = 'COMPLETED') AS revenue \
+             FROM showings s \
+             ORDER BY s.starts_at_ms < ?1, \
+               CASE WHEN s.starts_at_ms >= ?1 THEN s.starts_at_ms ELSE -s.starts_at_ms END, s.id \
+             LIMIT {LIST_LIMIT}"
         ),
-        &[],
+        &[num(now_ms)],
     )
     .await
 }

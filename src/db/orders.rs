@@ -493,6 +493,10 @@ pub struct DoorTicket {
     pub checked_in_at_ms: Option<f64>,
     /// The door device that admitted it.
     pub checked_in_by: Option<String>,
+    /// The buyer's name and e-mail, so that door staff can find the
+    /// ticket of someone whose phone will not show it.
+    pub name: Option<String>,
+    pub email: Option<String>,
 }
 
 /// A showing's paid and void tickets, at most `limit`, by id. Tickets of
@@ -503,13 +507,63 @@ pub async fn door_tickets(
     limit: u32,
 ) -> Result<Vec<DoorTicket>> {
     db.prepare(
-        "SELECT id, seat, status, price_name AS category, checked_in_at_ms, checked_in_by \
-         FROM tickets WHERE showing_id = ?1 AND status IN ('valid', 'void') ORDER BY id LIMIT ?2",
+        "SELECT t.id, t.seat, t.status, t.price_name AS category, t.checked_in_at_ms, \
+           t.checked_in_by, o.name, o.email \
+         FROM tickets t JOIN orders o ON o.id = t.order_id \
+         WHERE t.showing_id = ?1 AND t.status IN ('valid', 'void') ORDER BY t.id LIMIT ?2",
     )
     .bind(&[showing_id.into(), limit.into()])?
     .all()
     .await?
     .results()
+}
+
+/// An order's refunds as its buyer sees them: amount, Square's state and
+/// when, oldest first.
+pub async fn buyer_refunds(db: &D1Database, order_id: &str) -> Result<Vec<serde_json::Value>> {
+    db.prepare(
+        "SELECT amount, status, created_at_ms, updated_at_ms FROM refunds \
+         WHERE order_id = ?1 ORDER BY created_at_ms",
+    )
+    .bind(&[order_id.into()])?
+    .all()
+    .await?
+    .results()
+}
+
+/// Most tickets a typed code's range is read for: more than a few means
+/// the digits typed are shared far beyond chance, so none is picked.
+const TYPED_CANDIDATES: u32 = 16;
+
+/// The ids and seats of a showing's tickets from `from` up to (not
+/// including) `to`: a range of the primary key, for a ticket number typed
+/// at the door.
+pub async fn tickets_in_range(
+    db: &D1Database,
+    showing_id: &str,
+    from: &str,
+    to: &str,
+) -> Result<Vec<(String, String)>> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: String,
+        seat: String,
+    }
+    let rows: Vec<Row> = db
+        .prepare(
+            "SELECT id, seat FROM tickets WHERE id >= ?1 AND id < ?2 AND showing_id = ?3 \
+             ORDER BY id LIMIT ?4",
+        )
+        .bind(&[
+            from.into(),
+            to.into(),
+            showing_id.into(),
+            TYPED_CANDIDATES.into(),
+        ])?
+        .all()
+        .await?
+        .results()?;
+    Ok(rows.into_iter().map(|r| (r.id, r.seat)).collect())
 }
 
 /// Admitted and sold tickets of a showing, for the door's running count.

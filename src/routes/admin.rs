@@ -166,7 +166,7 @@ pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
 async fn create(env: &Env, showing: &NewShowing, units: Units) -> Result<String, ApiError> {
     let id = ids::new_showing_id().map_err(|e| ApiError::internal(e.to_string()))?;
     let created_at_ms = now_ms();
-    let seat_count = units.names.len();
+    let seat_count = units.for_sale();
     let init = object_settings(env, &id, showing, units, created_at_ms)?;
     ShowtimeClient::new(env, &id)?.init(init).await?;
     let db = db::database(env)?;
@@ -327,7 +327,7 @@ pub(super) async fn save_edit(
     let units = showing
         .units()
         .map_err(|e| ApiError::new(Code::InvalidShowing, e.detail))?;
-    let seat_count = units.names.len();
+    let seat_count = units.for_sale();
     let settings = object_settings(env, sid, showing, units, created_at_ms)?;
     ShowtimeClient::new(env, sid)?.configure(settings).await?;
     admin_rows::update_showing(db, sid, showing, seat_count).await?;
@@ -338,7 +338,7 @@ pub(super) async fn save_edit(
 pub async fn list_showings(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let db = db::database(&ctx.env)?;
-    let showings = admin_rows::showings(&db).await?;
+    let showings = admin_rows::showings(&db, now_ms() as u64).await?;
     Ok(Response::from_json(&json!({ "showings": showings }))?)
 }
 

@@ -144,8 +144,11 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
             ticket["id"].as_str().unwrap_or_default()
         );
         ticket["page_url"] = json!(page);
+        let short = crate::ticket_code::short_code(ticket["id"].as_str().unwrap_or_default());
+        ticket["short_code"] = json!(short);
     }
     let showing = db::get_showing(&db, &order.showing_id).await?;
+    let refunds = order_rows::buyer_refunds(&db, order_id).await?;
     Ok(Response::from_json(&json!({
         "order": {
             "id": order.id,
@@ -158,6 +161,7 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
         },
         "showing": showing,
         "tickets": tickets,
+        "refunds": refunds,
     }))?)
 }
 

@@ -30,6 +30,8 @@ struct Shown {
     ticket: order_rows::TicketRow,
     showing: db::Showing,
     code: String,
+    /// The order's page, for the link back to it.
+    order_page: String,
 }
 
 async fn shown(req: &Request, ctx: &RouteContext<()>) -> Result<Shown, ApiError> {
@@ -70,6 +72,7 @@ async fn shown(req: &Request, ctx: &RouteContext<()>) -> Result<Shown, ApiError>
         ticket,
         showing,
         code,
+        order_page: format!("/orders/{order_id}?key={key}"),
     })
 }
 
@@ -85,6 +88,10 @@ fn qr_svg(code: &str) -> Result<String, ApiError> {
 /// `GET /tickets/{ticket_id}/qr.svg?key=…`: the QR code alone.
 pub async fn qr(req: Request, ctx: RouteContext<()>) -> Handled {
     let shown = shown(&req, &ctx).await?;
+    // A refunded ticket has no code to scan: its pages say VOID instead.
+    if shown.ticket.status == "void" {
+        return Err(ApiError::not_found("ticket"));
+    }
     let resp = Response::ok(qr_svg(&shown.code)?)?;
     resp.headers().set("content-type", "image/svg+xml")?;
     resp.headers().set("cache-control", "private, no-store")?;
@@ -97,13 +104,24 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
         ticket,
         showing,
         code,
+        order_page,
     } = shown(&req, &ctx).await?;
-    let qr = qr_svg(&code)?;
+    let escape = |text: &str| html_escape::encode_text(text).to_string();
+    let attr = |text: &str| html_escape::encode_double_quoted_attribute(text).to_string();
+    let void = ticket.status == "void";
+    let qr = match void {
+        true => "<p class=\"void-mark\">VOID</p>".to_string(),
+        false => format!(
+            "<figure role=\"img\" aria-label=\"QR code of the ticket for seat {}\">{}</figure>",
+            attr(&ticket.seat),
+            qr_svg(&code)?
+        ),
+    };
+    // The number door staff type when the QR code will not scan.
+    let short = ticket_code::short_code(&ticket.id).unwrap_or_else(|| ticket.id.clone());
     // The cinema's own clock, with its zone's abbreviation.
     let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
     let starts = venue.local_time(showing.starts_at_ms);
-    let escape = |text: &str| html_escape::encode_text(text).to_string();
-    let attr = |text: &str| html_escape::encode_double_quoted_attribute(text).to_string();
     let status = status_words(&ticket.status, ticket.checked_in_at_ms.is_some());
     // "Child · $8.00", when the ticket was sold at a price of its own.
     let price = match (&ticket.price_name, ticket.price_amount) {
@@ -122,12 +140,15 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
          <title>Ticket: {title}, seat {seat}</title><link rel=\"stylesheet\" href=\"/app.css\"></head>\
          <body><header class=\"site\">{name}{address}</header>\
          <main><h1>{title}</h1><p>{starts}</p><p>Seat <strong>{seat}</strong>{price}</p>\
-         <p role=\"status\">{status}</p>\
-         <figure role=\"img\" aria-label=\"QR code of the ticket for seat {seat_attr}\">{qr}</figure>\
-         <p><small>Ticket {id}</small></p></main></body></html>",
+         <p role=\"status\">{status}</p>{qr}\
+         <p>Ticket number <strong class=\"short-code\">{short}</strong><br>\
+         <small>If the QR code will not scan, door staff can type this number.</small></p>\
+         <p><a href=\"{order_page}\">Your order and receipt</a></p>\
+         <p class=\"muted\"><small>Ticket {id}</small></p></main></body></html>",
         title = escape(&showing.title),
         seat = escape(&ticket.seat),
-        seat_attr = attr(&ticket.seat),
+        short = escape(&short),
+        order_page = attr(&order_page),
         name = crate::pages::NAME_MARKER,
         address = crate::pages::ADDRESS_MARKER,
         starts = escape(&starts),

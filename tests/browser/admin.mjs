@@ -61,6 +61,22 @@ try {
     await page.getByRole('link', { name: 'Create a showing' }).click();
     await page.getByRole('heading', { name: 'New showing' }).waitFor();
     const title = `Late show ${width}`;
+    // Mistakes are told next to their fields, all at once, and each goes
+    // as soon as it is fixed.
+    await page.getByLabel('Price of one seat').fill('9.5.0');
+    await page.getByLabel('Row 1 house seats').fill('two');
+    await page.getByRole('button', { name: 'Create showing' }).click();
+    await page.getByRole('alert').filter({ hasText: '4 fields need fixing' }).waitFor();
+    assert.equal(await page.locator('.field-error').count(), 4);
+    for (const label of ['Title', 'Price of one seat', 'Row 1 house seats']) {
+      assert.equal(await page.getByLabel(label, { exact: true }).getAttribute('aria-invalid'), 'true', label);
+    }
+    await photographAndCheck(page, `admin-editor-errors-${width}`, 'the editor with errors');
+    await page.getByLabel('Title').fill(title);
+    assert.equal(await page.getByLabel('Title').getAttribute('aria-invalid'), null, 'a fixed field loses its error');
+    assert.equal(await page.locator('.field-error').count(), 3);
+    await page.getByLabel('Row 1 house seats').fill('');
+    assert.equal(await page.locator('.field-error').count(), 2);
     await page.getByLabel('Title').fill(title);
     // On the phone, a time the clocks pass twice (London, 25 Oct 2026):
     // staff choose which.
@@ -143,6 +159,15 @@ try {
   await staff.getByRole('button', { name: /^Confirm: refund all 2 tickets/ }).click();
   // Square answers a refund PENDING or COMPLETED; its webhook completes it.
   await staff.getByRole('status').filter({ hasText: /^Refund(ed)? / }).waitFor();
+  // The panel says where the refund stands, offers no second refund, and
+  // follows it to "Refunded" with the tickets void.
+  const states = staff.locator('#refund-states li');
+  await states.first().filter({ hasText: /Refund pending|Refunded/ }).waitFor();
+  assert.equal(await staff.getByRole('button', { name: 'Refund whole order' }).count(), 0, 'no second refund is offered');
+  await states.first().filter({ hasText: /: Refunded, / }).waitFor({ timeout: WITHIN_MS });
+  await staff.locator('#order-body').getByRole('cell', { name: 'void (refunded)' }).first().waitFor({ timeout: WITHIN_MS });
+  assert.equal(await staff.locator('#order-body').getByRole('cell', { name: 'void (refunded)' }).count(), 2);
+  await staff.screenshot({ path: `${shots}/admin-refunded-desktop.png`, fullPage: true });
   await staff.getByRole('button', { name: 'Seat A1, available' }).waitFor({ timeout: WITHIN_MS });
 
   await watcher.getByRole('button', { name: 'Seat A1, available' }).waitFor({ timeout: WITHIN_MS });
@@ -150,10 +175,23 @@ try {
   assert.equal(await watcher.evaluate(() => window.notReloaded), true, 'the watcher did not reload');
   await watcher.screenshot({ path: `${shots}/seat-map-after-refund-phone.png`, fullPage: true });
 
+  // The buyer's order page now has no QR code to scan: each ticket says
+  // VOID, and the receipt lists the refund.
+  const buyerAfter = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const receipt = await buyerAfter.newPage();
+  await receipt.goto(link);
+  await receipt.getByText('This order was refunded; its tickets are void.').waitFor();
+  assert.equal(await receipt.getByRole('img', { name: /QR code/ }).count(), 0, 'no QR code on a refunded order');
+  assert.equal(await receipt.getByText('VOID', { exact: true }).count(), 2);
+  await receipt.locator('#refunds li').filter({ hasText: /\$24\.00, refunded, / }).waitFor();
+  await receipt.screenshot({ path: `${shots}/order-refunded-phone.png`, fullPage: true });
+  await checkAccessibility(receipt, 'a refunded order');
+  await buyerAfter.close();
+
   // Search by e-mail on the showing's page finds the refunded order.
   await staff.getByLabel('Search by e-mail').fill('ANA@');
   await staff.getByRole('button', { name: 'Search', exact: true }).click();
-  await staff.getByRole('cell', { name: 'Refunded' }).waitFor();
+  await staff.getByRole('cell', { name: 'Refunded', exact: true }).waitFor();
 
   const phone = await signedIn({ width: 390, height: 844 });
   await phone.goto(`${base}/admin/showings/${sid}`);

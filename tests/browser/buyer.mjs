@@ -51,10 +51,27 @@ try {
       assert.ok(width > 0, 'the QR code image loaded');
     }
     for (const seat of seats) await page.getByRole('heading', { name: `Seat ${seat}` }).waitFor();
+    // The order page is a receipt: number, date, buyer, each seat and its
+    // price, the total, and a print button.
+    const receipt = page.getByRole('region', { name: 'Receipt' });
+    for (const text of ['Order number', 'Ordered', 'Ana Lima', 'ana@example.com', '$24.00']) await receipt.getByText(text, { exact: true }).first().waitFor();
+    assert.match(await receipt.locator('dd').nth(0).innerText(), /^[0-9A-F]{5}-[0-9A-F]{5}$/);
+    for (const seat of seats) await receipt.getByRole('row', { name: new RegExp(`^${seat} Standard \\$12\\.00 Valid$`) }).waitFor();
+    await receipt.getByRole('button', { name: 'Print' }).waitFor();
+    // Each ticket shows the number door staff can type.
+    await page.locator('.ticket .short-code').first().waitFor();
+    assert.match(await page.locator('.ticket .short-code').first().innerText(), /^[0-9A-F]{5}-[0-9A-F]{5}-[12]$/);
     await page.screenshot({ path: `${shots}/order-${name}.png`, fullPage: true });
     await checkAccessibility(page, 'the order page');
     await page.goto(`${base}${await page.getByRole('link', { name: 'Open this ticket on its own' }).first().getAttribute('href')}`);
     await page.getByRole('status').waitFor();
+    // The ticket page: the cinema, the film, its local time, the seat, the
+    // number to type at the door, and the way back to the order.
+    await page.getByRole('banner').getByText('Showtime Cinema').waitFor();
+    await page.getByRole('heading', { name: 'Paris, Texas' }).waitFor();
+    await page.getByText(/(19:30|07:30 PM) GMT/).first().waitFor();
+    assert.match(await page.locator('.short-code').innerText(), /^[0-9A-F]{5}-[0-9A-F]{5}-[12]$/);
+    await page.getByRole('link', { name: 'Your order and receipt' }).waitFor();
     await page.screenshot({ path: `${shots}/ticket-${name}.png`, fullPage: true });
     await checkAccessibility(page, 'the ticket page');
     await context.close();

@@ -1,7 +1,11 @@
 // Door staff sign in with the showing's PIN and scan a ticket by typing its
 // code (as a handheld scanner does): the first scan admits, the second is
-// flagged with the time of the first. Run by tests/e2e/tests/browser.rs,
-// which passes TICKET_CODE and DOOR_PIN.
+// flagged with the time of the first. A wrong PIN is refused at sign-in,
+// a ticket number typed from a ticket page (SHORT_CODE) admits, and a
+// ticket found by its buyer's e-mail or seat is admitted from the list. Run by
+// tests/e2e/tests/browser.rs, which passes TICKET_CODE, SHORT_CODE and
+// DOOR_PIN.
+import assert from 'node:assert/strict';
 import { checkAccessibility, launch } from './lib.mjs';
 
 const base = process.env.BASE_URL;
@@ -14,14 +18,38 @@ try {
     page.setDefaultTimeout(15000);
     await page.goto(`${base}/door`);
     await page.getByLabel('Showing').selectOption(process.env.SHOWING_ID);
+    if (name === 'phone') {
+      // A wrong PIN is refused at once, before any ticket is scanned.
+      await page.getByLabel('Door PIN (or staff door token)').fill('0000');
+      await page.getByRole('button', { name: 'Start scanning' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Wrong PIN or token for this showing.' }).waitFor();
+      assert.equal(await page.locator('#scanner').isHidden(), true, 'no scanning with a wrong PIN');
+    }
     await page.getByLabel('Door PIN (or staff door token)').fill(process.env.DOOR_PIN);
     await page.getByRole('button', { name: 'Start scanning' }).click();
+    // The scanner names the showing it checks.
+    await page.getByText('Checking Paris, Texas').waitFor();
     const code = page.getByLabel('Ticket code (a handheld scanner types it here)');
     await code.fill(process.env.TICKET_CODE);
     await code.press('Enter');
     const first = name === 'phone' ? 'Admitted' : 'Already scanned at';
     await page.getByRole('status').filter({ hasText: first }).waitFor();
-    await page.getByText('Admitted 1 of 1 sold').waitFor();
+    // The number under a ticket's QR code, typed as it reads.
+    await code.fill(process.env.SHORT_CODE);
+    await code.press('Enter');
+    await page.getByRole('status').filter({ hasText: first }).filter({ hasText: 'Seat A3' }).waitFor();
+    // On the desktop pass, the phone has admitted all three already.
+    await page.getByText(`Admitted ${name === 'phone' ? 2 : 3} of 3 sold`).waitFor();
+    // A buyer with no code to show is found by e-mail (or name, or seat)
+    // and admitted by the same check-in as a scan.
+    await page.getByLabel("Find a ticket by the buyer's name, e-mail or seat").fill(name === 'phone' ? 'BO@EX' : 'a4');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await page.getByText('1 ticket match.').waitFor();
+    await page.locator('#found li').filter({ hasText: 'Seat A4 · Bo Chen · bo@example.com' }).waitFor();
+    await page.getByRole('button', { name: 'Admit seat A4' }).click();
+    await page.getByRole('status').filter({ hasText: first }).filter({ hasText: 'Seat A4' }).waitFor();
+    await page.getByText('Admitted 3 of 3 sold').waitFor();
+    await page.locator('#found li').filter({ hasText: 'Seat A4' }).filter({ hasText: 'admitted' }).waitFor();
     await page.screenshot({ path: `${shots}/door-${name}.png`, fullPage: true });
     await code.fill(process.env.TICKET_CODE);
     await code.press('Enter');

@@ -8,7 +8,8 @@
 //    refuses a forged code, the refunded ticket and another showing's,
 //    each marked offline;
 //    reloaded with no network it opens from its service worker and still
-//    knows what it admitted; back online it sends its scans.
+//    knows what it admitted, also when the ticket's number is typed
+//    (SHORT_CODE); back online it sends its scans.
 // 2. Two devices offline both admit the same ticket, the later one comes
 //    back first: once both are back, the earlier admission stands and the
 //    other is listed as a conflict on the door page and in admin.
@@ -69,6 +70,10 @@ try {
   await page.getByText(/5 scans waiting to be sent/).waitFor();
   await scan(page, process.env.TICKET_CODE, 'Already scanned here at');
   await page.getByText(/6 scans waiting to be sent/).waitFor();
+  // The number printed under the ticket's QR code, typed: found in the
+  // ticket list this device keeps, and queued by the ticket's whole id.
+  await scan(page, process.env.SHORT_CODE.toLowerCase(), 'Already scanned here at');
+  await page.getByText(/7 scans waiting to be sent/).waitFor();
 
   // Back online: the queue is sent.
   await first.context.setOffline(false);

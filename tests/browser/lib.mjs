@@ -45,7 +45,7 @@ export async function expectOrderPage(page, timeout = 30000) {
   try {
     await page.waitForURL(/\/orders\//, { timeout });
   } catch (error) {
-    const said = await page.locator('#messages').innerText().catch(() => '(no messages)');
+    const said = await page.locator('#messages, #hold-messages, #pay-messages').allInnerTexts().then((t) => t.join(' / ')).catch(() => '(no messages)');
     throw new Error(`no order page after paying; the page said: ${said}\n${error.message}`);
   }
 }

@@ -20,7 +20,7 @@ try {
 
   // The tickets go to the buyer's address, so it comes first.
   await googlePay.click();
-  await page.getByRole('alert').filter({ hasText: 'Fill in your name and e-mail first' }).waitFor();
+  await page.getByRole('alert').filter({ hasText: 'Give your name: the tickets are booked under it.' }).waitFor();
   await page.getByLabel('Name').fill('Ana Lima');
   await page.getByLabel('E-mail').fill('ana@example.com');
 

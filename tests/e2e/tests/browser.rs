@@ -99,12 +99,35 @@ async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
         .as_str()
         .unwrap()
         .to_string();
+    // A second ticket, to be admitted by the number its page prints.
+    let paid = api.buy(&sid, &["A3"]).await;
+    let order = api.get(paid.body["order_url"].as_str().unwrap()).await;
+    let short = order.body["tickets"][0]["short_code"]
+        .as_str()
+        .expect("a short code")
+        .to_string();
+    // A third, of another buyer, to be found by name at the door.
+    let hold = api.hold(&sid, &["A4"], None).await;
+    let paid = api
+        .checkout_as(
+            &sid,
+            &hold,
+            "cnon:card-nonce-ok",
+            "bo@example.com",
+            "Bo Chen",
+        )
+        .await;
+    assert_eq!(paid.status, 201, "{:?}", paid.body);
     api.set_door_pin(&sid, "2468").await;
     let _ = run_browser_script_with(
         "door.mjs",
         &stack,
         &sid,
-        &[("TICKET_CODE", &code), ("DOOR_PIN", "2468")],
+        &[
+            ("TICKET_CODE", &code),
+            ("SHORT_CODE", &short),
+            ("DOOR_PIN", "2468"),
+        ],
     );
 }
 
@@ -123,6 +146,7 @@ async fn the_door_page_scans_offline_and_its_scans_sync_where_the_first_admissio
     let sid = api.create_showing(room).await;
     let mut codes = Vec::new();
     let mut orders = Vec::new();
+    let mut order_urls = Vec::new();
     for seat in ["A1", "A2", "A3"] {
         let paid = api.buy(&sid, &[seat]).await;
         assert_eq!(paid.status, 201, "{:?}", paid.body);
@@ -133,8 +157,14 @@ async fn the_door_page_scans_offline_and_its_scans_sync_where_the_first_admissio
                 .to_string(),
         );
         orders.push(paid.body["order_id"].as_str().unwrap().to_string());
+        order_urls.push(paid.body["order_url"].as_str().unwrap().to_string());
     }
     api.refund_until_void(&stack, &orders[1]).await;
+    // A1's order, for the number its ticket page prints.
+    let first_order = api.get(&order_urls[0]).await;
+    let a1 = &first_order.body["tickets"][0];
+    let a1_short = a1["short_code"].as_str().unwrap().to_string();
+    let a1_id = a1["id"].as_str().unwrap().to_string();
     let elsewhere = api.create_showing(sixteen_seat_room(None)).await;
     let other = api.buy(&elsewhere, &["B1"]).await;
     let other_code = other.body["tickets"][0]["code"]
@@ -152,6 +182,7 @@ async fn the_door_page_scans_offline_and_its_scans_sync_where_the_first_admissio
             ("REFUNDED_CODE", &codes[1]),
             ("TWICE_CODE", &codes[2]),
             ("ELSEWHERE_CODE", &other_code),
+            ("SHORT_CODE", &a1_short),
             ("DOOR_PIN", "2468"),
             ("ADMIN_TOKEN", api.admin_token()),
         ],
@@ -164,7 +195,7 @@ async fn the_door_page_scans_offline_and_its_scans_sync_where_the_first_admissio
     let device = |name: &str| devices[name].as_str().unwrap().to_string();
 
     let scans = stack.d1_query(&format!(
-        "SELECT device_result AS result, offline FROM door_scans \
+        "SELECT device_result AS result, offline, ticket_id FROM door_scans \
          WHERE showing_id = '{sid}' AND device = '{}' ORDER BY scanned_at_ms",
         device("first")
     ));
@@ -180,10 +211,13 @@ async fn the_door_page_scans_offline_and_its_scans_sync_where_the_first_admissio
             "invalid",
             "void",
             "wrong_showing",
+            "already_scanned",
             "already_scanned"
         ],
         "each offline scan once, as the device answered it"
     );
+    // The typed number was sent as A1's whole id, and taken as A1.
+    assert_eq!(scans[6]["ticket_id"], a1_id.as_str(), "{scans:?}");
     assert!(scans.iter().all(|r| r["offline"] == 1));
     let standing = |seat: &str| {
         stack.d1_query(&format!(
@@ -486,4 +520,38 @@ async fn staff_add_a_film_and_a_screen_and_buyers_see_the_film_and_its_wheelchai
         showings,
         [serde_json::json!({"title": "Stalker", "film": "Stalker", "screen": "Screen 1"})]
     );
+}
+
+/// The buyer's page as people use it (`seat_map.mjs`): a keyboard seat
+/// map, a wide row on a phone, a seat taken by another buyer, a bad e-mail
+/// and a declined card told by the Pay button, an expired hold redrawn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_seat_map_is_one_tab_stop_and_payment_messages_are_told_by_the_pay_button() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let mut wide = sixteen_seat_room(None);
+    wide["layout"] = serde_json::json!({"rows": [
+        {"name": "A", "seats": 12, "gaps_after": [6]},
+        {"name": "B", "seats": 12, "gaps_after": [6]}
+    ]});
+    let sid = api.create_showing(wide).await;
+    let short = api.create_showing(sixteen_seat_room(Some(3_000))).await;
+    // A room of three seats, one a house seat: two sold is sold out.
+    let mut small = sixteen_seat_room(None);
+    small["layout"] = serde_json::json!({"rows": [{"name": "A", "seats": 3, "blocked": [2]}]});
+    let sold_out = api.create_showing(small).await;
+    for seat in ["A1", "A3"] {
+        api.buy(&sold_out, &[seat]).await;
+    }
+    let _ = run_browser_script_with(
+        "seat_map.mjs",
+        &stack,
+        &sid,
+        &[("SHORT_ID", &short), ("SOLD_OUT_ID", &sold_out)],
+    );
+    // The declined cards charged nothing and sold nothing.
+    let paid = stack.d1_query(&format!(
+        "SELECT id FROM orders WHERE showing_id = '{sid}' AND status = 'paid'"
+    ));
+    assert!(paid.is_empty(), "{paid:?}");
 }

@@ -503,3 +503,72 @@ async fn offline_scans_sync_once_each_and_the_earliest_admission_stands() {
         before
     );
 }
+
+/// The number a ticket page prints under its QR code, typed at the door
+/// in any spacing or case, admits the ticket once, as its whole id does;
+/// the receipt lists the order's refund, and a refunded ticket's page has
+/// no QR code to scan.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ticket_number_typed_at_the_door_admits_it_once_and_a_refund_voids_its_qr() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let paid = buy(&api, &sid, "A2").await;
+    let order = api.get(paid.body["order_url"].as_str().unwrap()).await;
+    assert_eq!(order.status, 200, "{:?}", order.body);
+    let ticket = &order.body["tickets"][0];
+    let short = ticket["short_code"].as_str().unwrap().to_string();
+    let id = ticket["id"].as_str().unwrap().to_string();
+    assert_eq!(short.len(), "3F9A1-C2E4B-1".len(), "{short}");
+    assert_eq!(order.body["refunds"], json!([]));
+    let page = api.get(ticket["page_url"].as_str().unwrap()).await;
+    let html = page.body.as_str().unwrap_or_default().to_string();
+    assert!(html.contains(&short), "the ticket page prints {short}");
+    assert!(html.contains("/orders/"), "and links back to its order");
+
+    let token = format!("Bearer door-{}", api.admin_token());
+    let door = ("authorization", token.as_str());
+    let typed = short.to_lowercase().replace('-', " ");
+    let first = scan(&api, door, &typed, &sid).await;
+    assert_eq!(first.body["result"], "admitted", "{:?}", first.body);
+    assert_eq!(first.body["seat"], "A2");
+    assert_eq!(first.body["ticket_id"], id.as_str());
+    for again in [short.as_str(), id.as_str()] {
+        let second = scan(&api, door, again, &sid).await;
+        assert_eq!(
+            second.body["result"], "already_checked_in",
+            "{again}: {:?}",
+            second.body
+        );
+    }
+    // A number of no ticket, and a short code of another showing's ticket.
+    let other = api.create_showing(sixteen_seat_room(None)).await;
+    for (code, showing) in [("00000-00000-1", &sid), (short.as_str(), &other)] {
+        let refused = scan(&api, door, code, showing).await;
+        assert_eq!(
+            refused.body["result"], "invalid",
+            "{code}: {:?}",
+            refused.body
+        );
+    }
+
+    api.refund_until_void(&stack, paid.body["order_id"].as_str().unwrap())
+        .await;
+    let order = api.get(paid.body["order_url"].as_str().unwrap()).await;
+    let refunds = order.body["refunds"].as_array().unwrap();
+    assert_eq!(refunds.len(), 1, "{:?}", order.body);
+    assert_eq!(refunds[0]["amount"], 1200);
+    assert_eq!(refunds[0]["status"], "COMPLETED");
+    let page = api.get(ticket["page_url"].as_str().unwrap()).await;
+    let html = page.body.as_str().unwrap_or_default().to_string();
+    assert!(html.contains("VOID") && !html.contains("<svg"), "{html}");
+    let qr = ticket["page_url"]
+        .as_str()
+        .unwrap()
+        .replacen('?', "/qr.svg?", 1);
+    assert_eq!(
+        api.get(&qr).await.status,
+        404,
+        "a void ticket's QR is not served"
+    );
+}
