@@ -14,7 +14,7 @@ const KINDS = {
 };
 
 function orderLink(row) {
-  return el('a', { href: `/admin/showings/${row.showing_id}?order=${encodeURIComponent(row.order_id || row.id)}`, text: (row.order_id || row.id).slice(0, 12) });
+  return el('a', { href: `/admin/showings/${row.showing_id}?order=${encodeURIComponent(row.order_id || row.id)}`, text: orderNumber(row.order_id || row.id) });
 }
 
 // What staff can settle by hand; an unknown payment is settled by the
@@ -24,14 +24,14 @@ const HANDLED_BY_HAND = ['needs_attention', 'paid_without_tickets', 'seat_lost',
 // "Mark handled…" opens a note field: what was done, kept in the history.
 function handledButton(item) {
   const box = el('div', {});
-  const open = el('button', { type: 'button', class: 'link', text: 'Mark handled…', 'aria-label': `Mark handled… order ${item.order_id.slice(0, 12)}` });
+  const open = el('button', { type: 'button', class: 'link', text: 'Mark handled…', 'aria-label': `Mark handled… order ${orderNumber(item.order_id)}` });
   open.addEventListener('click', () => {
-    const input = el('input', { type: 'text', maxlength: '500', 'aria-label': `What was done for order ${item.order_id.slice(0, 12)}` });
+    const input = el('input', { type: 'text', maxlength: '500', 'aria-label': `What was done for order ${orderNumber(item.order_id)}` });
     const save = el('button', { type: 'button', class: 'secondary', text: 'Save' });
     save.addEventListener('click', async () => {
       const { status, body } = await adminApi(`/api/admin/orders/${encodeURIComponent(item.order_id)}/handled`, { json: { note: input.value } });
       if (status !== 204) return say(messages, 'error', body.detail || 'That could not be saved.');
-      say(messages, 'ok', `Order ${item.order_id.slice(0, 12)} marked handled.`);
+      say(messages, 'ok', `Order ${orderNumber(item.order_id)} marked handled.`);
       showDashboard();
     });
     box.replaceChildren(input, save);

@@ -193,7 +193,7 @@ async function loadOrders(email) {
   if (status !== 200) return say(out, 'error', body.detail || 'Orders could not be loaded.');
   if (!body.orders.length) return out.replaceChildren(el('p', { class: 'muted', text: email ? `No order has an e-mail containing “${email}”.` : 'No orders yet.' }));
   out.replaceChildren(table(['Order', 'E-mail', 'Name', 'Seats', 'Amount', 'Status', 'Ordered'], body.orders.map((o) => [
-    el('button', { type: 'button', class: 'link', text: o.id.slice(0, 12), 'aria-label': `${o.id.slice(0, 12)}: open the order of ${o.email}, seats ${o.seats || 'none'}`, onclick: () => showOrder(o.id) }),
+    el('button', { type: 'button', class: 'link', text: orderNumber(o.id), 'aria-label': `${orderNumber(o.id)}: open the order of ${o.email}, seats ${o.seats || 'none'}`, onclick: () => showOrder(o.id) }),
     o.email, o.name, o.seats || '', minor(o.amount, o.currency), ORDER_STATES[o.status] || o.status, when(o.created_at_ms)])));
 }
 
@@ -310,7 +310,7 @@ async function showOrder(orderId, keepFocus) {
   if (body.events.length) {
     parts.push(el('details', {}, [el('summary', { text: 'History' }), el('ul', {}, body.events.map((e) => el('li', { text: `${when(e.at_ms)}: ${e.from_state || '—'} → ${e.to_state}${e.detail ? ' (' + e.detail + ')' : ''}` })))]));
   }
-  document.getElementById('order-heading').textContent = `Order ${o.id.slice(0, 12)}`;
+  document.getElementById('order-heading').textContent = `Order ${orderNumber(o.id)}`;
   document.getElementById('order-body').replaceChildren(...parts);
   const wasOpen = !section.hidden;
   section.hidden = false;

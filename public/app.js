@@ -165,6 +165,14 @@ function localInput(ms) {
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}`;
 }
 
+// An order's number as its buyer's receipt and its staff see it: the part
+// of its id after the showing's (which every order of a showing shares),
+// "35E61-BEF24"; its tickets' numbers start with it.
+function orderNumber(id) {
+  const digits = String(id).slice(16, 26).toUpperCase();
+  return `${digits.slice(0, 5)}-${digits.slice(5)}`;
+}
+
 // Shows one message in `container`, replacing the one before: an error as
 // an alert, anything else as a status, so that both are announced.
 // `detail` is small print under the words (a payment processor's code);

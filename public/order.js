@@ -11,6 +11,8 @@ const words = {
   failed: 'The payment could not be made. Nothing was charged.',
   needs_attention: 'We could not finish this order. Nothing was charged; the cinema has been alerted.',
 };
+let cardTries = 0;
+
 async function load() {
   const { status, body } = await api(`/api/orders/${oid}?key=${encodeURIComponent(key)}`);
   const messages = document.getElementById('messages');
@@ -36,32 +38,41 @@ async function load() {
       t.short_code ? el('p', {}, ['Ticket number ', el('strong', { class: 'short-code', text: t.short_code })]) : '',
       el('p', {}, [el('a', { href: t.page_url, text: 'Open this ticket on its own' })]),
     ])));
-  if (order.status === 'pending') setTimeout(load, 2000);
+  // The card comes with Square's webhook, moments after the payment: the
+  // receipt is read again a few times until it is there.
+  const cardDue = order.status === 'paid' && order.channel === 'online' && order.amount.amount > 0 && !order.card;
+  if (order.status === 'pending' || (cardDue && cardTries++ < 10)) setTimeout(load, 2000);
 }
 function ticketState(t) {
   return t.status === 'void' ? 'Void (refunded)' : t.checked_in_at_ms ? 'Checked in' : 'Valid';
+}
+
+// Square's card brand codes in words: "AMERICAN_EXPRESS" is "American
+// Express"; one not listed is spelled out from its code.
+const BRANDS = { VISA: 'Visa', MASTERCARD: 'Mastercard', AMERICAN_EXPRESS: 'American Express', DISCOVER: 'Discover', DISCOVER_DINERS: 'Diners Club', JCB: 'JCB', CHINA_UNIONPAY: 'UnionPay', INTERAC: 'Interac', EFTPOS: 'EFTPOS', FELICA: 'FeliCa', EBT: 'EBT' };
+
+function cardBrand(code) {
+  return BRANDS[code] || code.toLowerCase().split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
 }
 
 // Square's refund states in words.
 const REFUND_WORDS = { requested: 'asked for', PENDING: 'pending', COMPLETED: 'refunded', REJECTED: 'refused by the bank', FAILED: 'failed' };
 
 // The receipt: who bought what, when, for how much, and what came back.
-// The order number is the part of the order's id its tickets' numbers
-// start with.
 function receipt(order, tickets, refunds, showing) {
   const box = document.getElementById('receipt');
   box.hidden = order.status === 'pending';
   const currency = order.amount.currency;
   // A ticket sold at the showing's one price does not repeat it.
   const defaultPrice = showing ? showing.price.amount : 0;
-  const number = order.id.slice(16, 26).toUpperCase();
   const fact = (term, value) => [el('dt', { text: term }), el('dd', { text: value })];
   document.getElementById('receipt-facts').replaceChildren(
-    ...fact('Order number', `${number.slice(0, 5)}-${number.slice(5)}`),
+    ...fact('Order number', orderNumber(order.id)),
     ...fact('Ordered', `${localParts(order.created_at_ms, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' })}, ${clockTime(order.created_at_ms)}`),
     ...fact('Name', order.name || ''),
     ...fact('E-mail', order.email || ''),
-    ...fact('Total', order.amount.amount === 0 ? 'Free' : money(order.amount)));
+    ...fact('Total', order.amount.amount === 0 ? 'Free' : money(order.amount)),
+    ...(order.card ? fact('Paid with', `${cardBrand(order.card.brand)} ending ${order.card.last4}`) : []));
   document.querySelector('#receipt-lines tbody').replaceChildren(...tickets.map((t) => el('tr', {}, [
     el('td', { text: t.seat }), el('td', { text: t.price_name || 'Standard' }),
     el('td', { text: money({ amount: t.price_amount ?? defaultPrice, currency }) }),

@@ -161,7 +161,10 @@ async function refresh() {
   if (status !== 200 || body.version <= version) return;
   version = body.version;
   states = decode(body.codes);
-  const lost = hold ? [] : [...chosen].filter((name) => states[name] !== 'available');
+  // Seats this page is asking to hold (or whose answer was lost) are held
+  // by this buyer, not taken by another: they stay chosen.
+  const asking = hold || remembered().attempt;
+  const lost = asking ? [] : [...chosen].filter((name) => states[name] !== 'available');
   for (const name of lost) chosen.delete(name);
   render();
   if (lost.length) {

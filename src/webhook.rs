@@ -21,8 +21,55 @@ pub fn signature_is_valid(key: &str, notification_url: &str, body: &[u8], signat
     mac.verify_slice(&given).is_ok()
 }
 
+/// The card a Square payment was made with, as a receipt shows it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CardShown {
+    /// Square's brand code: `VISA`, `MASTERCARD`, `AMERICAN_EXPRESS`, …
+    pub brand: String,
+    pub last4: String,
+}
+
+/// Longest card brand code kept: Square's longest is under 30.
+const MAX_BRAND_BYTES: usize = 40;
+
+/// `card_details.card` of a payment object, when it has a brand code and
+/// four digits; anything else (a cash payment, a malformed field) is none.
+pub fn card_of(payment: &serde_json::Value) -> Option<CardShown> {
+    let card = &payment["card_details"]["card"];
+    let brand = card["card_brand"].as_str()?;
+    let last4 = card["last_4"].as_str()?;
+    let brand_ok = (1..=MAX_BRAND_BYTES).contains(&brand.len())
+        && brand.bytes().all(|b| b.is_ascii_uppercase() || b == b'_');
+    let last4_ok = last4.len() == 4 && last4.bytes().all(|b| b.is_ascii_digit());
+    (brand_ok && last4_ok).then(|| CardShown {
+        brand: brand.to_string(),
+        last4: last4.to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_payments_card_is_its_brand_and_last_four_digits_or_nothing() {
+        let paid = |brand: &str, last4: &str| serde_json::json!({"card_details": {"card": {"card_brand": brand, "last_4": last4}}});
+        assert_eq!(
+            card_of(&paid("VISA", "1111")),
+            Some(CardShown {
+                brand: "VISA".into(),
+                last4: "1111".into()
+            })
+        );
+        for (brand, last4) in [
+            ("visa", "1111"),
+            ("VISA", "111"),
+            ("VISA", "11a1"),
+            ("", "1111"),
+        ] {
+            assert_eq!(card_of(&paid(brand, last4)), None, "{brand} {last4}");
+        }
+        assert_eq!(card_of(&serde_json::json!({"cash_details": {}})), None);
+    }
     use super::*;
 
     /// The two test vectors of `shared/square.md`.

@@ -258,6 +258,9 @@ pub struct OrderRow {
     pub updated_at_ms: f64,
     /// `online`, or how the box office took it.
     pub channel: String,
+    /// The card's brand and last four digits, once its webhook came.
+    pub card_brand: Option<String>,
+    pub card_last4: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -285,10 +288,34 @@ fn whole_number<S: serde::Serializer>(
     }
 }
 
+/// Records the card an order was paid with, from its payment's webhook. An
+/// order whose payment is known to be another is left alone.
+pub async fn note_card(
+    db: &D1Database,
+    order_id: &str,
+    payment_id: &str,
+    card: &crate::webhook::CardShown,
+) -> Result<()> {
+    db.prepare(
+        "UPDATE orders SET card_brand = ?3, card_last4 = ?4 \
+         WHERE id = ?1 AND (payment_id IS NULL OR payment_id = ?2)",
+    )
+    .bind(&[
+        order_id.into(),
+        payment_id.into(),
+        card.brand.as_str().into(),
+        card.last4.as_str().into(),
+    ])?
+    .run()
+    .await?;
+    Ok(())
+}
+
 pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRow>> {
     db.prepare(
         "SELECT id, showing_id, email, name, amount, currency, status, status_detail, \
-         payment_id, created_at_ms, updated_at_ms, channel FROM orders WHERE id = ?1",
+         payment_id, created_at_ms, updated_at_ms, channel, card_brand, card_last4 \
+         FROM orders WHERE id = ?1",
     )
     .bind(&[order_id.into()])?
     .first(None)

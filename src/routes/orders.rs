@@ -158,6 +158,8 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
             "amount": {"amount": order.amount as u64, "currency": order.currency},
             "created_at_ms": order.created_at_ms as u64,
             "updated_at_ms": order.updated_at_ms as u64,
+            "channel": order.channel,
+            "card": order.card_brand.map(|brand| json!({"brand": brand, "last4": order.card_last4})),
         },
         "showing": showing,
         "tickets": tickets,

@@ -91,6 +91,12 @@ async fn handle(env: &Env, event_id: &str) -> Result<(), ApiError> {
     if kind.starts_with("payment.") {
         let payment = &event["data"]["object"]["payment"];
         if let Some(seen) = payment_seen(payment) {
+            // The card, for the buyer's receipt: display only, so it is
+            // written before the object hears of the payment, and again
+            // with each event of it.
+            if let Some(card) = crate::webhook::card_of(payment) {
+                order_rows::note_card(&db, &seen.order_id, &seen.payment_id, &card).await?;
+            }
             let sid = seen.order_id[..16].to_string();
             ShowtimeClient::new(env, &sid)?
                 .payment_observed(seen)

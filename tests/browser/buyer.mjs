@@ -54,7 +54,7 @@ try {
     // The order page is a receipt: number, date, buyer, each seat and its
     // price, the total, and a print button.
     const receipt = page.getByRole('region', { name: 'Receipt' });
-    for (const text of ['Order number', 'Ordered', 'Ana Lima', 'ana@example.com', '$24.00']) await receipt.getByText(text, { exact: true }).first().waitFor();
+    for (const text of ['Order number', 'Ordered', 'Ana Lima', 'ana@example.com', '$24.00', 'Visa ending 1111']) await receipt.getByText(text, { exact: true }).first().waitFor();
     assert.match(await receipt.locator('dd').nth(0).innerText(), /^[0-9A-F]{5}-[0-9A-F]{5}$/);
     for (const seat of seats) await receipt.getByRole('row', { name: new RegExp(`^${seat} Standard \\$12\\.00 Valid$`) }).waitFor();
     await receipt.getByRole('button', { name: 'Print' }).waitFor();
@@ -88,6 +88,13 @@ try {
   await page.screenshot({ path: `${shots}/find-orders-phone.png`, fullPage: true });
   await checkAccessibility(page, 'the find-your-order page');
   await context.close();
+  // The same page at desktop width, before anything is asked.
+  const wide = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const widePage = await wide.newPage();
+  await widePage.goto(`${base}/orders/find`);
+  await widePage.getByLabel('E-mail address').waitFor();
+  await widePage.screenshot({ path: `${shots}/find-orders-desktop.png`, fullPage: true });
+  await wide.close();
   console.log('1 passed, 0 failed');
 } finally {
   await browser.close();
