@@ -438,9 +438,9 @@ function chooseOffset(body, chosen) {
   const which = field === 'starts_at' ? 'this time' : `the time for ${field.replace(/_/g, ' ')}`;
   messages.replaceChildren(el('div', { class: 'message error', role: 'alert' }, [
     el('p', { text: `The clocks go back that night, so ${which} happens twice. Which one?` }),
-    el('button', { type: 'button', text: `The first (${earlier.slice(-6)})`, onclick: () => pick(earlier) }),
+    el('button', { type: 'button', class: 'secondary', text: `The first (${earlier.slice(-6)})`, onclick: () => pick(earlier) }),
     ' ',
-    el('button', { type: 'button', text: `The second (${later.slice(-6)})`, onclick: () => pick(later) }),
+    el('button', { type: 'button', class: 'secondary', text: `The second (${later.slice(-6)})`, onclick: () => pick(later) }),
   ]));
   messages.querySelector('button').focus();
 }

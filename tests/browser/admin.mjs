@@ -93,6 +93,11 @@ try {
     assert.equal(await page.getByLabel('Row 4 name').inputValue(), 'D');
     await page.getByLabel('Door PIN').fill('13579');
     await photographAndCheck(page, `admin-editor-${width}`, 'the layout editor');
+    // Nothing of the editor is cut off: the page itself never scrolls
+    // sideways (the rows table and the preview scroll within themselves).
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the editor fits the width');
+    const rowName = page.getByLabel('Row 1 name');
+    assert.ok((await rowName.boundingBox()).width >= 40, 'row names are ordinary inputs');
     await page.getByRole('button', { name: 'Create showing' }).click();
     if (width === 'phone') {
       await page.getByRole('alert').filter({ hasText: 'this time happens twice' }).waitFor();
@@ -114,6 +119,17 @@ try {
     await photographAndCheck(page, `admin-edit-${width}`, 'the edit page');
     await page.context().close();
   }
+
+  // The dashboard lists showings yet to start first, soonest first, then
+  // those that started (the phone's, in October 2026), with revenue.
+  const home = await signedIn({ width: 1280, height: 900 });
+  await home.getByRole('columnheader', { name: 'Revenue' }).waitFor();
+  const order = await home.locator('#showings tbody tr td:first-child').allInnerTexts();
+  const at = (t) => order.indexOf(t);
+  assert.ok(at('Late show desktop') >= 0 && at('Late show desktop') < at('Paris, Texas') && at('Paris, Texas') < at('Late show phone'), `by date: ${order}`);
+  // One seat count: the dashboard's is the showing page's (house seats out).
+  await home.locator('#showings tr').filter({ hasText: 'Late show desktop' }).getByRole('cell', { name: '0 of 39', exact: true }).waitFor();
+  await home.context().close();
 
   // Point 4: a buyer watches the map while staff refund the order.
   const watcherContext = await browser.newContext({ viewport: { width: 390, height: 844 } });

@@ -58,6 +58,11 @@ try {
     assert.match(await receipt.locator('dd').nth(0).innerText(), /^[0-9A-F]{5}-[0-9A-F]{5}$/);
     for (const seat of seats) await receipt.getByRole('row', { name: new RegExp(`^${seat} Standard \\$12\\.00 Valid$`) }).waitFor();
     await receipt.getByRole('button', { name: 'Print' }).waitFor();
+    // Printed, the receipt and the tickets stay and the buttons go.
+    await page.emulateMedia({ media: 'print' });
+    assert.equal(await receipt.getByRole('button', { name: 'Print' }).isVisible(), false);
+    assert.equal(await receipt.getByText('Order number').isVisible(), true);
+    await page.emulateMedia({ media: 'screen' });
     // Each ticket shows the number door staff can type.
     await page.locator('.ticket .short-code').first().waitFor();
     assert.match(await page.locator('.ticket .short-code').first().innerText(), /^[0-9A-F]{5}-[0-9A-F]{5}-[12]$/);

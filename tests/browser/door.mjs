@@ -61,6 +61,10 @@ try {
     await code.press('Enter');
     await page.getByRole('status').filter({ hasText: 'Already scanned at' }).waitFor();
     await checkAccessibility(page, 'the door page');
+    // Signing out goes back to choosing a showing.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Start scanning' }).waitFor();
+    assert.equal(await page.locator('#scanner').isHidden(), true);
     await page.close();
   }
   console.log('1 passed, 0 failed');

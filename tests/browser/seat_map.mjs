@@ -29,6 +29,13 @@ const browser = await launch();
 try {
   for (const [name, viewport] of widths) {
     const { context, page } = await newPage(browser, viewport);
+    // What the page fetched, in order: Square's SDK (another origin's
+    // script) is to come while seats are chosen, before any hold.
+    const fetched = [];
+    page.on('request', (r) => {
+      if (r.resourceType() === 'script' && !r.url().startsWith(base)) fetched.push('square sdk');
+      if (r.method() === 'POST' && /\/holds$/.test(new URL(r.url()).pathname)) fetched.push('hold');
+    });
     await page.goto(`${base}/showings/${sid}`);
     await page.getByRole('grid', { name: 'Seats, screen at the top' }).waitFor();
     await page.getByRole('button', { name: 'Seat A1, available' }).waitFor();
@@ -87,6 +94,7 @@ try {
     // A bad e-mail: said by the Pay button; the field is marked and focused.
     await page.getByRole('button', { name: 'Hold these seats' }).click();
     await page.getByRole('timer').waitFor();
+    assert.deepEqual(fetched.slice(0, 2), ['square sdk', 'hold'], 'the SDK was fetched before the hold');
     await fillTestCard(page);
     await page.getByLabel('E-mail').fill('ana@');
     await page.getByRole('button', { name: 'Pay now' }).click();
@@ -96,9 +104,18 @@ try {
     assert.equal(await page.getByLabel('E-mail').getAttribute('aria-invalid'), 'true');
     assert.ok(await inView(page, bad), 'the e-mail message is in sight');
 
+    // A card number the card form refuses: told the same way, and nothing
+    // is sent to pay.
+    await page.getByLabel('E-mail').fill('ana@example.com');
+    await page.getByLabel('Card number').fill('4111 1111 1111 1112');
+    await page.getByRole('button', { name: 'Pay now' }).click();
+    const invalid = page.locator('#pay-messages [role=alert]').filter({ hasText: 'Check the card details' });
+    await invalid.waitFor();
+    assert.ok(await inView(page, invalid), 'the card message is in sight');
+    assert.equal(await invalid.evaluate((node) => node === document.activeElement), true, 'the card message has focus');
+
     // A declined card: within a second of the answer the message is by the
     // Pay button, in sight, an alert, and has the keyboard's focus.
-    await page.getByLabel('E-mail').fill('ana@example.com');
     await page.getByLabel('Card number').fill('4000 0000 0000 0002');
     const answered = page.waitForResponse((r) => r.url().includes('/checkout'));
     await page.getByRole('button', { name: 'Pay now' }).click();
@@ -111,7 +128,11 @@ try {
     assert.equal(await page.getByLabel('E-mail').getAttribute('aria-invalid'), 'false');
     await page.screenshot({ path: `${shots}/declined-${name}.png` });
     await checkAccessibility(page, 'the payment form after a decline');
+    // Releasing redraws at once: nothing chosen, the seats free again.
     await page.getByRole('button', { name: 'Release seats' }).click();
+    await page.getByText('No seats chosen.').waitFor();
+    assert.equal(await page.locator('#map [aria-pressed="true"]').count(), 0);
+    await page.getByRole('button', { name: 'Seat B11, available' }).waitFor();
     await context.close();
   }
 
