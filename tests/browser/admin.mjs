@@ -127,6 +127,10 @@ try {
   const order = await home.locator('#showings tbody tr td:first-child').allInnerTexts();
   const at = (t) => order.indexOf(t);
   assert.ok(at('Late show desktop') >= 0 && at('Late show desktop') < at('Paris, Texas') && at('Paris, Texas') < at('Late show phone'), `by date: ${order}`);
+  // Revenue: the two tickets Ana paid for, nothing refunded yet.
+  const paris = home.locator('#showings tr').filter({ hasText: 'Paris, Texas' });
+  await paris.getByRole('cell', { name: '2 of 16', exact: true }).waitFor();
+  await paris.getByRole('cell', { name: /^(US)?\$24\.00$/ }).waitFor();
   // One seat count: the dashboard's is the showing page's (house seats out).
   await home.locator('#showings tr').filter({ hasText: 'Late show desktop' }).getByRole('cell', { name: '0 of 39', exact: true }).waitFor();
   await home.context().close();
