@@ -108,9 +108,28 @@ fn session_secret(env: &Env) -> Result<Vec<u8>, ApiError> {
         .map_err(|_| ApiError::internal("SESSION_SECRET is not configured"))
 }
 
-/// The key for `purpose`, derived from `SESSION_SECRET`.
+thread_local! {
+    /// Keys derived in this isolate. Secrets change only with a
+    /// deployment, which starts new isolates, as for [`PROBLEMS`].
+    static KEYS: std::cell::RefCell<Vec<(Purpose, [u8; 32])>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The key for `purpose`, derived from `SESSION_SECRET` once per isolate:
+/// every buyer request needs one (0.8 % of the runtime's thread in a
+/// profile of holds, BENCHMARKS.md).
 pub fn key(env: &Env, purpose: Purpose) -> Result<[u8; 32], ApiError> {
-    Ok(keys::derive(&session_secret(env)?, purpose, b""))
+    let known = KEYS.with(|keys| {
+        keys.borrow()
+            .iter()
+            .find(|(p, _)| *p == purpose)
+            .map(|(_, k)| *k)
+    });
+    if let Some(key) = known {
+        return Ok(key);
+    }
+    let key = keys::derive(&session_secret(env)?, purpose, b"");
+    KEYS.with(|keys| keys.borrow_mut().push((purpose, key)));
+    Ok(key)
 }
 
 /// The key staff sessions are signed with: bound to the admin token and

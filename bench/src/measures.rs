@@ -108,10 +108,18 @@ fn write_timeline(out: &std::path::Path, run: usize, name: &str, phase: &Phase) 
     std::fs::write(file("cpu"), cpu).expect("write a timeline");
 }
 
+/// The product as the benchmark runs it: its bench routes on, and, as
+/// the reference and production have, no `/__scheduled` route.
+fn bench_options() -> StackOptions {
+    StackOptions::default()
+        .var("SHOWTIME_BENCH", "1")
+        .without_scheduled_route()
+}
+
 /// Starts the product with `showings` one-seat showings and the
 /// reference, prints where they are, and waits until stopped.
 pub fn serve(showings: usize) {
-    let stack = Stack::start_with(StackOptions::default().var("SHOWTIME_BENCH", "1"));
+    let stack = Stack::start_with(bench_options());
     let reference = crate::reference::Reference::start(crate::reference::WITH_ASSETS);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -125,8 +133,10 @@ pub fn serve(showings: usize) {
     }
     let big = runtime.block_on(api.create_showing(MAIN_ROOM.showing("Big")));
     println!("product {}", stack.base_url);
+    println!("product inspector {}", stack.inspector_port);
     println!("big {big}");
     println!("reference {}", reference.base_url);
+    println!("reference inspector {}", reference.inspector_port);
     println!("showings {}", ids.join(","));
     loop {
         std::thread::sleep(std::time::Duration::from_secs(3600));
@@ -135,7 +145,7 @@ pub fn serve(showings: usize) {
 
 /// Starts a stack, runs every measure once, stops the stack.
 pub fn run_once(settings: &Settings, run: usize) -> Figures {
-    let stack = Stack::start_with(StackOptions::default().var("SHOWTIME_BENCH", "1"));
+    let stack = Stack::start_with(bench_options());
     let server = Server {
         pgid: stack
             .server_process_group()

@@ -13,6 +13,8 @@ const READY_TIMEOUT: Duration = Duration::from_secs(120);
 
 pub struct Reference {
     pub base_url: String,
+    /// Its V8 inspector, for `bench/profile.mjs`.
+    pub inspector_port: u16,
     pub server: Server,
     group: e2e::Group,
     state: tempfile::TempDir,
@@ -31,12 +33,13 @@ impl Reference {
         let root = e2e::repo_root();
         let state = tempfile::tempdir().expect("a state directory");
         let port = e2e::free_port();
+        let inspector_port = e2e::free_port();
         let log = std::fs::File::create(state.path().join("wrangler.log")).expect("log file");
         let mut cmd = e2e::wrangler(&root);
         cmd.args(["dev", "--ip", "127.0.0.1", "--port", &port.to_string()])
             .arg("--config")
             .arg(root.join("bench/reference").join(config))
-            .args(["--inspector-port", &e2e::free_port().to_string()])
+            .args(["--inspector-port", &inspector_port.to_string()])
             .arg("--persist-to")
             .arg(state.path().join("state"))
             .arg("--show-interactive-dev-session=false")
@@ -55,6 +58,7 @@ impl Reference {
         }
         Reference {
             base_url: format!("http://127.0.0.1:{port}"),
+            inspector_port,
             server: Server {
                 pgid: group.id(),
                 port,

@@ -9,7 +9,9 @@ use desk::protocol::{
 };
 use desk::{Refusal, Reply, Request};
 use serde_json::Value;
-use worker::{Env, Method, Request as HttpRequest, RequestInit, Response, Stub};
+use worker::js_sys::Uint8Array;
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::{web_sys, Env, Method, Request as HttpRequest, RequestInit, Response, Stub};
 
 use super::{DESK_PATH, LIVE_PATH};
 use crate::api_error::ApiError;
@@ -52,8 +54,16 @@ impl ShowtimeClient {
         ));
         let req =
             HttpRequest::new_with_init(&format!("https://showtime.internal{DESK_PATH}"), &init)?;
-        let mut resp = self.stub.fetch_with_request(req).await?;
-        let answer: Result<Reply, Refusal> = resp.json().await?;
+        let resp = self.stub.fetch_with_request(req).await?;
+        // The answer is read whole in one call: `Response::json` reads it
+        // as a stream, a chunk at a time, with a wake-up for each.
+        let read = web_sys::Response::from(resp)
+            .array_buffer()
+            .map_err(worker::Error::from)?;
+        let buffer = JsFuture::from(read).await.map_err(worker::Error::from)?;
+        let answer: Result<Reply, Refusal> =
+            serde_json::from_slice(&Uint8Array::new(&buffer).to_vec())
+                .map_err(|e| ApiError::internal(format!("the showing's answer: {e}")))?;
         Ok(answer?)
     }
 

@@ -71,12 +71,9 @@ impl DurableObject for Showtime {
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
         let answer = match (req.method(), req.path().as_str()) {
-            (Method::Post, DESK_PATH) => match req.json::<DeskRequest>().await {
+            (Method::Post, DESK_PATH) => match read_request(&mut req).await {
                 Ok(request) => self.answer(request).await,
-                Err(e) => Err(Refusal::new(
-                    desk::Code::BadJson,
-                    format!("internal request: {e}"),
-                )),
+                Err(refusal) => Err(refusal),
             },
             (Method::Get, LIVE_PATH) => return self.watch().await,
             _ => Err(Refusal::not_found("route")),
@@ -125,6 +122,15 @@ impl DurableObject for Showtime {
     async fn websocket_error(&self, _ws: WebSocket, _error: worker::Error) -> Result<()> {
         Ok(())
     }
+}
+
+/// The Worker's request, read whole and parsed in Wasm: `Request::json`
+/// parses in JavaScript and then walks the result a field at a time, each
+/// a call across into the runtime.
+async fn read_request(req: &mut Request) -> std::result::Result<DeskRequest, Refusal> {
+    let bad = |e: String| Refusal::new(desk::Code::BadJson, format!("internal request: {e}"));
+    let bytes = req.bytes().await.map_err(|e| bad(e.to_string()))?;
+    serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))
 }
 
 impl Showtime {

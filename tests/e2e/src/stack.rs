@@ -25,6 +25,11 @@ pub struct StackOptions {
     pub mail_only_to: Option<Vec<String>>,
     /// The Square location's currency (USD unless set).
     pub square_currency: String,
+    /// `wrangler dev --test-scheduled`: the `/__scheduled` route that fires
+    /// the cron. Wrangler serves it with a middleware in front of the
+    /// Worker that parses every request's address; production has none,
+    /// so the benchmark turns it off.
+    pub scheduled_route: bool,
 }
 
 impl Default for StackOptions {
@@ -41,6 +46,7 @@ impl Default for StackOptions {
             ],
             mail_only_to: None,
             square_currency: "USD".into(),
+            scheduled_route: true,
         }
     }
 }
@@ -54,6 +60,12 @@ impl StackOptions {
     /// The stand-in's location takes this currency.
     pub fn square_currency(mut self, currency: &str) -> Self {
         self.square_currency = currency.into();
+        self
+    }
+
+    /// No `/__scheduled` route, and none of the middleware it needs.
+    pub fn without_scheduled_route(mut self) -> Self {
+        self.scheduled_route = false;
         self
     }
 
@@ -71,6 +83,9 @@ pub struct Stack {
     pub square: SquareStandin,
     state_dir: tempfile::TempDir,
     port: u16,
+    /// Where `wrangler dev` serves the V8 inspector of the Worker and its
+    /// objects (`bench/profile.mjs` takes CPU profiles there).
+    pub inspector_port: u16,
     options: StackOptions,
     server: Option<Group>,
 }
@@ -131,6 +146,7 @@ impl Stack {
             square: SquareStandin::start_in(&options.square_currency),
             state_dir,
             port: 0,
+            inspector_port: 0,
             options,
             server: None,
         };
@@ -268,6 +284,7 @@ impl Stack {
     fn launch(&mut self) {
         let root = repo_root();
         self.port = free_port();
+        self.inspector_port = free_port();
         self.base_url = format!("http://127.0.0.1:{}", self.port);
         let log = File::options()
             .create(true)
@@ -279,10 +296,13 @@ impl Stack {
         cmd.args(["dev", "--ip", "127.0.0.1", "--port", &self.port.to_string()])
             .arg("--config")
             .arg(&config)
-            .args(["--inspector-port", &free_port().to_string()])
+            .args(["--inspector-port", &self.inspector_port.to_string()])
             .arg("--persist-to")
             .arg(self.state_dir.path().join("state"))
-            .args(["--test-scheduled", "--show-interactive-dev-session=false"]);
+            .arg("--show-interactive-dev-session=false");
+        if self.options.scheduled_route {
+            cmd.arg("--test-scheduled");
+        }
         // The stack's own secrets, unless the test's options set one.
         let own = [
             ("ADMIN_TOKEN", self.admin_token.clone()),
