@@ -10,8 +10,9 @@
 // showing from --showings, the next seat each time, as `npm run bench`
 // sends them) or book | js-noop (the reference; a fresh showing name made
 // from --prefix). Prints the busy time of the thread per request, split by
-// where it went, and writes the profile (Chrome DevTools opens it).
-import { writeFileSync } from 'node:fs';
+// where it went, and writes the profile (Chrome DevTools opens it);
+// `--from FILE --requests N` summarises a profile written before.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const { values: opt } = parseArgs({
@@ -25,9 +26,11 @@ const { values: opt } = parseArgs({
     clients: { type: 'string', default: '20' },
     out: { type: 'string', default: 'target/bench/profile.cpuprofile' },
     top: { type: 'string', default: '25' },
+    // Summarise a profile written before, of --requests requests.
+    from: { type: 'string' },
   },
 });
-if (!opt.inspector || !opt.target) {
+if (!opt.from && (!opt.inspector || !opt.target)) {
   console.error('usage: node bench/profile.mjs --inspector PORT --target URL --what hold|worker-half|noop|book|js-noop [--showings ID,...]');
   process.exit(2);
 }
@@ -53,55 +56,70 @@ function request(i) {
   return [paths[opt.what](showings[showing]), { seats: [seat] }];
 }
 
-// The inspector: wrangler's proxy of it only takes a DevTools origin.
-const targets = await (await fetch(`http://127.0.0.1:${opt.inspector}/json`)).json();
-const ws = new WebSocket(targets[0].webSocketDebuggerUrl, {
-  headers: { Origin: 'https://devtools.devprod.cloudflare.dev' },
-});
-const pending = new Map();
-let nextId = 0;
-ws.onmessage = (m) => {
-  const msg = JSON.parse(String(m.data));
-  const waiter = pending.get(msg.id);
-  if (!waiter) return;
-  pending.delete(msg.id);
-  if (msg.error) waiter.reject(new Error(JSON.stringify(msg.error)));
-  else waiter.resolve(msg.result);
-};
-const send = (method, params = {}) =>
-  new Promise((resolve, reject) => {
-    const id = ++nextId;
-    pending.set(id, { resolve, reject });
-    ws.send(JSON.stringify({ id, method, params }));
-  });
-await new Promise((resolve, reject) => {
-  ws.onopen = resolve;
-  ws.onerror = () => reject(new Error('the inspector refused the connection'));
-});
-
-await send('Profiler.enable');
-await send('Profiler.setSamplingInterval', { interval: 100 });
-await send('Profiler.start');
-const started = performance.now();
-let next = 0;
 const statuses = {};
-async function client() {
-  while (next < requests) {
-    const [path, body] = request(next++);
-    const resp = await fetch(opt.target + path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    await resp.arrayBuffer();
-    statuses[resp.status] = (statuses[resp.status] ?? 0) + 1;
-  }
+let seconds = 0;
+let profile;
+if (opt.from) {
+  profile = JSON.parse(readFileSync(opt.from, 'utf8'));
+  statuses.unknown = requests;
+} else {
+  profile = await measure();
+  writeFileSync(opt.out, JSON.stringify(profile));
 }
-await Promise.all(Array.from({ length: Number(opt.clients) }, client));
-const seconds = (performance.now() - started) / 1000;
-const { profile } = await send('Profiler.stop');
-ws.close();
-writeFileSync(opt.out, JSON.stringify(profile));
+
+async function measure() {
+  // The inspector: wrangler's proxy of it only takes a DevTools origin.
+  const targets = await (await fetch(`http://127.0.0.1:${opt.inspector}/json`)).json();
+  const ws = new WebSocket(targets[0].webSocketDebuggerUrl, {
+    headers: { Origin: 'https://devtools.devprod.cloudflare.dev' },
+  });
+  // The proxy forwards some messages as binary frames.
+  ws.binaryType = 'arraybuffer';
+  const text = (data) => (typeof data === 'string' ? data : new TextDecoder().decode(data));
+  const pending = new Map();
+  let nextId = 0;
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(text(m.data));
+    const waiter = pending.get(msg.id);
+    if (!waiter) return;
+    pending.delete(msg.id);
+    if (msg.error) waiter.reject(new Error(JSON.stringify(msg.error)));
+    else waiter.resolve(msg.result);
+  };
+  const send = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId;
+      pending.set(id, { resolve, reject });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = () => reject(new Error('the inspector refused the connection'));
+  });
+
+  await send('Profiler.enable');
+  await send('Profiler.setSamplingInterval', { interval: 100 });
+  await send('Profiler.start');
+  const started = performance.now();
+  let next = 0;
+  async function client() {
+    while (next < requests) {
+      const [path, body] = request(next++);
+      const resp = await fetch(opt.target + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await resp.arrayBuffer();
+      statuses[resp.status] = (statuses[resp.status] ?? 0) + 1;
+    }
+  }
+  await Promise.all(Array.from({ length: Number(opt.clients) }, client));
+  seconds = (performance.now() - started) / 1000;
+  const { profile: taken } = await send('Profiler.stop');
+  ws.close();
+  return taken;
+}
 
 // Sampled time per node, and each node's parent.
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -116,18 +134,32 @@ const stack = (id) => {
   return names;
 };
 
-// What a sample was doing, by its innermost frame that says, and which
-// side of the object call it was on.
-const KINDS = [
-  ['idle', (f) => f === '(idle)'],
-  ['garbage collection', (f) => f === '(garbage collector)'],
-  ['runtime, outside JavaScript and Wasm', (f) => f === '(program)'],
-  ['SQLite statements', (f) => f === 'exec' || /sql_storage|SqlStorage/.test(f)],
-  ['HMAC and SHA-256', (f) => /sha2::|hmac::|hkdf::/.test(f)],
-  ['serde (JSON)', (f) => /serde/.test(f)],
-  ['seat decision (desk, ledger)', (f) => /^(desk|ledger)::/.test(f)],
-  ['JS promise and microtask glue', (f) => /futures::|queueMicrotask|Promise/.test(f)],
+// What a sample was doing: by its innermost frame, and for Wasm by the
+// innermost frame that names a part of the product.
+const isWasm = (n) => n.callFrame.url.startsWith('wasm://');
+const isNative = (n) => n.callFrame.url === '';
+const RUST = [
+  ['serde (JSON)', /serde/],
+  ['HMAC and SHA-256', /sha2::|hmac::|hkdf::/],
+  ['seat decision (desk, ledger)', /^(desk|ledger)::/],
+  ['routing', /matchit::|worker::router::/],
 ];
+function kindOf(id) {
+  const leaf = nodes.get(id);
+  const own = name(leaf);
+  if (own === '(idle)') return 'idle';
+  if (own === '(garbage collector)') return 'garbage collection';
+  if (own === '(program)') return 'runtime, outside JavaScript and Wasm';
+  if (isNative(leaf)) return own === 'exec' ? 'SQLite statements' : 'runtime APIs called from JavaScript';
+  if (!isWasm(leaf)) return 'JavaScript (for the product: its glue and wrappers)';
+  for (let at = id; at !== undefined; at = parent.get(at)) {
+    const frame = nodes.get(at);
+    if (!isWasm(frame)) break;
+    const found = RUST.find(([, pattern]) => pattern.test(name(frame)));
+    if (found) return found[0];
+  }
+  return 'other Rust (worker crate, wasm-bindgen, allocator)';
+}
 const SIDES = [
   ['the object', (s) => s.some((f) => /DurableObject>::fetch|showtime_fetch|^(book|noop|write)$/.test(f))],
   ['the Worker', (s) => s.some((f) => /showtime::routes::|^fetch$/.test(f))],
@@ -139,7 +171,7 @@ let total = 0;
 for (const [id, us] of sampled) {
   total += us;
   const frames = stack(id);
-  const kind = frames.map((f) => KINDS.find(([, test]) => test(f))?.[0]).find(Boolean) ?? 'other JavaScript, Wasm and runtime calls';
+  const kind = kindOf(id);
   byKind.set(kind, (byKind.get(kind) ?? 0) + us);
   if (kind !== 'idle') {
     const side = SIDES.find(([, test]) => test(frames))?.[0] ?? 'neither (runtime entry, other)';
@@ -152,7 +184,7 @@ const done = Object.values(statuses).reduce((a, b) => a + b, 0);
 const busy = total - (byKind.get('idle') ?? 0);
 const perRequest = (us) => (us / done).toFixed(0).padStart(6);
 const share = (us) => ((100 * us) / total).toFixed(1).padStart(5);
-console.log(`${opt.what}: ${done} requests in ${seconds.toFixed(1)} s (${(done / seconds).toFixed(0)}/s), answers ${JSON.stringify(statuses)}`);
+if (!opt.from) console.log(`${opt.what}: ${done} requests in ${seconds.toFixed(1)} s (${(done / seconds).toFixed(0)}/s), answers ${JSON.stringify(statuses)}`);
 console.log(`profile: ${(total / 1e6).toFixed(1)} s sampled, thread busy ${((100 * busy) / total).toFixed(1)} %, ${perRequest(busy).trim()} µs busy per request`);
 console.log('\nby what it was doing (µs per request, share of all samples):');
 for (const [k, us] of [...byKind].sort((a, b) => b[1] - a[1])) console.log(`${perRequest(us)} µs ${share(us)} %  ${k}`);
@@ -160,4 +192,4 @@ console.log('\nby side, busy samples only:');
 for (const [k, us] of [...bySide].sort((a, b) => b[1] - a[1])) console.log(`${perRequest(us)} µs ${share(us)} %  ${k}`);
 console.log(`\nfunctions by own time (top ${opt.top}):`);
 for (const [k, us] of [...bySelf].sort((a, b) => b[1] - a[1]).slice(0, Number(opt.top))) console.log(`${perRequest(us)} µs ${share(us)} %  ${k.slice(0, 140)}`);
-console.log(`\nprofile written to ${opt.out}`);
+if (!opt.from) console.log(`\nprofile written to ${opt.out}`);
