@@ -164,6 +164,26 @@ const SIDES = [
   ['the object', (s) => s.some((f) => /DurableObject>::fetch|showtime_fetch|^(book|noop|write)$/.test(f))],
   ['the Worker', (s) => s.some((f) => /showtime::routes::|^fetch$/.test(f))],
 ];
+// After its first await, a Rust handler runs from a microtask that polls
+// its task, and the frames that name the handler are often inlined away.
+// Each handler's task is its own instance of wasm-bindgen's
+// `future_to_promise` closure, so the side of a continuation is the side
+// that the other samples of the same instance name.
+const TASK = /future_to_promise::\{\{closure\}\}::\{\{closure\}\}::(h[0-9a-f]{16})/;
+const taskOf = (frames) => frames.map((f) => TASK.exec(f)?.[1]).find(Boolean);
+const votes = new Map();
+for (const [id, us] of sampled) {
+  const frames = stack(id);
+  const task = taskOf(frames);
+  const side = SIDES.find(([, test]) => test(frames))?.[0];
+  if (!task || !side) continue;
+  const v = votes.get(task) ?? new Map();
+  v.set(side, (v.get(side) ?? 0) + us);
+  votes.set(task, v);
+}
+const taskSide = new Map([...votes].map(([t, v]) => [t, [...v].sort((a, b) => b[1] - a[1])[0][0]]));
+const sideOf = (frames) =>
+  SIDES.find(([, test]) => test(frames))?.[0] ?? taskSide.get(taskOf(frames)) ?? 'neither (runtime entry, promise wake-ups, other)';
 const byKind = new Map();
 const bySide = new Map();
 const bySelf = new Map();
@@ -174,7 +194,7 @@ for (const [id, us] of sampled) {
   const kind = kindOf(id);
   byKind.set(kind, (byKind.get(kind) ?? 0) + us);
   if (kind !== 'idle') {
-    const side = SIDES.find(([, test]) => test(frames))?.[0] ?? 'neither (runtime entry, other)';
+    const side = sideOf(frames);
     bySide.set(side, (bySide.get(side) ?? 0) + us);
   }
   const own = name(nodes.get(id));

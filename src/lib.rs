@@ -47,7 +47,7 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
     console_error_panic_hook::set_once();
     // Square's webhooks are answered before they are handled, which needs
     // the request's context (its `waitUntil`); the router does not carry it.
-    let https = req.url().map(|u| u.scheme() == "https").unwrap_or(false);
+    let https = auth::is_https(&req);
     let path = req.path();
     let guarded =
         (path.starts_with("/api/") && path != "/api/health") || path.starts_with("/webhooks/");

@@ -372,12 +372,22 @@ impl Desk {
         prices: &[SeatPrice],
         d: &mut Decision,
     ) {
+        // The new hold's record, which the ledger call wrote a moment ago,
+        // goes on this same row: one statement a hold, not two.
+        let at = d.writes.iter().position(
+            |w| matches!(w, Write::Hold { id, record: Some(_) } if id == hold_id.as_str()),
+        );
+        let record = match at.map(|at| d.writes.remove(at)) {
+            Some(Write::Hold { record, .. }) => record,
+            _ => None,
+        };
         d.writes.push(Write::Owner {
             hold_id: hold_id.as_str().to_string(),
             buyer: buyer.to_string(),
             client: client.to_string(),
             seats: seats.to_vec(),
             prices: prices.to_vec(),
+            record,
         });
         self.owners.insert(
             hold_id.as_str().to_string(),

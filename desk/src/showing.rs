@@ -173,26 +173,28 @@ impl Showing {
             d.writes.push(storage::unit_write(&self.ledger, unit));
         }
         for hold in &changes.holds {
-            let record = self.ledger.hold_record(hold);
-            d.writes.push(Write::Hold {
-                id: hold.as_str().to_string(),
-                record: record.map(storage::to_json),
-            });
-            if record.is_none() {
-                let how = match subject {
-                    Some((id, end)) if id == hold => end,
-                    _ => HoldEnd::Expired,
-                };
-                if let Some(owner) = owners.get_mut(hold.as_str()) {
-                    if owner.ended.is_none() {
-                        owner.ended = Some((how, now_ms));
-                        d.writes.push(Write::HoldEnded {
-                            id: hold.as_str().to_string(),
-                            how,
-                            at_ms: now_ms,
-                        });
-                    }
+            let id = hold.as_str().to_string();
+            if let Some(record) = self.ledger.hold_record(hold) {
+                let record = Some(storage::to_json(record));
+                d.writes.push(Write::Hold { id, record });
+                continue;
+            }
+            let how = match subject {
+                Some((subject, end)) if subject == hold => end,
+                _ => HoldEnd::Expired,
+            };
+            // One statement ends it: the record goes from the owner row
+            // as the row says how it ended.
+            match owners.get_mut(hold.as_str()) {
+                Some(owner) if owner.ended.is_none() => {
+                    owner.ended = Some((how, now_ms));
+                    d.writes.push(Write::HoldEnded {
+                        id,
+                        how,
+                        at_ms: now_ms,
+                    });
                 }
+                _ => d.writes.push(Write::Hold { id, record: None }),
             }
         }
         for order in &changes.orders {

@@ -7,9 +7,11 @@
 //! the rows it changed, whatever the size of the venue. The meta row
 //! `format` says which version of these tables an object has: objects set
 //! up before it (format 0) lack the outbox, door and rate tables, those of
-//! format 1 the hold's client network, and those of format 2 keep it in a
-//! table of its own (`hold_clients`); they are brought up to date the first
-//! time they load ([`Write::Upgrade`]).
+//! format 1 the hold's client network, those of format 2 keep it in a
+//! table of its own (`hold_clients`), and those of formats 0 to 3 keep each
+//! live hold's record in a table of its own (`holds`) beside its owner row;
+//! they are brought up to date the first time they load
+//! ([`Write::Upgrade`]).
 
 use ledger::{Ledger, UnitId, UnitState};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -17,7 +19,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use crate::Decision;
 
 /// The version of the tables this code writes.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 pub const SHOWING: &str = "showing";
 pub const LAST_ALARM: &str = "last_alarm_ms";
@@ -27,16 +29,18 @@ const FORMAT_KEY: &str = "format";
 const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS units (idx INTEGER PRIMARY KEY, name TEXT NOT NULL, state TEXT NOT NULL, owner TEXT)",
-    "CREATE TABLE IF NOT EXISTS holds (id TEXT PRIMARY KEY, record TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS orders (id TEXT PRIMARY KEY, record TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS hold_owners (hold_id TEXT PRIMARY KEY, buyer TEXT NOT NULL, seats TEXT NOT NULL, ended TEXT, ended_at_ms INTEGER, client TEXT)",
+    // A hold's row: who made it, from which network, its seats and prices,
+    // and while it lives the ledger's record of it; kept for an hour after
+    // it ends, to tell its buyer how.
+    "CREATE TABLE IF NOT EXISTS hold_owners (hold_id TEXT PRIMARY KEY, buyer TEXT NOT NULL, seats TEXT NOT NULL, ended TEXT, ended_at_ms INTEGER, client TEXT, record TEXT)",
     "CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, buyer TEXT NOT NULL, created_at_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS checkouts (order_id TEXT PRIMARY KEY, auth_key TEXT NOT NULL UNIQUE, record TEXT NOT NULL, due_at_ms INTEGER)",
     "CREATE TABLE IF NOT EXISTS outbox (order_id TEXT PRIMARY KEY, action TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS door_failures (at_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS rate_buckets (client TEXT PRIMARY KEY, tokens_milli INTEGER NOT NULL, at_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS door_failures_from (at_ms INTEGER NOT NULL, client TEXT NOT NULL)",
-    "INSERT INTO meta (key, value) VALUES ('format', '3') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    "INSERT INTO meta (key, value) VALUES ('format', '4') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 ];
 
 /// A value bound to a statement.
@@ -111,7 +115,8 @@ pub enum Write {
     CreateTables,
     /// An object's tables of an older format brought up to [`FORMAT`]:
     /// the owner rows gain their client column (copied from the
-    /// `hold_clients` of format 2, which goes), then the missing tables.
+    /// `hold_clients` of format 2, which goes) and the live hold's record
+    /// (from `holds`, which goes), then the missing tables.
     Upgrade {
         from: u32,
     },
@@ -132,11 +137,14 @@ pub enum Write {
         state: &'static str,
         owner: Option<String>,
     },
-    /// A live hold's record (JSON), or `None` when it ended.
+    /// A live hold's record (JSON) on its owner row, or `None` when it
+    /// ended. A new hold's record is written with its [`Write::Owner`].
     Hold {
         id: String,
         record: Option<String>,
     },
+    /// The hold ended: its record goes from its owner row, and how and
+    /// when it ended are kept.
     HoldEnded {
         id: String,
         how: HoldEnd,
@@ -154,6 +162,8 @@ pub enum Write {
         seats: Vec<String>,
         /// Each seat's price as held; stored in place of the seat names.
         prices: Vec<checkout::SeatPrice>,
+        /// The ledger's record of the new hold (JSON): one row a hold.
+        record: Option<String>,
     },
     ForgetOwner {
         hold_id: String,
@@ -232,6 +242,21 @@ impl Write {
                     );
                     sql.push("DROP TABLE hold_clients");
                 }
+                // Each live hold's record moves onto its owner row. Every
+                // hold has had an owner row; one without is given an empty
+                // one rather than lose its seats.
+                if *from < 4 {
+                    sql.push("ALTER TABLE hold_owners ADD COLUMN record TEXT");
+                    sql.push(
+                        "INSERT INTO hold_owners (hold_id, buyer, seats) SELECT id, '', '[]' FROM holds \
+                         WHERE id NOT IN (SELECT hold_id FROM hold_owners)",
+                    );
+                    sql.push(
+                        "UPDATE hold_owners SET record = (SELECT h.record FROM holds h \
+                         WHERE h.id = hold_owners.hold_id)",
+                    );
+                    sql.push("DROP TABLE holds");
+                }
                 sql.extend_from_slice(SCHEMA);
                 sql.into_iter().map(|sql| Statement { sql, args: vec![] }).collect()
             }
@@ -251,13 +276,20 @@ impl Write {
                  ON CONFLICT (idx) DO UPDATE SET state = excluded.state, owner = excluded.owner",
                 vec![u64::from(*idx).into(), name.clone().into(), (*state).into(), owner.clone().into()],
             ),
+            // A hold's record changed (it began paying). Its owner row was
+            // written with it; should it be missing, an empty one keeps the
+            // record rather than lose the seats.
             Write::Hold { id, record: Some(record) } => stmt(
-                "INSERT INTO holds (id, record) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+                "INSERT INTO hold_owners (hold_id, buyer, seats, record) VALUES (?, '', '[]', ?) \
+                 ON CONFLICT (hold_id) DO UPDATE SET record = excluded.record",
                 vec![id.clone().into(), record.clone().into()],
             ),
-            Write::Hold { id, record: None } => stmt("DELETE FROM holds WHERE id = ?", vec![id.clone().into()]),
+            Write::Hold { id, record: None } => {
+                stmt("UPDATE hold_owners SET record = NULL WHERE hold_id = ?", vec![id.clone().into()])
+            }
             Write::HoldEnded { id, how, at_ms } => stmt(
-                "UPDATE hold_owners SET ended = ?, ended_at_ms = ? WHERE hold_id = ? AND ended IS NULL",
+                "UPDATE hold_owners SET record = NULL, ended = COALESCE(ended, ?), \
+                 ended_at_ms = COALESCE(ended_at_ms, ?) WHERE hold_id = ?",
                 vec![how.as_str().into(), (*at_ms).into(), id.clone().into()],
             ),
             Write::Order { id, record: Some(record) } => stmt(
@@ -271,6 +303,7 @@ impl Write {
                 client,
                 seats,
                 prices,
+                record,
             } => {
                 // Seat names alone for an unpriced hold, as rows were
                 // written before seats had prices; else each seat's price.
@@ -279,8 +312,14 @@ impl Write {
                     false => to_json(prices),
                 };
                 stmt(
-                    "INSERT INTO hold_owners (hold_id, buyer, seats, client) VALUES (?, ?, ?, ?)",
-                    vec![hold_id.clone().into(), buyer.clone().into(), stored.into(), client.clone().into()],
+                    "INSERT INTO hold_owners (hold_id, buyer, seats, client, record) VALUES (?, ?, ?, ?, ?)",
+                    vec![
+                        hold_id.clone().into(),
+                        buyer.clone().into(),
+                        stored.into(),
+                        client.clone().into(),
+                        record.clone().into(),
+                    ],
                 )
             }
             Write::ForgetOwner { hold_id } => {
@@ -506,7 +545,11 @@ pub fn load(read: &mut impl ReadRows) -> Result<Option<Stored>, String> {
         format,
         meta,
         units: read.rows("SELECT name, state, owner FROM units ORDER BY idx")?,
-        holds: read.rows("SELECT record FROM holds")?,
+        holds: if format >= 4 {
+            read.rows("SELECT record FROM hold_owners WHERE record IS NOT NULL")?
+        } else {
+            read.rows("SELECT record FROM holds")?
+        },
         orders: read.rows("SELECT record FROM orders")?,
         owners: Vec::new(),
         replays: read

@@ -12,6 +12,7 @@ use support::Sqlite;
 
 const DUMP: &str = include_str!("frozen/v0.sql");
 const DUMP_V2: &str = include_str!("frozen/v2.sql");
+const DUMP_V3: &str = include_str!("frozen/v3.sql");
 /// The frozen run's clock: its last decision.
 const THEN_MS: u64 = 1_796_070_079_550;
 const PAID: &str = "d0a2472b80e867944c4e3c90bdca5d2ad700570e";
@@ -175,6 +176,16 @@ fn new_hold(buyer: &str, client: &str, seats: &[&str]) -> Request {
     })
 }
 
+fn has_table(db: &Sqlite, name: &str) -> bool {
+    db.0.query_row(
+        "SELECT COUNT(*) FROM sqlite_master WHERE name = ?",
+        [name],
+        |r| r.get::<_, i64>(0),
+    )
+    .unwrap()
+        > 0
+}
+
 fn refusal(decision: &desk::Decision) -> Option<desk::Code> {
     decision.reply.clone()?.err().map(|r| r.code)
 }
@@ -210,14 +221,7 @@ fn a_showing_stored_in_format_two_keeps_each_holds_network_on_its_owner_row() {
             owned("cai", "203.0.113.5"),
         ]
     );
-    let gone: i64 =
-        db.0.query_row(
-            "SELECT COUNT(*) FROM sqlite_master WHERE name = 'hold_clients'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert_eq!(gone, 0, "the old table is dropped");
+    assert!(!has_table(&db, "hold_clients"), "the old table is dropped");
     assert_eq!(db.count("rate_buckets"), 3, "the stored buckets are kept");
 
     // ana's network holds A1 A2 from before the upgrade: one more seat, not two.
@@ -240,4 +244,106 @@ fn a_showing_stored_in_format_two_keeps_each_holds_network_on_its_owner_row() {
         client, "198.51.100.7",
         "a new hold keeps its network on its row"
     );
+}
+
+fn hold_state(desk: &mut desk::Desk, now: u64, buyer: &str, token: &str) -> (String, Vec<String>) {
+    let asked = desk.handle_request(
+        now,
+        Request::GetHold(HoldRef {
+            buyer: buyer.into(),
+            token: token.into(),
+        }),
+    );
+    match reply(&asked) {
+        Reply::Hold(view) => (view.state, view.seats),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Format 3 kept each live hold's record in `holds`, beside its owner row;
+/// format 4 keeps it on the owner row, so a hold writes one row, not two.
+/// Every live hold must survive the move, ended ones must still say how
+/// they ended, and the upgrade must run once only.
+#[test]
+fn a_showing_stored_in_format_three_keeps_its_live_holds_on_their_owner_rows() {
+    let db = Sqlite::from_dump(DUMP_V3);
+    let then = 1_800_000_400_004;
+    let mut desk = db.load(Settings::default());
+    let live: Vec<(String, Option<String>)> = {
+        let mut stmt =
+            db.0.prepare("SELECT buyer, record FROM hold_owners ORDER BY buyer")
+                .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let buyers: Vec<(&str, bool)> = live
+        .iter()
+        .map(|(buyer, record)| (buyer.as_str(), record.is_some()))
+        .collect();
+    assert_eq!(
+        buyers,
+        vec![("ana", true), ("bea", false), ("cai", true), ("eve", false)],
+        "the live holds' records are on their rows, the ended ones have none"
+    );
+    assert!(!has_table(&db, "holds"), "the old table is dropped");
+
+    let codes =
+        |desk: &mut desk::Desk, now| match reply(&desk.handle_request(now, Request::SeatCodes)) {
+            Reply::Codes(codes) => codes.codes,
+            other => panic!("{other:?}"),
+        };
+    assert_eq!(codes(&mut desk, then), "hhaaaaha", "A1 A2 and B3 are held");
+    let ana = "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1";
+    assert_eq!(
+        hold_state(&mut desk, then, "ana", ana),
+        ("held".to_string(), vec!["A1".to_string(), "A2".to_string()])
+    );
+    let bea = "b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1b1";
+    assert_eq!(hold_state(&mut desk, then, "bea", bea).0, "released");
+    let eve = "e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0";
+    assert_eq!(hold_state(&mut desk, then, "eve", eve).0, "expired");
+
+    // A second load finds nothing to upgrade (a second ALTER would fail),
+    // and the same holds.
+    let mut desk = db.load(Settings::default());
+    assert_eq!(codes(&mut desk, then), "hhaaaaha");
+
+    // A new hold is one row, its record on it; releasing one is one row.
+    let dov = desk.handle_request(then + 1, new_hold("dov", "192.0.2.1", &["B4"]));
+    assert_eq!(refusal(&dov), None, "{:?}", dov.reply);
+    let tables: Vec<&str> = dov.writes.iter().map(kind).collect();
+    assert_eq!(tables, vec!["unit", "scalars", "owner"], "{:?}", dov.writes);
+    db.apply(&dov.writes);
+    let released = desk.handle_request(
+        then + 2,
+        Request::ReleaseHold(HoldRef {
+            buyer: "ana".into(),
+            token: ana.into(),
+        }),
+    );
+    let tables: Vec<&str> = released.writes.iter().map(kind).collect();
+    assert_eq!(
+        tables,
+        vec!["unit", "unit", "hold ended", "scalars"],
+        "{:?}",
+        released.writes
+    );
+    db.apply(&released.writes);
+    let mut desk = db.load(Settings::default());
+    assert_eq!(codes(&mut desk, then + 3), "aaaaaahh", "B3 and B4 are held");
+    assert_eq!(hold_state(&mut desk, then + 3, "ana", ana).0, "released");
+}
+
+fn kind(write: &desk::Write) -> &'static str {
+    match write {
+        desk::Write::Unit { .. } => "unit",
+        desk::Write::Scalars { .. } => "scalars",
+        desk::Write::Owner { .. } => "owner",
+        desk::Write::Hold { .. } => "hold",
+        desk::Write::HoldEnded { .. } => "hold ended",
+        desk::Write::RateBucket { .. } => "rate bucket",
+        _ => "other",
+    }
 }

@@ -20,10 +20,6 @@ use mail::venue::Venue;
 /// Longest e-mail search text.
 const MAX_SEARCH_CHARS: usize = 200;
 
-fn secure(req: &Request) -> bool {
-    req.url().map(|u| u.scheme() == "https").unwrap_or(false)
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SignIn {
@@ -62,7 +58,7 @@ pub async fn sign_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let resp = Response::from_json(&json!({ "signed_in": true, "csrf": csrf }))?;
     resp.headers().set(
         "set-cookie",
-        &admin_session::set_cookie(&value, secure(&req)),
+        &admin_session::set_cookie(&value, auth::is_https(&req)),
     )?;
     Ok(resp)
 }
@@ -73,7 +69,7 @@ pub async fn session(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let secret = auth::key(&ctx.env, Purpose::Csrf)?;
     let cookies = req.headers().get("cookie")?.unwrap_or_default();
-    let csrf = admin_session::from_cookies(&cookies, secure(&req))
+    let csrf = admin_session::from_cookies(&cookies, auth::is_https(&req))
         .map(|value| admin_session::csrf_token(&secret, value));
     Ok(Response::from_json(
         &json!({ "signed_in": true, "csrf": csrf }),
@@ -87,8 +83,10 @@ pub async fn sign_out(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     db::advance_staff_epoch(&db::database(&ctx.env)?).await?;
     let resp = Response::empty()?.with_status(204);
-    resp.headers()
-        .set("set-cookie", &admin_session::clear_cookie(secure(&req)))?;
+    resp.headers().set(
+        "set-cookie",
+        &admin_session::clear_cookie(auth::is_https(&req)),
+    )?;
     Ok(resp)
 }
 

@@ -235,7 +235,7 @@ struct Session {
 impl Session {
     fn of(req: &Request, env: &Env) -> Result<Session, ApiError> {
         let secret = crate::auth::key(env, crate::keys::Purpose::BuyerSession)?;
-        let secure = req.url().map(|u| u.scheme() == "https").unwrap_or(false);
+        let secure = crate::auth::is_https(req);
         let cookies = req.headers().get("cookie")?.unwrap_or_default();
         if let Some(buyer) = session::buyer_from_cookies(&secret, &cookies, secure) {
             return Ok(Session {

@@ -22,8 +22,8 @@ use std::cell::{Cell, RefCell};
 
 use desk::{Decision, Desk, Refusal, Reply, Request as DeskRequest};
 use worker::{
-    durable_object, DurableObject, Env, Method, Request, Response, Result, State, WebSocket,
-    WebSocketIncomingMessage, WebSocketPair,
+    durable_object, DurableObject, Env, Method, Request, Response, ResponseBody, Result, State,
+    WebSocket, WebSocketIncomingMessage, WebSocketPair,
 };
 
 use crate::settings::Settings;
@@ -78,7 +78,11 @@ impl DurableObject for Showtime {
             (Method::Get, LIVE_PATH) => return self.watch().await,
             _ => Err(Refusal::not_found("route")),
         };
-        Response::from_json(&answer)
+        // No content type: only the Worker reads this, and it reads JSON;
+        // each header is a call across into the runtime.
+        let body =
+            serde_json::to_vec(&answer).map_err(|e| worker::Error::RustError(e.to_string()))?;
+        Response::from_body(ResponseBody::Body(body))
     }
 
     /// Releases expired holds and resumes due checkouts. Alarms are retried
