@@ -213,3 +213,4 @@ for (const [k, us] of [...bySide].sort((a, b) => b[1] - a[1])) console.log(`${pe
 console.log(`\nfunctions by own time (top ${opt.top}):`);
 for (const [k, us] of [...bySelf].sort((a, b) => b[1] - a[1]).slice(0, Number(opt.top))) console.log(`${perRequest(us)} µs ${share(us)} %  ${k.slice(0, 140)}`);
 if (!opt.from) console.log(`\nprofile written to ${opt.out}`);
+process.exit(0);
