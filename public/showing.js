@@ -457,6 +457,17 @@ async function walletPay(wallet) {
   await pay(payment);
 }
 
+// "5 minutes", "1 minute", "45 seconds": a hold shorter than a minute (a
+// showing set up through the API) is not "0 minutes".
+function howLong(ms) {
+  if (ms < 60000) {
+    const seconds = Math.max(1, Math.round(ms / 1000));
+    return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  }
+  const minutes = Math.round(ms / 60000);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
+
 // The name and e-mail the tickets go to, checked before any card is
 // touched: the first field that needs fixing is marked and focused, and
 // the message says why by the Pay button.
@@ -610,7 +621,7 @@ async function release() {
     ? categories().map((c) => `${c.name} ${priceText(c.amount)}`).join(', ')
     : showing.price.amount === 0 ? 'Free' : `${money(showing.price)} a seat`;
   document.getElementById('when').textContent = `${when(showing.starts_at_ms)} · ${priceWords}`;
-  document.getElementById('limit').textContent = `Choose up to ${showing.max_seats_per_hold} seats; they are held for you for ${Math.round(showing.hold_ttl_ms / 60000)} minutes while you pay.`;
+  document.getElementById('limit').textContent = `Choose up to ${showing.max_seats_per_hold} seats; they are held for you for ${howLong(showing.hold_ttl_ms)} while you pay.`;
   states = body.availability.seats;
   version = body.availability.version;
   render();

@@ -10,6 +10,11 @@
 //   POST /write/{showing}           the object upserts one row
 //   POST /book/{showing} {"seat"}   201 booked, 409 taken, 404 no such seat
 //   GET  /health                    200 once the server is up
+//   POST /microtasks/{queue|then}?n=N
+//                                   runs N callbacks one after another, each
+//                                   scheduled with queueMicrotask or with a
+//                                   resolved promise's then: what one wake-up
+//                                   of a Rust task costs (BENCHMARKS.md)
 import { DurableObject } from 'cloudflare:workers';
 
 // Seats of each showing: A1 … A60.
@@ -44,10 +49,26 @@ export class Showing extends DurableObject {
   }
 }
 
+// Chains `n` callbacks (at most a million) through `queueMicrotask` or
+// through `then`; the request's time over `n` is the cost of one.
+async function microtasks(url, how) {
+  const n = Math.min(Number(new URL(url).searchParams.get('n')) || 0, 1_000_000);
+  if (!['queue', 'then'].includes(how) || n < 1) return new Response('not found', { status: 404 });
+  const resolved = Promise.resolve();
+  let done = 0;
+  await new Promise((finish) => {
+    const schedule = how === 'queue' ? () => queueMicrotask(step) : () => resolved.then(step);
+    const step = () => (++done >= n ? finish() : schedule());
+    schedule();
+  });
+  return Response.json({ callbacks: done });
+}
+
 export default {
   async fetch(request, env) {
     const [, kind, showing] = new URL(request.url).pathname.split('/');
     if (kind === 'health') return new Response('ok');
+    if (kind === 'microtasks' && request.method === 'POST') return microtasks(request.url, showing);
     if (request.method !== 'POST' || !showing) return new Response('not found', { status: 404 });
     const stub = env.SHOWING.get(env.SHOWING.idFromName(showing));
     let status;

@@ -283,6 +283,18 @@ impl SquareError {
         .on("payment_id")
     }
 
+    /// The payment has had as many refunds as Square allows one payment.
+    /// The code is a guess (see the README).
+    pub fn too_many_refunds(limit: usize) -> Self {
+        Self::new(
+            400,
+            Category::Refund,
+            "PAYMENT_NOT_REFUNDABLE",
+            format!("A payment can be refunded at most {limit} times."),
+        )
+        .on("payment_id")
+    }
+
     /// Another refund of the payment is still PENDING.
     pub fn refund_already_pending() -> Self {
         Self::new(

@@ -27,6 +27,9 @@ use crate::tokens::TokenBook;
 pub struct BankLimits {
     pub payments: usize,
     pub refunds: usize,
+    /// Square's own limit, not the stand-in's: "There is a limit of 20
+    /// refunds per payment ID"
+    /// (<https://developer.squareup.com/docs/payments-api/refund-payments>).
     pub refunds_per_payment: usize,
     pub card_tokens: usize,
     pub idempotency_keys: usize,
@@ -37,7 +40,7 @@ impl Default for BankLimits {
         BankLimits {
             payments: 10_000,
             refunds: 10_000,
-            refunds_per_payment: 50,
+            refunds_per_payment: 20,
             card_tokens: 10_000,
             idempotency_keys: 20_000,
         }

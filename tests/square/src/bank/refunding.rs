@@ -115,10 +115,7 @@ impl Bank {
             return Handled::error(SquareError::refund_already_pending());
         }
         if payment.refund_ids.len() >= limits.refunds_per_payment {
-            return Handled::error(SquareError::standin_full(
-                "refunds per payment",
-                limits.refunds_per_payment,
-            ));
+            return Handled::error(SquareError::too_many_refunds(limits.refunds_per_payment));
         }
         let refund = Refund::pending(
             payment_id,

@@ -112,6 +112,32 @@ async fn a_refusal_does_not_use_up_the_key() {
     assert_eq!(status, 200, "{body}");
 }
 
+/// Square: "There is a limit of 20 refunds per payment ID"
+/// (<https://developer.squareup.com/docs/payments-api/refund-payments>).
+#[tokio::test]
+async fn a_payment_is_refunded_at_most_twenty_times() {
+    let standin = standin().await;
+    let payment_id = standin.paid("p", 2500).await;
+    for n in 1..=20 {
+        let (status, body) = standin
+            .post("/v2/refunds", refund(&format!("r{n}"), &payment_id, 100))
+            .await;
+        assert_eq!(status, 200, "refund {n}: {body}");
+        completed(&standin, &body).await;
+    }
+    let (status, body) = standin
+        .post("/v2/refunds", refund("r21", &payment_id, 100))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(error_code(&body), "PAYMENT_NOT_REFUNDABLE");
+    let (_, payment) = standin.get(&format!("/v2/payments/{payment_id}")).await;
+    assert_eq!(
+        payment["payment"]["refunded_money"],
+        json!({"amount": 2000, "currency": "USD"}),
+        "the refused refund took nothing"
+    );
+}
+
 #[tokio::test]
 async fn held_refunds_wait_for_the_control_api() {
     let standin = standin().await;
