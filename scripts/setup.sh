@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything building and testing need on a machine that has rustup,
 # Node and npm, and skips each step that is already done, so a second run
-# takes seconds. Nothing here downloads from GitHub: worker-build is pointed at
-# the wasm-bindgen CLI installed from crates.io, and wasm-opt is switched off
-# in Cargo.toml.
+# takes seconds. Nothing here downloads from GitHub: the wasm-bindgen CLI
+# comes from crates.io, and the Worker is built without wasm-opt
+# (scripts/build-worker.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/toolchain.sh
@@ -21,11 +21,6 @@ if [ "$(installed_version "$WASM_BINDGEN_BIN")" != "$WASM_BINDGEN_VERSION" ]; th
   say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
   # No --locked: the crates index mirror can lag a patch behind the lock file.
   cargo install wasm-bindgen-cli --version "=$WASM_BINDGEN_VERSION" --root "$WASM_BINDGEN_ROOT" --force
-fi
-
-if [ "$(installed_version "$WORKER_BUILD_ROOT/bin/worker-build")" != "$WORKER_BUILD_VERSION" ]; then
-  say "installing worker-build $WORKER_BUILD_VERSION (a few minutes, once)"
-  cargo install worker-build --version "=$WORKER_BUILD_VERSION" --root "$WORKER_BUILD_ROOT" --force
 fi
 
 # npm ci only when package-lock.json changed since the last install.

@@ -130,7 +130,7 @@ impl Stack {
     pub fn start_with(options: StackOptions) -> Stack {
         let root = repo_root();
         assert!(
-            root.join("build/worker/shim.mjs").exists(),
+            root.join("build/index.js").exists(),
             "the Worker is not built: run the tests with `npm test`"
         );
         let state_dir = tempfile::Builder::new()
@@ -219,10 +219,7 @@ impl Stack {
                 continue;
             }
             let line = line
-                .replace(
-                    "\"build/worker/shim.mjs\"",
-                    &absolute("build/worker/shim.mjs"),
-                )
+                .replace("\"src/entry.mjs\"", &absolute("src/entry.mjs"))
                 .replace("\"public\"", &absolute("public"))
                 .replace("\"migrations\"", &absolute("migrations"));
             out.push_str(&line);
@@ -372,6 +369,11 @@ impl Stack {
         let parsed: serde_json::Value =
             serde_json::from_slice(&out.stdout).expect("d1 execute prints JSON");
         parsed[0]["results"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// The server's whole log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.log_path()).unwrap_or_default()
     }
 
     /// The end of the server's log, for failure messages.

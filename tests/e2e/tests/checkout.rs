@@ -310,6 +310,19 @@ async fn a_crash_between_capture_and_recording_it_ends_with_tickets() {
         [serde_json::json!({"order_id": order_id, "status": "valid"})]
     );
     assert_eq!(api.seat_map(&sid).await["B4"], "sold");
+    // The panic broke the Wasm instance; src/entry.mjs started a new one
+    // (and built the object again on it) for the requests after it.
+    let log = stack.log();
+    assert!(
+        log.contains("RuntimeError: unreachable"),
+        "{}",
+        stack.log_tail()
+    );
+    assert!(
+        log.contains("Reinitializing Wasm application"),
+        "{}",
+        stack.log_tail()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,0 +1,108 @@
+// The module the runtime loads: the Worker's handlers and the Showtime
+// Durable Object class, each passing straight into the Rust build
+// (build/index.js, wasm-bindgen's glue, made by scripts/build-worker.sh).
+//
+// What this adds is recovery after a panic. A Rust panic aborts the Wasm
+// instance, and every later call into it would fail until the runtime
+// replaced the isolate. So a panic (Rust's panic hook sets `criticalError`)
+// or a Wasm trap seen here marks the instance broken, and the next request
+// starts a fresh one; an object built on the old instance is built again.
+// This is the recovery worker-build's own entry makes, without the `Proxy`
+// it wraps around every request and every method call: that cost about
+// 440 µs of a hold's time on the runtime's thread in a profile
+// (BENCHMARKS.md, "A plain entry").
+import * as rust from "../build/index.js";
+
+Error.stackTraceLimit = 100;
+
+// Shared with the Rust side, which sets `criticalError` in its panic hook
+// and counts each new instance in `instanceId` as it starts.
+const initState = rust.__worker_init_state();
+
+function renewIfBroken() {
+  if (initState.criticalError) {
+    console.log("Reinitializing Wasm application");
+    rust.__wbg_reset_state();
+    initState.criticalError = false;
+  }
+}
+
+function noteTrap(error) {
+  if (error instanceof WebAssembly.RuntimeError) {
+    console.error("Critical", error);
+    initState.criticalError = true;
+  }
+}
+
+addEventListener("error", (event) => noteTrap(event.error));
+
+function rethrowNoted(error) {
+  noteTrap(error);
+  throw error;
+}
+
+// Runs one call into Wasm, noting a trap whether it is thrown at once or
+// rejects the promise the call returned.
+function guarded(call) {
+  renewIfBroken();
+  let result;
+  try {
+    result = call();
+  } catch (error) {
+    rethrowNoted(error);
+  }
+  return result instanceof Promise ? result.then(undefined, rethrowNoted) : result;
+}
+
+export default {
+  fetch(request, env, ctx) {
+    return guarded(() => rust.fetch(request, env, ctx));
+  },
+  scheduled(event, env, ctx) {
+    return guarded(() => rust.scheduled(event, env, ctx));
+  },
+};
+
+export class Showtime {
+  constructor(state, env) {
+    this.state = state;
+    this.env = env;
+    this.instanceId = -1;
+    this.live();
+  }
+
+  // The Rust object, on the Wasm instance that is running now.
+  live() {
+    renewIfBroken();
+    if (this.instanceId !== initState.instanceId) {
+      try {
+        this.object = new rust.Showtime(this.state, this.env);
+      } catch (error) {
+        initState.criticalError = true;
+        throw error;
+      }
+      this.instanceId = initState.instanceId;
+    }
+    return this.object;
+  }
+
+  fetch(request) {
+    return guarded(() => this.live().fetch(request));
+  }
+
+  alarm() {
+    return guarded(() => this.live().alarm());
+  }
+
+  webSocketMessage(ws, message) {
+    return guarded(() => this.live().webSocketMessage(ws, message));
+  }
+
+  webSocketClose(ws, code, reason, wasClean) {
+    return guarded(() => this.live().webSocketClose(ws, code, reason, wasClean));
+  }
+
+  webSocketError(ws, error) {
+    return guarded(() => this.live().webSocketError(ws, error));
+  }
+}
