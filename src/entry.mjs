@@ -7,10 +7,9 @@
 // replaced the isolate. So a panic (Rust's panic hook sets `criticalError`)
 // or a Wasm trap seen here marks the instance broken, and the next request
 // starts a fresh one; an object built on the old instance is built again.
-// This is the recovery worker-build's own entry makes, without the `Proxy`
-// it wraps around every request and every method call: that cost about
-// 440 µs of a hold's time on the runtime's thread in a profile
-// (BENCHMARKS.md, "A plain entry").
+// This is the recovery worker-build's generated entry makes, without the
+// `Proxy` it wraps around every request and every method call, and without
+// worker-build itself (BENCHMARKS.md, "A plain entry", has what it changed).
 import * as rust from "../build/index.js";
 
 Error.stackTraceLimit = 100;
