@@ -119,7 +119,10 @@ function useManifest(body) {
   ticketsById = new Map((body.tickets || []).map((t) => [t.id, t]));
   ticketsByShort = new Map();
   for (const t of body.tickets || []) {
-    const short = shortCode(t.id);
+    // Kept as typing is read: no dashes, upper case. A manifest kept from
+    // before it listed short codes finds tickets by whole id until the
+    // next one arrives.
+    const short = t.short_code ? t.short_code.replace(/-/g, '').toUpperCase() : null;
     // Two tickets with one short code: neither is picked by it.
     if (short) ticketsByShort.set(short, ticketsByShort.has(short) ? null : t);
   }
@@ -191,14 +194,6 @@ async function verifyHere(code) {
   } catch (_) {
     return null;
   }
-}
-
-// The short code a ticket page prints under the QR ("3F9A1-C2E4B-2"), as
-// src/ticket_code.rs makes it: the first 10 hex digits of the order's
-// nonce (after the showing's 16) and the ticket's number, without dashes.
-function shortCode(ticketId) {
-  const match = /^[0-9a-f]{16}([0-9a-f]{10})[0-9a-f]{14}-([1-9][0-9]{0,2})$/.exec(ticketId);
-  return match ? `${match[1]}${match[2]}`.toUpperCase() : null;
 }
 
 // The listed ticket a typed number names: a short code, however spaced,

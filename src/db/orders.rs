@@ -524,6 +524,11 @@ pub struct DoorTicket {
     /// ticket of someone whose phone will not show it.
     pub name: Option<String>,
     pub email: Option<String>,
+    /// The number printed under the ticket's QR code, so that a device
+    /// finds a typed one without knowing how it is made. Not a column:
+    /// the manifest fills it in.
+    #[serde(default)]
+    pub short_code: Option<String>,
 }
 
 /// A showing's paid and void tickets, at most `limit`, by id. Tickets of

@@ -207,8 +207,8 @@ const MAX_MANIFEST_TICKETS: u32 = 50_000;
 
 /// `GET /api/door/showings/{sid}/manifest`: what a door device needs to
 /// scan this showing with no network: the public keys that check ticket
-/// codes, every paid or void ticket with its seat, category and check-in,
-/// and the showing's door window. Behind the same door credential as a
+/// codes, every paid or void ticket with its seat, category, check-in and
+/// short code, and the showing's door window. Behind the same door credential as a
 /// scan.
 pub async fn manifest(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
@@ -222,6 +222,9 @@ pub async fn manifest(req: Request, ctx: RouteContext<()>) -> Handled {
     let mut tickets = order_rows::door_tickets(&db, sid, MAX_MANIFEST_TICKETS + 1).await?;
     let complete = tickets.len() <= MAX_MANIFEST_TICKETS as usize;
     tickets.truncate(MAX_MANIFEST_TICKETS as usize);
+    for ticket in &mut tickets {
+        ticket.short_code = ticket_code::short_code(&ticket.id);
+    }
     let body = json!({
         "showing": {
             "id": showing.id, "title": showing.title, "starts_at_ms": showing.starts_at_ms,

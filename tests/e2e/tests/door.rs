@@ -291,6 +291,15 @@ async fn the_manifest_lets_a_device_check_codes_alone_and_needs_a_door_credentia
     assert_eq!(a1["status"], "valid");
     assert_eq!(a1["checked_in_by"], "door-1");
     assert!(a1["checked_in_at_ms"].as_u64().is_some(), "{a1:?}");
+    // The number under the QR code, as the ticket page prints it: the
+    // order's nonce (after the showing's 16 digits), 5 and 5, and the
+    // ticket's number.
+    let (order, number) = a1["id"].as_str().unwrap().split_once('-').unwrap();
+    let nonce = order[16..].to_uppercase();
+    assert_eq!(
+        a1["short_code"],
+        format!("{}-{}-{number}", &nonce[..5], &nonce[5..10]).as_str()
+    );
     let a2 = tickets.iter().find(|t| t["seat"] == "A2").unwrap();
     assert_eq!(
         (a2["status"].as_str(), &a2["checked_in_at_ms"]),
