@@ -25,7 +25,7 @@ WASM_BINDGEN_USE_JS_SYS=1 cargo build --lib --release --target wasm32-unknown-un
 staging="build/.staging-$$"
 trap 'rm -rf "$staging"' EXIT
 rm -rf "$staging"
-wasm-bindgen target/wasm32-unknown-unknown/release/showtime.wasm \
+wasm-bindgen "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/showtime.wasm" \
   --out-dir "$staging" --out-name index --target module --no-typescript \
   --experimental-reset-state-function --force-enable-abort-handler
 # wasm-bindgen imports the module in its source phase (`import source`),
@@ -36,7 +36,8 @@ grep -q '^import wasmModule from "./index_bg.wasm";$' "$staging/index.js" || {
   echo "build-worker: wasm-bindgen's import of the Wasm module changed; see this script" >&2
   exit 1
 }
-# Swap the new files in whole, so a dev server never reads half a build.
+# Move the new files in with index.js last: a dev server that sees the new
+# index.js finds the Wasm and snippets it goes with.
 mkdir -p build
 rm -rf build/snippets build/worker build/package.json
 mv "$staging/snippets" build/snippets

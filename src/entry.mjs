@@ -67,12 +67,13 @@ export class Showtime {
     this.state = state;
     this.env = env;
     this.instanceId = -1;
+    renewIfBroken();
     this.live();
   }
 
-  // The Rust object, on the Wasm instance that is running now.
+  // The Rust object, on the Wasm instance that is running now. Every call
+  // comes through `guarded`, which has renewed a broken instance already.
   live() {
-    renewIfBroken();
     if (this.instanceId !== initState.instanceId) {
       try {
         this.object = new rust.Showtime(this.state, this.env);

@@ -6,7 +6,9 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::process::Group;
 use crate::square::SquareStandin;
@@ -98,10 +100,34 @@ pub fn repo_root() -> PathBuf {
         .expect("repo root")
 }
 
-/// A port nobody listens on now.
+/// A loopback port nobody listens on now, from below the kernel's
+/// ephemeral range (32768 and up on Linux). A port the kernel hands out by
+/// itself, to an outgoing connection or to a server that binds port 0,
+/// comes from that range, and the tests open thousands of connections
+/// while other dev servers start: a port from there, let go so that
+/// wrangler can bind it, may be taken again in between. Below the range
+/// only explicit choices compete: this process's, which the counter keeps
+/// apart, and another process's, which starts somewhere else in the span.
 pub fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind an ephemeral port");
-    listener.local_addr().expect("local addr").port()
+    const FIRST: u32 = 20_000;
+    const SPAN: u32 = 12_000;
+    static START: OnceLock<u32> = OnceLock::new();
+    static TRIED: AtomicU32 = AtomicU32::new(0);
+    let start = *START.get_or_init(|| {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|since| since.subsec_nanos())
+            .unwrap_or(0);
+        (std::process::id().wrapping_mul(7919) ^ nanos) % SPAN
+    });
+    loop {
+        let tried = TRIED.fetch_add(1, Ordering::Relaxed);
+        assert!(tried < SPAN, "every port from {FIRST} on is taken");
+        let port = (FIRST + (start + tried) % SPAN) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 /// `node_modules/.bin` first: it holds wrangler and the Node it needs.
@@ -278,8 +304,36 @@ impl Stack {
         self.state_dir.path().join("wrangler.log")
     }
 
+    /// Starts wrangler dev on fresh ports. A port can still be taken by
+    /// another program between its choice and wrangler's bind; wrangler
+    /// then says so in its log, and is started again on others.
     fn launch(&mut self) {
+        const ATTEMPTS: usize = 3;
+        for attempt in 1..=ATTEMPTS {
+            match self.try_launch() {
+                Ok(()) => break,
+                Err(Unready::PortTaken) if attempt < ATTEMPTS => {
+                    eprintln!("wrangler dev: a port it was given was taken; starting it again");
+                }
+                Err(_) => panic!("wrangler dev did not come up:\n{}", self.log_tail()),
+            }
+        }
+        let webhooks = format!(
+            r#"{{"url": "{}/webhooks/square", "notification_url": "{}"}}"#,
+            self.base_url,
+            crate::square::NOTIFICATION_URL
+        );
+        let answer = post_json(&self.square.base_url, "/_control/webhooks", &webhooks);
+        assert!(
+            answer.starts_with("HTTP/1.1 2"),
+            "point the stand-in's webhooks here: {answer}"
+        );
+    }
+
+    /// One start of wrangler dev, stopped again when it is not ready.
+    fn try_launch(&mut self) -> Result<(), Unready> {
         let root = repo_root();
+        let written = std::fs::metadata(self.log_path()).map_or(0, |meta| meta.len() as usize);
         self.port = free_port();
         self.inspector_port = free_port();
         self.base_url = format!("http://127.0.0.1:{}", self.port);
@@ -331,23 +385,19 @@ impl Stack {
         let mut server = Group::spawn(cmd).expect("start wrangler dev");
         let deadline = Instant::now() + READY_TIMEOUT;
         while !health_ok(self.port) {
+            let log = self.log();
+            if log[log.floor_char_boundary(written)..].contains("Address already in use") {
+                server.stop();
+                return Err(Unready::PortTaken);
+            }
             if server.has_exited() || Instant::now() > deadline {
                 server.stop();
-                panic!("wrangler dev did not come up:\n{}", self.log_tail());
+                return Err(Unready::Failed);
             }
             std::thread::sleep(Duration::from_millis(200));
         }
         self.server = Some(server);
-        let webhooks = format!(
-            r#"{{"url": "{}/webhooks/square", "notification_url": "{}"}}"#,
-            self.base_url,
-            crate::square::NOTIFICATION_URL
-        );
-        let answer = post_json(&self.square.base_url, "/_control/webhooks", &webhooks);
-        assert!(
-            answer.starts_with("HTTP/1.1 2"),
-            "point the stand-in's webhooks here: {answer}"
-        );
+        Ok(())
     }
 
     /// Runs one SQL statement against this stack's local D1 database with
@@ -382,6 +432,14 @@ impl Stack {
         let start = log.len().saturating_sub(4000);
         log[log.floor_char_boundary(start)..].to_string()
     }
+}
+
+/// Why a start of wrangler dev did not come up.
+enum Unready {
+    /// One of the ports it was given was taken before it bound it.
+    PortTaken,
+    /// It exited or did not answer in time, for any other reason.
+    Failed,
 }
 
 impl Drop for Stack {
