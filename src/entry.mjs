@@ -10,6 +10,7 @@
 // This is the recovery worker-build's generated entry makes, without the
 // `Proxy` it wraps around every request and every method call, and without
 // worker-build itself (BENCHMARKS.md, "A plain entry", has what it changed).
+import { DurableObject } from "cloudflare:workers";
 import * as rust from "../build/index.js";
 
 Error.stackTraceLimit = 100;
@@ -62,8 +63,11 @@ export default {
   },
 };
 
-export class Showtime {
+// A subclass of the runtime's `DurableObject`, as RPC to an object needs:
+// the Worker calls `desk` on its stub.
+export class Showtime extends DurableObject {
   constructor(state, env) {
+    super(state, env);
     this.state = state;
     this.env = env;
     this.instanceId = -1;
@@ -84,6 +88,12 @@ export class Showtime {
       this.instanceId = initState.instanceId;
     }
     return this.object;
+  }
+
+  // Every request of the showing's protocol, as its JSON text; answers
+  // the reply's (src/showtime/client.rs makes the call).
+  desk(request) {
+    return guarded(() => this.live().desk(request));
   }
 
   fetch(request) {

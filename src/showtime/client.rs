@@ -1,7 +1,7 @@
 //! How the Worker reaches a showing's object: one typed method per
 //! [`desk::Request`], each answering the reply that request gets. The
-//! object's path and the JSON on the wire are known here and in the
-//! object's decoder only.
+//! object's RPC method and the JSON it carries are known here and in the
+//! object's `desk` only.
 
 use desk::protocol::{
     CheckoutRequest, HoldRef, HoldView, NewHold, OrderAnswer, PaymentObserved, SeatCodes, SeatMap,
@@ -9,12 +9,29 @@ use desk::protocol::{
 };
 use desk::{Refusal, Reply, Request};
 use serde_json::Value;
-use worker::js_sys::Uint8Array;
+use wasm_bindgen::prelude::{wasm_bindgen, JsValue};
+use wasm_bindgen::JsCast;
+use worker::js_sys::{Object, Promise};
 use worker::wasm_bindgen_futures::JsFuture;
-use worker::{web_sys, Env, Method, Request as HttpRequest, RequestInit, Response, Stub};
+use worker::{web_sys, Env, Method, Request as HttpRequest, RequestInit, Response};
 
-use super::{DESK_PATH, LIVE_PATH};
+use super::LIVE_PATH;
 use crate::api_error::ApiError;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A stub of the `Showtime` class in src/entry.mjs, with the one RPC
+    /// method it adds.
+    #[wasm_bindgen(extends = Object)]
+    type ShowtimeStub;
+
+    /// Answers a promise of the reply's JSON text.
+    #[wasm_bindgen(method, catch)]
+    fn desk(this: &ShowtimeStub, request: &str) -> Result<Promise, JsValue>;
+
+    #[wasm_bindgen(method, catch)]
+    fn fetch(this: &ShowtimeStub, request: &web_sys::Request) -> Result<Promise, JsValue>;
+}
 
 /// A granted hold, or the first answer to the same idempotent request.
 pub enum HoldAnswer {
@@ -25,7 +42,7 @@ pub enum HoldAnswer {
 /// One showing's object. The same id always reaches the same object, which
 /// is what makes it the single place seats are decided.
 pub struct ShowtimeClient {
-    stub: Stub,
+    stub: ShowtimeStub,
 }
 
 fn unexpected(reply: Reply) -> ApiError {
@@ -37,33 +54,23 @@ impl ShowtimeClient {
         let stub = env
             .durable_object("SHOWTIME")?
             .id_from_name(showing_id)?
-            .get_stub()?;
+            .get_stub()?
+            .into_rpc();
         Ok(ShowtimeClient { stub })
     }
 
-    /// Stub requests need an absolute URL; the host is never resolved.
+    /// One request to the object, by RPC: the protocol's JSON text there
+    /// and back, one string each way across the runtime.
     async fn ask(&self, request: &Request) -> Result<Reply, ApiError> {
-        // No headers: the object reads the body as the protocol's JSON
-        // whatever it is labelled, and each header is a call across into
-        // the runtime on the hot path.
-        let mut init = RequestInit::new();
-        init.with_method(Method::Post).with_body(Some(
-            serde_json::to_string(request)
-                .map_err(|e| ApiError::internal(e.to_string()))?
-                .into(),
-        ));
-        let req =
-            HttpRequest::new_with_init(&format!("https://showtime.internal{DESK_PATH}"), &init)?;
-        let resp = self.stub.fetch_with_request(req).await?;
-        // The answer is read whole in one call: `Response::json` reads it
-        // as a stream, a chunk at a time, with a wake-up for each.
-        let read = web_sys::Response::from(resp)
-            .array_buffer()
-            .map_err(worker::Error::from)?;
-        let buffer = JsFuture::from(read).await.map_err(worker::Error::from)?;
-        let answer: Result<Reply, Refusal> =
-            serde_json::from_slice(&Uint8Array::new(&buffer).to_vec())
-                .map_err(|e| ApiError::internal(format!("the showing's answer: {e}")))?;
+        let request =
+            serde_json::to_string(request).map_err(|e| ApiError::internal(e.to_string()))?;
+        let call = self.stub.desk(&request).map_err(worker::Error::from)?;
+        let answer = JsFuture::from(call).await.map_err(worker::Error::from)?;
+        let answer = answer
+            .as_string()
+            .ok_or_else(|| ApiError::internal("the showing's answer is not text"))?;
+        let answer: Result<Reply, Refusal> = serde_json::from_str(&answer)
+            .map_err(|e| ApiError::internal(format!("the showing's answer: {e}")))?;
         Ok(answer?)
     }
 
@@ -204,8 +211,10 @@ impl ShowtimeClient {
         let mut init = RequestInit::new();
         init.with_method(Method::Get)
             .with_headers(req.headers().clone());
+        // Stub requests need an absolute URL; the host is never resolved.
         let forwarded =
             HttpRequest::new_with_init(&format!("https://showtime.internal{LIVE_PATH}"), &init)?;
-        self.stub.fetch_with_request(forwarded).await
+        let answer = JsFuture::from(self.stub.fetch(forwarded.inner())?).await?;
+        Ok(Response::from(answer.dyn_into::<web_sys::Response>()?))
     }
 }

@@ -21,15 +21,16 @@ mod storage;
 use std::cell::{Cell, RefCell};
 
 use desk::{Decision, Desk, Refusal, Reply, Request as DeskRequest};
+use wasm_bindgen::prelude::{wasm_bindgen, JsValue};
 use worker::{
-    durable_object, DurableObject, Env, Method, Request, Response, ResponseBody, Result, State,
-    WebSocket, WebSocketIncomingMessage, WebSocketPair,
+    durable_object, DurableObject, Env, Method, Request, Response, Result, State, WebSocket,
+    WebSocketIncomingMessage, WebSocketPair,
 };
 
 use crate::settings::Settings;
 
-/// The path of the one protocol request; `/live` is the WebSocket upgrade.
-pub const DESK_PATH: &str = "/desk";
+/// The object's one HTTP path: a browser's WebSocket upgrade. Every other
+/// request of the Worker's is an RPC call of [`Showtime::desk`].
 pub const LIVE_PATH: &str = "/live";
 
 /// How long a checkout request waits for its order's step in flight (one
@@ -69,20 +70,11 @@ impl DurableObject for Showtime {
         }
     }
 
-    async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let answer = match (req.method(), req.path().as_str()) {
-            (Method::Post, DESK_PATH) => match read_request(&mut req).await {
-                Ok(request) => self.answer(request).await,
-                Err(refusal) => Err(refusal),
-            },
-            (Method::Get, LIVE_PATH) => return self.watch().await,
-            _ => Err(Refusal::not_found("route")),
-        };
-        // No content type: only the Worker reads this, and it reads JSON;
-        // each header is a call across into the runtime.
-        let body =
-            serde_json::to_vec(&answer).map_err(|e| worker::Error::RustError(e.to_string()))?;
-        Response::from_body(ResponseBody::Body(body))
+    async fn fetch(&self, req: Request) -> Result<Response> {
+        match (req.method(), req.path().as_str()) {
+            (Method::Get, LIVE_PATH) => self.watch().await,
+            _ => crate::api_error::ApiError::from(Refusal::not_found("route")).into_response(),
+        }
     }
 
     /// Releases expired holds and resumes due checkouts. Alarms are retried
@@ -128,13 +120,25 @@ impl DurableObject for Showtime {
     }
 }
 
-/// The Worker's request, read whole and parsed in Wasm: `Request::json`
-/// parses in JavaScript and then walks the result a field at a time, each
-/// a call across into the runtime.
-async fn read_request(req: &mut Request) -> std::result::Result<DeskRequest, Refusal> {
-    let bad = |e: String| Refusal::new(desk::Code::BadJson, format!("internal request: {e}"));
-    let bytes = req.bytes().await.map_err(|e| bad(e.to_string()))?;
-    serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))
+/// The Worker's call: an RPC method (the class in src/entry.mjs passes it
+/// through), so neither side builds a `Request` or a `Response`, or reads a
+/// body as a stream, for it. The request and the answer are the desk
+/// protocol's JSON, parsed and written in Wasm.
+#[wasm_bindgen]
+impl Showtime {
+    /// Answers `Result<Reply, Refusal>` as JSON text.
+    pub async fn desk(&self, request: String) -> std::result::Result<JsValue, JsValue> {
+        let answer = match serde_json::from_str::<DeskRequest>(&request) {
+            Ok(request) => self.answer(request).await,
+            Err(e) => Err(Refusal::new(
+                desk::Code::BadJson,
+                format!("internal request: {e}"),
+            )),
+        };
+        serde_json::to_string(&answer)
+            .map(JsValue::from)
+            .map_err(|e| JsValue::from_str(&e.to_string()))
+    }
 }
 
 impl Showtime {
