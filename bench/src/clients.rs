@@ -203,7 +203,8 @@ impl SeatStream {
         }
     }
 
-    fn next(&self) -> (&str, String) {
+    /// The next request: its path, its body, and its place in the stream.
+    fn next(&self) -> (&str, String, u32) {
         let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let path = &self.paths[(n / SEATS_PER_SHOWING) % self.paths.len()];
         let seat = format!("A{}", n % SEATS_PER_SHOWING + 1);
@@ -212,7 +213,7 @@ impl SeatStream {
         } else {
             hold_body(&[seat])
         };
-        (path, body)
+        (path, body, n as u32)
     }
 }
 
@@ -224,12 +225,14 @@ pub async fn one_seat(
     mut rec: Recorder,
 ) -> Recorder {
     while rec.running() {
-        let (path, body) = stream.next();
+        let (path, body, seq) = stream.next();
         let started = Instant::now();
         match http.send(Method::POST, path, Some(body), None).await {
-            Ok(answer) => rec.record(kind, answer.status, started, answer.body.len()),
+            Ok(answer) => {
+                rec.record_seq(kind, answer.status, started, answer.body.len(), Some(seq))
+            }
             Err(_) => {
-                rec.record(kind, 0, started, 0);
+                rec.record_seq(kind, 0, started, 0, Some(seq));
                 back_off().await;
             }
         }

@@ -157,6 +157,7 @@ mod tests {
             micros: 1000,
             bytes: 0,
             done_ms,
+            seq: None,
         };
         let phase = |done: &[u32]| Phase {
             samples: done.iter().map(|&ms| answer(ms)).collect(),

@@ -61,6 +61,9 @@ pub struct Sample {
     pub bytes: u32,
     /// When the answer came, in ms since the measured window began.
     pub done_ms: u32,
+    /// Where a one-seat request was in its phase's stream of seats (the
+    /// showing is `seq / 60`), for the timeline; `None` elsewhere.
+    pub seq: Option<u32>,
 }
 
 /// A client task's view of the phase: whether to go on, and where its
@@ -82,6 +85,18 @@ impl Recorder {
     }
 
     pub fn record(&mut self, kind: Kind, status: u16, started: Instant, bytes: usize) {
+        self.record_seq(kind, status, started, bytes, None);
+    }
+
+    /// [`Recorder::record`] of a request with a place in a stream of seats.
+    pub fn record_seq(
+        &mut self,
+        kind: Kind,
+        status: u16,
+        started: Instant,
+        bytes: usize,
+        seq: Option<u32>,
+    ) {
         let now = Instant::now();
         if now >= self.window_start && now <= self.end {
             self.samples.push(Sample {
@@ -90,6 +105,7 @@ impl Recorder {
                 micros: u32::try_from(now.duration_since(started).as_micros()).unwrap_or(u32::MAX),
                 bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
                 done_ms: now.duration_since(self.window_start).as_millis() as u32,
+                seq,
             });
         }
     }

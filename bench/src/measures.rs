@@ -71,12 +71,13 @@ pub struct Settings {
 fn write_timeline(out: &std::path::Path, run: usize, name: &str, phase: &Phase) {
     let dir = out.join("timeline");
     std::fs::create_dir_all(&dir).expect("create the timeline directory");
-    let mut answers = String::from("done_ms,latency_ms,status,kind\n");
+    let mut answers = String::from("done_ms,latency_ms,status,kind,seq\n");
     let mut samples = phase.samples.clone();
     samples.sort_by_key(|s| s.done_ms);
     for s in &samples {
+        let seq = s.seq.map(|n| n.to_string()).unwrap_or_default();
         answers.push_str(&format!(
-            "{},{:.1},{},{}\n",
+            "{},{:.1},{},{},{seq}\n",
             s.done_ms,
             f64::from(s.micros) / 1000.0,
             s.status,
