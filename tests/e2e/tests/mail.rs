@@ -110,7 +110,12 @@ async fn a_refusing_transport_is_retried_and_sends_once_it_recovers_leaving_the_
     let paid = api.buy(&sid, &["B1"]).await;
     let order_id = paid.body["order_id"].as_str().unwrap().to_string();
 
-    let refused = wait_for_email_status(&api, &order_id, |m| m["tries"].as_u64() >= Some(1)).await;
+    // A try counts when it is claimed, before the send; the refusal is
+    // recorded after it, so wait for both.
+    let refused = wait_for_email_status(&api, &order_id, |m| {
+        m["tries"].as_u64() >= Some(1) && m["last_error"].is_string()
+    })
+    .await;
     assert_eq!(refused["status"], "queued", "{refused:?}");
     assert!(
         refused["last_error"]
