@@ -15,7 +15,14 @@ pub async fn floor(http: Http, path: Arc<str>, kind: Kind, mut rec: Recorder) ->
     while rec.running() {
         let started = Instant::now();
         match http.send(Method::POST, &path, None, None).await {
-            Ok(answer) => rec.record(kind, answer.status, started, answer.body.len()),
+            Ok(answer) => rec.record_seq(
+                kind,
+                answer.status,
+                started,
+                answer.body.len(),
+                None,
+                decided_at(&answer.body),
+            ),
             Err(_) => {
                 rec.record(kind, 0, started, 0);
                 back_off().await;
@@ -217,6 +224,24 @@ impl SeatStream {
     }
 }
 
+/// When the server decided a one-seat request, by its clock (ms since the
+/// epoch), from the answer: the reference's `at`, or a granted hold's
+/// expiry less the time it had left (`expires_at_ms - expires_in_ms`,
+/// both from the object's one reading of its clock).
+fn decided_at(body: &[u8]) -> Option<u64> {
+    #[derive(serde::Deserialize)]
+    struct Times {
+        at: Option<u64>,
+        expires_at_ms: Option<u64>,
+        expires_in_ms: Option<u64>,
+    }
+    let times: Times = serde_json::from_slice(body).ok()?;
+    times.at.or_else(|| {
+        let expires = times.expires_at_ms.filter(|&ms| ms > 0)?;
+        Some(expires - times.expires_in_ms?.min(expires))
+    })
+}
+
 /// Asks for the stream's next seat as a new buyer, as fast as answers come.
 pub async fn one_seat(
     http: Http,
@@ -228,14 +253,38 @@ pub async fn one_seat(
         let (path, body, seq) = stream.next();
         let started = Instant::now();
         match http.send(Method::POST, path, Some(body), None).await {
-            Ok(answer) => {
-                rec.record_seq(kind, answer.status, started, answer.body.len(), Some(seq))
-            }
+            Ok(answer) => rec.record_seq(
+                kind,
+                answer.status,
+                started,
+                answer.body.len(),
+                Some(seq),
+                decided_at(&answer.body),
+            ),
             Err(_) => {
-                rec.record_seq(kind, 0, started, 0, Some(seq));
+                rec.record_seq(kind, 0, started, 0, Some(seq), None);
                 back_off().await;
             }
         }
     }
     rec
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decided_at;
+
+    #[test]
+    fn the_decision_time_is_read_from_either_kind_of_answer() {
+        assert_eq!(
+            decided_at(br#"{"ok":true,"at":1700000000123}"#),
+            Some(1_700_000_000_123)
+        );
+        let hold = br#"{"hold_id":"h","seats":["A1"],"expires_at_ms":1700000600000,"expires_in_ms":600000}"#;
+        assert_eq!(decided_at(hold), Some(1_700_000_000_000));
+        // The product's floors and refusals say nothing of when.
+        assert_eq!(decided_at(br#"{"ok":true}"#), None);
+        assert_eq!(decided_at(br#"{"error":{"code":"seats_taken"}}"#), None);
+        assert_eq!(decided_at(b"not json"), None);
+    }
 }

@@ -81,6 +81,50 @@ fn program_name(server: Server, pid: &str, comm: &str) -> String {
     comm.to_string()
 }
 
+/// The runtime's own entry port: the workerd behind wrangler's proxy
+/// listens on a few ports of its own, and the entry is the one that
+/// answers `GET health_path` with 200. Requests sent there skip the proxy
+/// (`--direct`, BENCHMARKS.md "The multi-second stalls").
+pub fn runtime_entry_port(server: Server, health_path: &str) -> Option<u16> {
+    let runtime = stats_under(Path::new("/proc"))
+        .filter(|(_, s)| s.pgrp == server.pgid && s.comm == "workerd")
+        .map(|(pid, s)| (pid.clone(), program_name(server, &pid, &s.comm)))
+        .find(|(_, name)| name == "workerd")?
+        .0;
+    let fd_dir = Path::new("/proc").join(&runtime).join("fd");
+    let sockets: Vec<String> = std::fs::read_dir(fd_dir)
+        .ok()?
+        .flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .filter_map(|link| {
+            let link = link.to_string_lossy().to_string();
+            Some(
+                link.strip_prefix("socket:[")?
+                    .strip_suffix(']')?
+                    .to_string(),
+            )
+        })
+        .collect();
+    // /proc/net/tcp: local address (hex ip:port) is field 1, the state
+    // field 3 (0A: listening), the inode field 9.
+    let table = std::fs::read_to_string(Path::new("/proc").join(&runtime).join("net/tcp")).ok()?;
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let listening = fields.get(3) == Some(&"0A");
+            let ours = sockets
+                .iter()
+                .any(|inode| Some(&inode.as_str()) == fields.get(9));
+            let port = fields.get(1)?.rsplit(':').next()?;
+            (listening && ours).then(|| u16::from_str_radix(port, 16).ok())?
+        })
+        .find(|&port| {
+            e2e::plain_get(port, health_path).is_some_and(|a| a.starts_with("HTTP/1.1 200"))
+        })
+}
+
 /// CPU seconds of every live process in the group, summed by program
 /// name, and of each thread of those processes, by `program/tid name`.
 fn group(server: Server) -> (CpuByProgram, CpuByProgram) {

@@ -29,6 +29,25 @@ pub fn summarize(phase: &Phase) -> Figures {
         put("p50_ms", quantile_ms(&micros, 0.50));
         put("p99_ms", quantile_ms(&micros, 0.99));
         put("max_ms", quantile_ms(&micros, 1.0));
+        // Answers that say when the server decided: how long they took to
+        // get there, and how long the answer took to come back after.
+        let (mut to_decision, mut after): (Vec<u32>, Vec<u32>) = of_kind
+            .iter()
+            .filter_map(|s| {
+                let done = i64::from(s.done_ms);
+                let started = done - i64::from(s.micros / 1000);
+                let decided = s.server_ms?.clamp(started, done);
+                let micros = |ms: i64| u32::try_from(ms * 1000).unwrap_or(u32::MAX);
+                Some((micros(decided - started), micros(done - decided)))
+            })
+            .unzip();
+        if !to_decision.is_empty() {
+            to_decision.sort_unstable();
+            after.sort_unstable();
+            put("to_decision_p99_ms", quantile_ms(&to_decision, 0.99));
+            put("after_decision_p50_ms", quantile_ms(&after, 0.50));
+            put("after_decision_p99_ms", quantile_ms(&after, 0.99));
+        }
         let statuses: BTreeSet<u16> = of_kind.iter().map(|s| s.status).collect();
         for status in statuses {
             let with: Vec<_> = of_kind.iter().filter(|s| s.status == status).collect();
@@ -158,6 +177,7 @@ mod tests {
             bytes: 0,
             done_ms,
             seq: None,
+            server_ms: None,
         };
         let phase = |done: &[u32]| Phase {
             samples: done.iter().map(|&ms| answer(ms)).collect(),

@@ -64,12 +64,20 @@ pub struct Sample {
     /// Where a one-seat request was in its phase's stream of seats (the
     /// showing is `seq / 60`), for the timeline; `None` elsewhere.
     pub seq: Option<u32>,
+    /// When the server says it decided, by its own clock, in ms since the
+    /// window began (negative in the warm-up): where a slow answer spent
+    /// its time, before the decision or after it. `None` if the answer
+    /// does not say.
+    pub server_ms: Option<i64>,
 }
 
 /// A client task's view of the phase: whether to go on, and where its
 /// samples go.
 pub struct Recorder {
     window_start: Instant,
+    /// The same instant by the wall clock, in ms since the Unix epoch: the
+    /// server's timestamps are wall-clock times.
+    window_start_unix_ms: i64,
     end: Instant,
     samples: Vec<Sample>,
 }
@@ -85,7 +93,7 @@ impl Recorder {
     }
 
     pub fn record(&mut self, kind: Kind, status: u16, started: Instant, bytes: usize) {
-        self.record_seq(kind, status, started, bytes, None);
+        self.record_seq(kind, status, started, bytes, None, None);
     }
 
     /// [`Recorder::record`] of a request with a place in a stream of seats.
@@ -96,6 +104,7 @@ impl Recorder {
         started: Instant,
         bytes: usize,
         seq: Option<u32>,
+        server_unix_ms: Option<u64>,
     ) {
         let now = Instant::now();
         if now >= self.window_start && now <= self.end {
@@ -106,6 +115,9 @@ impl Recorder {
                 bytes: u32::try_from(bytes).unwrap_or(u32::MAX),
                 done_ms: now.duration_since(self.window_start).as_millis() as u32,
                 seq,
+                server_ms: server_unix_ms
+                    .and_then(|ms| i64::try_from(ms).ok())
+                    .map(|ms| ms - self.window_start_unix_ms),
             });
         }
     }
@@ -130,10 +142,12 @@ where
 {
     let window_start = Instant::now() + timing.warm_up;
     let end = window_start + timing.measure;
+    let window_start_unix_ms = unix_ms_at(window_start);
     let tasks: Vec<_> = (0..clients)
         .map(|i| {
             let recorder = Recorder {
                 window_start,
+                window_start_unix_ms,
                 end,
                 samples: Vec::new(),
             };
@@ -168,6 +182,15 @@ where
         cpu: last.since(&first),
         timeline,
     }
+}
+
+/// `at` (now or later) by the wall clock, in ms since the Unix epoch.
+fn unix_ms_at(at: Instant) -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("a clock after 1970");
+    let ahead = at.saturating_duration_since(Instant::now());
+    i64::try_from((now + ahead).as_millis()).expect("ms since 1970 fit in i64")
 }
 
 /// The `q`-quantile (0..=1) of sorted latencies, nearest rank, in ms.

@@ -81,6 +81,11 @@ struct Args {
     /// goes").
     #[arg(long)]
     serve: Option<usize>,
+    /// In the reference measure, send the requests straight to each
+    /// runtime's own socket, past the proxy `wrangler dev` puts in front
+    /// (BENCHMARKS.md, "The multi-second stalls").
+    #[arg(long)]
+    direct: bool,
 }
 
 fn main() {
@@ -108,6 +113,7 @@ fn main() {
         buyers: args.buyers,
         viewers: args.viewers,
         payers: args.payers,
+        direct: args.direct,
         out: out.clone(),
         measures: if args.only.is_empty() {
             measures::Measure::ALL.to_vec()

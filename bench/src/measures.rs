@@ -59,6 +59,8 @@ pub struct Settings {
     pub buyers: usize,
     pub viewers: usize,
     pub payers: usize,
+    /// Past the proxies, in the reference measure (`--direct`).
+    pub direct: bool,
     pub measures: Vec<Measure>,
     /// Where the report goes; timelines go to its `timeline/`.
     pub out: std::path::PathBuf,
@@ -71,13 +73,14 @@ pub struct Settings {
 fn write_timeline(out: &std::path::Path, run: usize, name: &str, phase: &Phase) {
     let dir = out.join("timeline");
     std::fs::create_dir_all(&dir).expect("create the timeline directory");
-    let mut answers = String::from("done_ms,latency_ms,status,kind,seq\n");
+    let mut answers = String::from("done_ms,latency_ms,status,kind,seq,server_ms\n");
     let mut samples = phase.samples.clone();
     samples.sort_by_key(|s| s.done_ms);
     for s in &samples {
         let seq = s.seq.map(|n| n.to_string()).unwrap_or_default();
+        let server_ms = s.server_ms.map(|n| n.to_string()).unwrap_or_default();
         answers.push_str(&format!(
-            "{},{:.1},{},{},{seq}\n",
+            "{},{:.1},{},{},{seq},{server_ms}\n",
             s.done_ms,
             f64::from(s.micros) / 1000.0,
             s.status,
@@ -259,9 +262,21 @@ async fn against_the_reference(bench: &mut Bench<'_>) {
     use crate::reference::{Reference, BARE, WITH_ASSETS};
     let reference = Reference::start(WITH_ASSETS);
     let bare = Reference::start(BARE);
-    let js = Http::new(&reference.base_url);
-    let js_bare = Http::new(&bare.base_url);
-    let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
+    let (mut http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
+    let (js, js_bare) = if bench.settings.direct {
+        let direct = |server, health| {
+            let port = crate::cpu::runtime_entry_port(server, health)
+                .expect("the runtime's own entry port");
+            Http::new(&format!("http://127.0.0.1:{port}"))
+        };
+        http = direct(server, "/api/health");
+        (
+            direct(reference.server, "/health"),
+            direct(bare.server, "/health"),
+        )
+    } else {
+        (Http::new(&reference.base_url), Http::new(&bare.base_url))
+    };
     let room = Room::new(1, clients::SEATS_PER_SHOWING as u32);
     for clients in bench.settings.concurrencies.clone() {
         let tag = format!("{:016x}", fastrand::u64(..));
@@ -520,6 +535,12 @@ fn one_line(figures: &Figures) -> String {
             "{kind} {rps:.0}/s p50 {p50:.1} ms p99 {p99:.1} ms [{}]",
             statuses.join(" ")
         ));
+        if let Some(after) = figures.get(&format!("{kind}.after_decision_p99_ms")) {
+            parts.push(format!(
+                "p99 to the decision {:.0} ms, after it {after:.0} ms",
+                figures[&format!("{kind}.to_decision_p99_ms")]
+            ));
+        }
     }
     parts.push(format!(
         "longest silence {:.0} ms",

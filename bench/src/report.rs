@@ -377,6 +377,39 @@ fn against_the_reference(out: &mut String, runs: &Runs, settings: &Settings) {
     );
     let _ = writeln!(
         out,
+        "Where a one-seat answer's time goes: each answer says when it was decided by the \
+         runtime's clock (the reference's `at`, taken in its Worker once the object answered; \
+         a granted hold's `expires_at_ms - expires_in_ms`, taken in the object; the Worker \
+         half's, taken in its Worker once the object answered), which splits its round trip \
+         into the way there and the way back. p99 in ms.\n"
+    );
+    by_clients(
+        out,
+        settings,
+        &[
+            "booking: to the decision",
+            "after it",
+            "hold: to the decision",
+            "after it",
+            "Worker half: to the decision",
+            "after it",
+        ],
+        |c| {
+            let mut cells = Vec::new();
+            for (phase, kind) in [
+                ("ref_book", "book"),
+                ("hold1", "hold"),
+                ("hold1_worker", "hold"),
+            ] {
+                for part in ["to_decision_p99_ms", "after_decision_p99_ms"] {
+                    cells.push(runs.cell(&format!("{phase}.c{c}.{kind}.{part}")));
+                }
+            }
+            cells
+        },
+    );
+    let _ = writeln!(
+        out,
         "Where a hold's CPU goes: the Worker's runtime (workerd) CPU per request of a hold, \
          of its Worker half (the same requests, with an empty call to the object in place of \
          the hold), and the difference, which is the object's own work for a hold. Under \

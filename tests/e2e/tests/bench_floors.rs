@@ -71,6 +71,11 @@ async fn a_holds_worker_half_answers_as_a_hold_and_holds_nothing() {
     assert_eq!(reply.status, 201, "{:?}", reply.body);
     assert_eq!(reply.body["seats"], json!(["A1"]));
     assert_eq!(reply.body["hold_id"].as_str().map(str::len), Some(32));
+    // Its expiry is the Worker's clock once the object answered, for the
+    // benchmark's timeline (`expires_at_ms - expires_in_ms`).
+    let at = reply.body["expires_at_ms"].as_i64().expect("a time");
+    assert!((at - e2e::now_ms()).abs() < 60_000, "{at}");
+    assert_eq!(reply.body["expires_in_ms"], json!(0));
     // A new buyer gets a session cookie, as with a real hold.
     assert!(reply.cookie.is_some(), "{:?}", reply.set_cookie);
     // Its input is checked as a hold's is.
