@@ -93,7 +93,7 @@ point() { # name, connections, url
   wrk -t1 -c"$2" -d"${SECS}s" --latency -s "$dir/post.lua" "$3" |
     grep -E "Requests/sec|^ +(50|90|99)%|Latency "
 }
-echo "workerd $("$WORKERD" --version), wrk $(wrk -v 2>&1 | head -1 | cut -d' ' -f2), $(nproc) cores, $(date -u '+%F %H:%M') UTC"
+echo "$("$WORKERD" --version), wrk $(wrk -v 2>&1 | head -1 | cut -d' ' -f2), $(nproc) cores, $(date -u '+%F %H:%M') UTC"
 for c in 50 200; do
   point "workerd, a Worker that answers at once" "$c" "http://127.0.0.1:$PORT/"
   point "workerd, the reference's no-op object" "$c" "http://127.0.0.1:$((PORT + 1))/noop/tail-$c"
