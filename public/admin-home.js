@@ -131,15 +131,15 @@ document.getElementById('signin-form').addEventListener('submit', async (event) 
 
 document.getElementById('search-form').addEventListener('submit', async (event) => {
   event.preventDefault();
-  const email = document.getElementById('search-email').value;
-  const { status, body } = await adminApi('/api/admin/orders?email=' + encodeURIComponent(email));
+  const text = document.getElementById('search-email').value;
+  const { status, body } = await adminApi('/api/admin/orders?q=' + encodeURIComponent(text));
   const out = document.getElementById('search-results');
   if (status !== 200) return say(out, 'error', body.detail || 'The search failed.');
   out.replaceChildren(body.orders.length
     ? table(['Order', 'E-mail', 'Name', 'Seats', 'Amount', 'Status', 'Ordered'], body.orders.map((o) => [
       orderLink(o), o.email, o.name, o.seats || '', minor(o.amount, o.currency), ORDER_STATES[o.status] || o.status, when(o.created_at_ms)]),
-    `${body.orders.length} order${body.orders.length === 1 ? '' : 's'} for “${email}”`)
-    : el('p', { text: `No order has an e-mail containing “${email}”.` }));
+    `${body.orders.length} order${body.orders.length === 1 ? '' : 's'} for “${text}”`)
+    : el('p', { text: `No order has an e-mail, name or order number containing “${text}”.` }));
 });
 
 document.getElementById('signout').addEventListener('click', signOut);

@@ -105,44 +105,68 @@ const ORDER_COLUMNS: &str = "o.id, o.showing_id, o.email, o.name, o.amount, o.cu
      (SELECT group_concat(seat, ' ') FROM (SELECT seat FROM tickets t \
         WHERE t.order_id = o.id AND t.status <> 'void' ORDER BY t.id)) AS seats";
 
-/// Orders, newest first, of one showing or all, whose e-mail contains
-/// `email` (any case); each with its seats. A showing's orders are read
-/// through its index. Searching every showing for part of an address reads
-/// every order: it runs when staff search, never on a page's poll.
-pub async fn orders(
-    db: &D1Database,
-    showing_id: Option<&str>,
-    email: Option<&str>,
-) -> Result<Vec<Value>> {
-    // instr() rather than LIKE: an address may contain `_` or `%`.
-    let email = email.map(JsValue::from).unwrap_or(JsValue::NULL);
-    match showing_id {
-        Some(showing_id) => {
-            all(
-                db,
-                &format!(
-                    "SELECT {ORDER_COLUMNS} FROM orders o WHERE o.showing_id = ?1 \
-                     AND (?2 IS NULL OR instr(lower(o.email), lower(?2)) > 0) \
-                     ORDER BY o.created_at_ms DESC LIMIT {LIST_LIMIT}"
-                ),
-                &[showing_id.into(), email],
-            )
-            .await
-        }
-        None => {
-            all(
-                db,
-                &format!(
-                    "SELECT {ORDER_COLUMNS} FROM orders o \
-                     /* whole read: staff searching every order */ \
-                     WHERE (?1 IS NULL OR instr(lower(o.email), lower(?1)) > 0) \
-                     ORDER BY o.created_at_ms DESC LIMIT {LIST_LIMIT}"
-                ),
-                &[email],
-            )
-            .await
-        }
+/// What staff search orders by.
+#[derive(Debug, Default)]
+pub struct Search {
+    /// One showing's orders, or every showing's.
+    pub showing: Option<String>,
+    /// Part of the buyer's e-mail address, in any case.
+    pub email: Option<String>,
+    /// Part of the buyer's address or name, in any case, or their order
+    /// number as the receipt shows it ("35E61-BEF24") or any part of it.
+    pub text: Option<String>,
+}
+
+/// Fewest hex digits a search must hold to be read as part of an order
+/// number too: a shorter one, such as the name "Abbe", would match the
+/// numbers of unrelated orders by chance.
+const MIN_ORDER_DIGITS: usize = 5;
+
+impl Search {
+    /// The search text as part of an order id, if it can be one: an order
+    /// number is hex digits, which receipts show upper-case in groups.
+    fn order_digits(&self) -> Option<String> {
+        let text = self.text.as_deref()?;
+        let digits: String = text
+            .chars()
+            .filter(|c| !matches!(c, '-' | ' '))
+            .collect::<String>()
+            .to_ascii_lowercase();
+        (digits.len() >= MIN_ORDER_DIGITS && digits.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then_some(digits)
     }
+}
+
+/// Orders, newest first, that match `search`, each with its seats. A
+/// showing's orders are read through its index. Searching every showing
+/// reads every order: it runs when staff search, never on a page's poll.
+pub async fn orders(db: &D1Database, search: &Search) -> Result<Vec<Value>> {
+    let bind = |v: Option<&str>| v.map(JsValue::from).unwrap_or(JsValue::NULL);
+    let digits = search.order_digits();
+    let mut params = Vec::new();
+    let showing = match &search.showing {
+        Some(showing_id) => {
+            params.push(JsValue::from(showing_id.as_str()));
+            "o.showing_id = ?1 AND"
+        }
+        None => "/* whole read: staff searching every order */",
+    };
+    let [email, text, order] = [1, 2, 3].map(|n| params.len() + n);
+    params.extend([
+        bind(search.email.as_deref()),
+        bind(search.text.as_deref()),
+        bind(digits.as_deref()),
+    ]);
+    // instr() rather than LIKE: an address may contain `_` or `%`.
+    let sql = format!(
+        "SELECT {ORDER_COLUMNS} FROM orders o WHERE {showing} \
+         (?{email} IS NULL OR instr(lower(o.email), lower(?{email})) > 0) \
+         AND (?{text} IS NULL OR instr(lower(o.email), lower(?{text})) > 0 \
+              OR instr(lower(o.name), lower(?{text})) > 0 \
+              OR (?{order} IS NOT NULL AND instr(o.id, ?{order}) > 0)) \
+         ORDER BY o.created_at_ms DESC LIMIT {LIST_LIMIT}"
+    );
+    all(db, &sql, &params).await
 }
 
 /// An order's tickets (void ones too), its audit trail and its refunds.
@@ -378,4 +402,29 @@ pub async fn mark_handled(
         changed += result.meta()?.and_then(|m| m.changes).unwrap_or(0);
     }
     Ok(changed > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Search;
+
+    fn digits(text: &str) -> Option<String> {
+        Search {
+            text: Some(text.into()),
+            ..Search::default()
+        }
+        .order_digits()
+    }
+
+    #[test]
+    fn an_order_number_is_read_as_receipts_show_it_or_in_part() {
+        assert_eq!(digits("35E61-BEF24").as_deref(), Some("35e61bef24"));
+        assert_eq!(digits("35e61 bef").as_deref(), Some("35e61bef"));
+        assert_eq!(digits("beef1").as_deref(), Some("beef1"));
+        // Too short to tell from a name, or not hex at all.
+        assert_eq!(digits("Abbe"), None);
+        assert_eq!(digits("Ana Lima"), None);
+        assert_eq!(digits("ana@example.com"), None);
+        assert_eq!(Search::default().order_digits(), None);
+    }
 }

@@ -17,7 +17,7 @@ use desk::protocol::ShowingSetup;
 use desk::Code;
 use mail::venue::Venue;
 
-/// Longest e-mail search text.
+/// Longest search text.
 const MAX_SEARCH_CHARS: usize = 200;
 
 #[derive(Deserialize)]
@@ -371,7 +371,9 @@ pub async fn showing(req: Request, ctx: RouteContext<()>) -> Handled {
     }))?)
 }
 
-/// `GET /api/admin/orders?showing=…&email=…`: orders, newest first.
+/// `GET /api/admin/orders?showing=…&email=…&q=…`: orders, newest first.
+/// `email` matches any part of the buyer's address; `q` any part of their
+/// address or name, or their order number (see [`admin_rows::Search`]).
 pub async fn orders(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let url = req.url()?;
@@ -381,19 +383,23 @@ pub async fn orders(req: Request, ctx: RouteContext<()>) -> Handled {
             .map(|(_, v)| v.trim().to_string())
             .filter(|v| !v.is_empty())
     };
-    let email = query("email");
-    if email
-        .as_ref()
-        .is_some_and(|e| e.chars().count() > MAX_SEARCH_CHARS)
-    {
+    let (email, text) = (query("email"), query("q"));
+    if [&email, &text].iter().any(|v| {
+        v.as_ref()
+            .is_some_and(|v| v.chars().count() > MAX_SEARCH_CHARS)
+    }) {
         return Err(ApiError::new(
             Code::BadSearch,
             format!("search for at most {MAX_SEARCH_CHARS} characters"),
         ));
     }
-    let showing = query("showing");
+    let search = admin_rows::Search {
+        showing: query("showing"),
+        email,
+        text,
+    };
     let db = db::database(&ctx.env)?;
-    let orders = admin_rows::orders(&db, showing.as_deref(), email.as_deref()).await?;
+    let orders = admin_rows::orders(&db, &search).await?;
     Ok(Response::from_json(&json!({ "orders": orders }))?)
 }
 

@@ -344,13 +344,43 @@ async fn staff_see_each_seats_order_search_by_email_and_export_tickets() {
     assert_eq!(search("bo_b").await.as_array().unwrap().len(), 1);
     assert_eq!(search("bob").await, json!([]));
     assert_eq!(search("").await.as_array().unwrap().len(), 2);
+    // `q` matches the e-mail, the name, or the order number as the
+    // receipt shows it ("35E61-BEF24": the id's digits 16 to 26).
+    let find = |q: String| {
+        let api = api.clone();
+        let path = format!("/api/admin/orders?showing={sid}&q={q}");
+        async move {
+            let found = api.admin(Method::GET, &path, None).await.body["orders"].clone();
+            found
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["name"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        }
+    };
+    let ana_id = ana.body["order_id"].as_str().unwrap().to_string();
+    let number = format!("{}-{}", &ana_id[16..21], &ana_id[21..26]).to_uppercase();
+    for q in [
+        "LIMA".to_string(),
+        "ana%40".to_string(),
+        number.clone(),
+        ana_id[18..24].to_string(),
+        ana_id.clone(),
+    ] {
+        assert_eq!(find(q.clone()).await, ["Ana Lima"], "{q}");
+    }
+    assert_eq!(find("HYPERLINK".into()).await.len(), 1);
+    assert_eq!(find("nobody".into()).await, Vec::<String>::new());
+    // Fewer than five digits are not read as part of an order number.
+    let short = &ana_id[20..24];
+    assert!(
+        find(short.into()).await.is_empty(),
+        "{short} matched an order by its id"
+    );
     let long = "x".repeat(201);
     let refused = api
-        .admin(
-            Method::GET,
-            &format!("/api/admin/orders?email={long}"),
-            None,
-        )
+        .admin(Method::GET, &format!("/api/admin/orders?q={long}"), None)
         .await;
     assert_eq!(
         (refused.status, &refused.body["error"]),
