@@ -117,6 +117,13 @@ pub struct Search {
     pub text: Option<String>,
 }
 
+/// What [`Search`] matches, on ?2 (e-mail), ?3 (text) and ?4 (order
+/// digits). instr() rather than LIKE: an address may contain `_` or `%`.
+const ORDER_MATCH: &str = "(?2 IS NULL OR instr(lower(o.email), lower(?2)) > 0) \
+     AND (?3 IS NULL OR instr(lower(o.email), lower(?3)) > 0 \
+          OR instr(lower(o.name), lower(?3)) > 0 \
+          OR (?4 IS NOT NULL AND instr(o.id, ?4) > 0))";
+
 /// Fewest hex digits a search must hold to be read as part of an order
 /// number too: a shorter one, such as the name "Abbe", would match the
 /// numbers of unrelated orders by chance.
@@ -143,29 +150,26 @@ impl Search {
 pub async fn orders(db: &D1Database, search: &Search) -> Result<Vec<Value>> {
     let bind = |v: Option<&str>| v.map(JsValue::from).unwrap_or(JsValue::NULL);
     let digits = search.order_digits();
-    let mut params = Vec::new();
-    let showing = match &search.showing {
-        Some(showing_id) => {
-            params.push(JsValue::from(showing_id.as_str()));
-            "o.showing_id = ?1 AND"
-        }
-        None => "/* whole read: staff searching every order */",
-    };
-    let [email, text, order] = [1, 2, 3].map(|n| params.len() + n);
-    params.extend([
+    // ?1 is the showing, left unread when every showing is searched: one
+    // numbering serves both queries.
+    let params = [
+        bind(search.showing.as_deref()),
         bind(search.email.as_deref()),
         bind(search.text.as_deref()),
         bind(digits.as_deref()),
-    ]);
-    // instr() rather than LIKE: an address may contain `_` or `%`.
-    let sql = format!(
-        "SELECT {ORDER_COLUMNS} FROM orders o WHERE {showing} \
-         (?{email} IS NULL OR instr(lower(o.email), lower(?{email})) > 0) \
-         AND (?{text} IS NULL OR instr(lower(o.email), lower(?{text})) > 0 \
-              OR instr(lower(o.name), lower(?{text})) > 0 \
-              OR (?{order} IS NOT NULL AND instr(o.id, ?{order}) > 0)) \
-         ORDER BY o.created_at_ms DESC LIMIT {LIST_LIMIT}"
-    );
+    ];
+    let sql = if search.showing.is_some() {
+        format!(
+            "SELECT {ORDER_COLUMNS} FROM orders o WHERE o.showing_id = ?1 AND {ORDER_MATCH} \
+             ORDER BY o.created_at_ms DESC LIMIT {LIST_LIMIT}"
+        )
+    } else {
+        format!(
+            "SELECT {ORDER_COLUMNS} FROM orders o \
+             /* whole read: staff searching every order */ \
+             WHERE {ORDER_MATCH} ORDER BY o.created_at_ms DESC LIMIT {LIST_LIMIT}"
+        )
+    };
     all(db, &sql, &params).await
 }
 
