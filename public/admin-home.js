@@ -143,6 +143,7 @@ document.getElementById('search-form').addEventListener('submit', async (event) 
 });
 
 document.getElementById('signout').addEventListener('click', signOut);
+document.getElementById('signout-everywhere').addEventListener('click', signOutEverywhere);
 
 (async () => {
   const { status, body } = await api('/api/admin/session');

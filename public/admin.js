@@ -32,6 +32,12 @@ async function signOut() {
   location.href = '/admin';
 }
 
+// Every staff browser, this one too: for a lost or shared device.
+async function signOutEverywhere() {
+  await adminApi('/api/admin/sessions', { method: 'DELETE' });
+  location.href = '/admin';
+}
+
 // "3 min", "2 h 5 min", "4 days": how long something has waited.
 function age(sinceMs, nowMs) {
   const minutes = Math.max(0, Math.floor((nowMs - sinceMs) / 60000));

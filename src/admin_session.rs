@@ -50,20 +50,30 @@ pub fn sign(secret: &[u8], issued_ms: u64, nonce: &str) -> String {
     format!("{body}.{}", URL_SAFE_NO_PAD.encode(tag))
 }
 
+/// A session's issue time and nonce, read from its cookie value without
+/// checking its signature: which session a sign-out names. `None` for a
+/// value that is not shaped as one.
+pub fn issued_and_nonce(value: &str) -> Option<(u64, &str)> {
+    let (body, _tag) = value.rsplit_once('.')?;
+    let (issued, nonce) = body.split_once('.')?;
+    let issued_ms = issued.parse::<u64>().ok()?;
+    (nonce.len() == NONCE_LEN && nonce.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then_some((issued_ms, nonce))
+}
+
+/// When the session `value` ends by itself, if it is shaped as one.
+pub fn ends_at(value: &str) -> Option<u64> {
+    issued_and_nonce(value).map(|(issued_ms, _)| issued_ms.saturating_add(MAX_AGE_MS))
+}
+
 /// Whether `value` is a session this secret signed that has not expired.
 pub fn verify(secret: &[u8], value: &str, now_ms: u64) -> bool {
+    let Some((issued_ms, _)) = issued_and_nonce(value) else {
+        return false;
+    };
     let Some((body, tag)) = value.rsplit_once('.') else {
         return false;
     };
-    let Some((issued, nonce)) = body.split_once('.') else {
-        return false;
-    };
-    let Ok(issued_ms) = issued.parse::<u64>() else {
-        return false;
-    };
-    if nonce.len() != NONCE_LEN || !nonce.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return false;
-    }
     let Ok(tag) = URL_SAFE_NO_PAD.decode(tag) else {
         return false;
     };
@@ -140,6 +150,21 @@ mod tests {
         assert!(!verify(b"secret", &buyer, T0));
         assert!(!verify(b"secret", "", T0));
         assert!(!verify(b"secret", "1.2.3", T0));
+    }
+
+    #[test]
+    fn a_sign_out_names_the_session_by_its_nonce_and_keeps_it_until_it_ends() {
+        let value = sign(b"secret", T0, NONCE);
+        assert_eq!(issued_and_nonce(&value), Some((T0, NONCE)));
+        assert_eq!(ends_at(&value), Some(T0 + MAX_AGE_MS));
+        for bad in [
+            "",
+            "1.2.3",
+            "x.0123456789abcdef0123456789abcdef.tag",
+            "1.short.tag",
+        ] {
+            assert_eq!(issued_and_nonce(bad), None, "{bad}");
+        }
     }
 
     #[test]

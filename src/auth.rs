@@ -33,8 +33,12 @@ pub async fn require_admin(req: &Request, env: &Env) -> Result<(), ApiError> {
     let Some(session) = admin_session::from_cookies(&cookies, secure) else {
         return Err(ApiError::unauthorized());
     };
+    let Some((_, nonce)) = admin_session::issued_and_nonce(session) else {
+        return Err(ApiError::unauthorized());
+    };
+    let (epoch, signed_out) = db::staff_standing(&db::database(env)?, nonce).await?;
     let now = worker::Date::now().as_millis();
-    if !admin_session::verify(&staff_key(env).await?, session, now) {
+    if signed_out || !admin_session::verify(&staff_key_at(env, epoch)?, session, now) {
         return Err(ApiError::unauthorized());
     }
     if matches!(req.method(), Method::Get | Method::Head) {
@@ -136,11 +140,15 @@ pub fn key(env: &Env, purpose: Purpose) -> Result<[u8; 32], ApiError> {
 /// to the sign-out epoch, so that a new admin token, or signing out, ends
 /// every staff session at once.
 pub async fn staff_key(env: &Env) -> Result<[u8; 32], ApiError> {
+    staff_key_at(env, db::staff_epoch(&db::database(env)?).await?)
+}
+
+/// [`staff_key`] at a sign-out epoch already read.
+fn staff_key_at(env: &Env, epoch: u64) -> Result<[u8; 32], ApiError> {
     let token = env
         .secret("ADMIN_TOKEN")
         .map(|s| s.to_string())
         .map_err(|_| ApiError::internal("ADMIN_TOKEN is not configured"))?;
-    let epoch = db::staff_epoch(&db::database(env)?).await?;
     let mut context = Sha256::digest(token.as_bytes()).to_vec();
     context.extend_from_slice(&epoch.to_be_bytes());
     Ok(keys::derive(

@@ -339,15 +339,46 @@ pub async fn note_wrong_guess(
 
 /// The staff sign-out epoch (see migrations/0017_staff_epoch.sql).
 pub async fn staff_epoch(db: &D1Database) -> Result<u64> {
+    Ok(staff_standing(db, "").await?.0)
+}
+
+/// The staff sign-out epoch, and whether the session with this nonce was
+/// signed out on its own (migrations/0022_staff_signouts.sql): one read
+/// for every request made with a staff cookie.
+pub async fn staff_standing(db: &D1Database, nonce: &str) -> Result<(u64, bool)> {
     #[derive(Deserialize)]
     struct Row {
         epoch: f64,
+        signed_out: f64,
     }
     let row: Option<Row> = db
-        .prepare("SELECT epoch FROM staff_epoch WHERE id = 1")
+        .prepare(
+            "SELECT epoch, EXISTS (SELECT 1 FROM staff_signouts WHERE nonce = ?1) AS signed_out \
+             FROM staff_epoch WHERE id = 1",
+        )
+        .bind(&[nonce.into()])?
         .first(None)
         .await?;
-    Ok(row.map_or(0, |r| r.epoch as u64))
+    Ok(row.map_or((0, false), |r| (r.epoch as u64, r.signed_out != 0.0)))
+}
+
+/// Ends one staff session: its nonce is kept until the session would have
+/// ended by itself; sign-outs older than that are cleared on the way, so
+/// the table holds at most a working day of them.
+pub async fn sign_out_staff_session(
+    db: &D1Database,
+    nonce: &str,
+    ends_at_ms: u64,
+    now_ms: u64,
+) -> Result<()> {
+    db.batch(vec![
+        db.prepare("DELETE FROM staff_signouts WHERE until_ms <= ?1")
+            .bind(&[(now_ms as f64).into()])?,
+        db.prepare("INSERT OR IGNORE INTO staff_signouts (nonce, until_ms) VALUES (?1, ?2)")
+            .bind(&[nonce.into(), (ends_at_ms as f64).into()])?,
+    ])
+    .await?;
+    Ok(())
 }
 
 /// Ends every staff session.

@@ -76,16 +76,40 @@ pub async fn session(req: Request, ctx: RouteContext<()>) -> Handled {
     )?)
 }
 
-/// `DELETE /api/admin/session`: signs out, here and on every other staff
-/// browser: the sign-out epoch moves on, and with it the key every staff
-/// session is signed with, so a stolen or forgotten session ends too.
+/// `DELETE /api/admin/session`: signs this browser out. Its session is
+/// recorded as ended, so the cookie is refused even if it was copied; the
+/// cinema's other staff browsers stay signed in.
 pub async fn sign_out(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
+    let cookies = req.headers().get("cookie")?.unwrap_or_default();
+    // A caller with the admin token itself has no session to end.
+    if let Some(value) = admin_session::from_cookies(&cookies, auth::is_https(&req)) {
+        if let (Some((_, nonce)), Some(ends_at)) = (
+            admin_session::issued_and_nonce(value),
+            admin_session::ends_at(value),
+        ) {
+            let now = worker::Date::now().as_millis();
+            db::sign_out_staff_session(&db::database(&ctx.env)?, nonce, ends_at, now).await?;
+        }
+    }
+    signed_out(&req)
+}
+
+/// `DELETE /api/admin/sessions`: signs out every staff browser at once,
+/// this one too, for a lost or shared device: the sign-out epoch moves on,
+/// and with it the key every staff session is signed with.
+pub async fn sign_out_everywhere(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
     db::advance_staff_epoch(&db::database(&ctx.env)?).await?;
+    signed_out(&req)
+}
+
+/// An empty answer that clears this browser's staff cookie.
+fn signed_out(req: &Request) -> Handled {
     let resp = Response::empty()?.with_status(204);
     resp.headers().set(
         "set-cookie",
-        &admin_session::clear_cookie(auth::is_https(&req)),
+        &admin_session::clear_cookie(auth::is_https(req)),
     )?;
     Ok(resp)
 }

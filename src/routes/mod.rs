@@ -174,6 +174,9 @@ fn admin_routes() -> Router<'static, ()> {
         .delete_async("/api/admin/session", |req, ctx| {
             respond(admin::sign_out(req, ctx))
         })
+        .delete_async("/api/admin/sessions", |req, ctx| {
+            respond(admin::sign_out_everywhere(req, ctx))
+        })
         .get_async("/api/admin/orders", |req, ctx| {
             respond(admin::orders(req, ctx))
         })

@@ -255,6 +255,18 @@ try {
   assert.equal(await listing.getByRole('button', { name: 'Hold these seats' }).isHidden(), true);
   await photographAndCheck(listing, 'showing-cancelled-phone', 'a cancelled showing');
   await buyer.close();
+
+  // "Sign out" ends this browser's session only; the phone stays signed
+  // in until someone signs out on every device.
+  await staff.getByRole('button', { name: 'Sign out', exact: true }).click();
+  await staff.getByLabel('Admin token').waitFor();
+  await phone.goto(`${base}/admin`);
+  await phone.getByRole('heading', { name: 'Needs attention' }).waitFor();
+  const desk = await signedIn({ width: 1280, height: 900 });
+  await desk.getByRole('button', { name: 'Sign out on every device' }).click();
+  await desk.getByLabel('Admin token').waitFor();
+  await phone.goto(`${base}/admin`);
+  await phone.getByLabel('Admin token').waitFor();
   console.log('1 passed, 0 failed');
 } finally {
   await browser.close();

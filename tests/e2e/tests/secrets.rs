@@ -61,7 +61,8 @@ async fn a_short_session_secret_is_named_by_health_and_checkout_refuses_before_s
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn signing_out_ends_every_staff_session_and_a_new_admin_token_does_too() {
+async fn signing_out_ends_this_session_signing_out_everywhere_ends_all_and_so_does_a_new_admin_token(
+) {
     let mut stack = Stack::start();
     let api = Api::new(&stack);
     let sign_in = |api: Api, token: String| async move {
@@ -93,16 +94,39 @@ async fn signing_out_ends_every_staff_session_and_a_new_admin_token_does_too() {
     assert_eq!(read(desk.clone()).await, 200);
     assert_eq!(read(office.clone()).await, 200);
 
-    let out = api
-        .send(
-            Method::DELETE,
-            "/api/admin/session",
-            None,
-            &[("cookie", &office), ("x-csrf-token", &office_csrf)],
-        )
-        .await;
+    // A DELETE with the session's cookie and, when given, its CSRF token.
+    let delete = |path: &'static str, cookie: String, csrf: Option<String>| {
+        let api = api.clone();
+        async move {
+            let mut headers = vec![("cookie", cookie.as_str())];
+            if let Some(csrf) = &csrf {
+                headers.push(("x-csrf-token", csrf.as_str()));
+            }
+            api.send(Method::DELETE, path, None, &headers).await
+        }
+    };
+
+    // "Sign out" ends this browser's session only, even if its cookie
+    // was copied; the other browser stays signed in.
+    let this_one = "/api/admin/session";
+    let out = delete(this_one, office.clone(), Some(office_csrf.clone())).await;
     assert_eq!(out.status, 204);
-    assert_eq!(read(office).await, 401);
+    assert!(out.set_cookie.unwrap().contains("Max-Age=0"));
+    assert_eq!(read(office.clone()).await, 401);
+    assert_eq!(read(desk.clone()).await, 200, "the other browser stays in");
+    let again = delete(this_one, office, Some(office_csrf)).await;
+    assert_eq!(again.status, 401, "an ended session cannot act");
+
+    // "Sign out on every device" ends them all, and needs the CSRF token.
+    let every = "/api/admin/sessions";
+    let (lost, lost_csrf) = sign_in(api.clone(), token.clone()).await;
+    assert_eq!(delete(every, lost.clone(), None).await.status, 403);
+    assert_eq!(read(desk.clone()).await, 200);
+    assert_eq!(
+        delete(every, lost.clone(), Some(lost_csrf)).await.status,
+        204
+    );
+    assert_eq!(read(lost).await, 401);
     assert_eq!(read(desk.clone()).await, 401, "the other browser too");
 
     // A new session works until the admin token is changed.
