@@ -137,8 +137,8 @@ pub fn key(env: &Env, purpose: Purpose) -> Result<[u8; 32], ApiError> {
 }
 
 /// The key staff sessions are signed with: bound to the admin token and
-/// to the sign-out epoch, so that a new admin token, or signing out, ends
-/// every staff session at once.
+/// to the sign-out epoch, so that a new admin token, or signing out on
+/// every device, ends every staff session at once.
 pub async fn staff_key(env: &Env) -> Result<[u8; 32], ApiError> {
     staff_key_at(env, db::staff_epoch(&db::database(env)?).await?)
 }
