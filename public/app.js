@@ -189,14 +189,22 @@ function say(container, kind, text, { detail, focus } = {}) {
   return node;
 }
 
-// Follows a showing's seat map live. The showing's object pushes
-// {"version": n} over a WebSocket on every change; `refresh` runs at most
-// once a second however fast seats change, and since the map it reads may
-// be up to a second old, a page still behind what was announced (`current`
-// is the version it shows) asks again a second later. A dropped socket
-// reconnects after 5 s; the pages also poll, for networks without sockets.
-function followMap(sid, current, refresh) {
-  let wanted = 0, pending = null, last = 0;
+// Follows a showing's seat map live. The showing's object pushes the map
+// over a WebSocket: the whole map when the socket opens, then at most once
+// a second the seats changed since the last push (`{version, since,
+// changes}`) or the whole map again (`{version, codes}`). `apply` takes a
+// push and answers false when it cannot use it (the page shows another
+// version); then, or with no `apply`, `refresh` reads the map afresh, at
+// most once a second, and since that map may be up to a second old, a page
+// still behind what was pushed (`current` is the version it shows) asks
+// again a second later. Every 30 s the page sends "ping" (the runtime
+// answers "pong" without waking the object); a socket silent for 75 s, or
+// closed, is opened again after 5 s. Answers a function telling whether
+// the socket is open, for pages that poll only without one.
+const PING_MS = 30000;
+const SILENT_MS = 75000;
+function followMap(sid, current, refresh, apply) {
+  let wanted = 0, pending = null, last = 0, socket = null, heard = 0;
   function want(announced) {
     wanted = Math.max(wanted, announced);
     if (pending) return;
@@ -209,14 +217,24 @@ function followMap(sid, current, refresh) {
   }
   function connect() {
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const socket = new WebSocket(`${scheme}://${location.host}/api/showings/${sid}/live`);
+    socket = new WebSocket(`${scheme}://${location.host}/api/showings/${sid}/live`);
+    heard = Date.now();
     socket.onmessage = (event) => {
+      heard = Date.now();
+      if (event.data === 'pong') return;
       window.liveMessages = (window.liveMessages || 0) + 1;
-      const announced = JSON.parse(event.data).version;
-      if (announced > current()) want(announced);
+      const push = JSON.parse(event.data);
+      if (apply && apply(push)) return;
+      if (push.version > current()) want(push.version);
     };
-    socket.onclose = () => setTimeout(connect, 5000);
+    socket.onclose = () => { socket = null; setTimeout(connect, 5000); };
     window.liveMap = socket;
   }
+  setInterval(() => {
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
+    if (Date.now() - heard > SILENT_MS) socket.close();
+    else socket.send('ping');
+  }, PING_MS);
   connect();
+  return () => socket !== null && socket.readyState === WebSocket.OPEN;
 }

@@ -2,8 +2,8 @@
 // few seconds so seats others take or release show up without reloading.
 'use strict';
 
-// The map is pushed over a WebSocket when it changes; polling stays as the
-// fallback for networks that block WebSockets.
+// The map is pushed over a WebSocket when it changes; the page polls only
+// while it has no socket open (a network that blocks WebSockets).
 const REFRESH_MS = 8000;
 const sid = location.pathname.split('/')[2];
 const messages = document.getElementById('messages');
@@ -158,9 +158,29 @@ function decode(codes) {
 
 async function refresh() {
   const { status, body } = await api(`/api/showings/${sid}/seats?format=codes`);
-  if (status !== 200 || body.version <= version) return;
-  version = body.version;
-  states = decode(body.codes);
+  if (status === 200 && body.version > version) show(body.version, decode(body.codes));
+}
+
+// A map pushed over the socket: the whole map, or the seats changed since
+// the version this page shows. Answers false when it cannot be used (the
+// page is at another version), and the page reads the map afresh.
+function applyPush(push) {
+  if (push.version <= version) return true;
+  if (push.codes !== undefined) {
+    show(push.version, decode(push.codes));
+    return true;
+  }
+  if (push.since !== version || !Array.isArray(push.changes)) return false;
+  const names = rows().flatMap((row) => row.seats);
+  const next = { ...states };
+  for (const [i, code] of push.changes) if (names[i]) next[names[i]] = CODES[code] || 'sold';
+  show(push.version, next);
+  return true;
+}
+
+function show(newVersion, newStates) {
+  version = newVersion;
+  states = newStates;
   // Seats this page is asking to hold (or whose answer was lost) are held
   // by this buyer, not taken by another: they stay chosen.
   const asking = hold || remembered().attempt;
@@ -648,8 +668,9 @@ async function release() {
   document.getElementById('release').addEventListener('click', release);
   document.getElementById('google-pay-button').addEventListener('click', () => walletPay(wallets.google));
   document.getElementById('apple-pay-button').addEventListener('click', () => walletPay(wallets.apple));
-  setInterval(refresh, REFRESH_MS);
-  followMap(sid, () => version, refresh);
+  const live = followMap(sid, () => version, refresh, applyPush);
+  // Only while no socket is open: an open one brings every change.
+  setInterval(() => { if (!live()) refresh(); }, REFRESH_MS);
   setInterval(tick, 1000);
   await recover();
 })();

@@ -72,6 +72,7 @@ impl Settings {
                     .unwrap_or_default(),
                 failpoint_after_capture: var(env, "SHOWTIME_FAILPOINT").as_deref()
                     == Some("after_capture"),
+                map_push: desk::PushPeriod::default(),
             },
             sweep_min_age_ms: number(env, "SWEEP_MIN_AGE_MS").unwrap_or(60_000),
             digest_after_ms: number(env, "DIGEST_AFTER_MS").unwrap_or(DIGEST_EVERY_MS),

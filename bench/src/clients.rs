@@ -1,5 +1,6 @@
 //! What each simulated client does in a loop: hit a floor, hold and release
-//! seats as a buyer, poll the seat map as a viewer, or hold and pay.
+//! seats as a buyer, watch the seat map as a viewer (over a socket, or by
+//! polling), or hold and pay.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -98,9 +99,9 @@ pub async fn buyer(http: Http, sid: Arc<str>, room: Room, mut rec: Recorder) -> 
 /// How often a viewer's page polls the seat map.
 pub const VIEWER_POLL: Duration = Duration::from_secs(10);
 
-/// A viewer: GETs the seat map every [`VIEWER_POLL`], as the seat map page
-/// does (the compact form), starting at a random moment within the first
-/// period so that viewers spread evenly.
+/// A viewer whose page has no socket (a network that blocks WebSockets):
+/// GETs the seat map every [`VIEWER_POLL`] (the compact form), starting at
+/// a random moment within the first period so that viewers spread evenly.
 pub async fn viewer(http: Http, sid: Arc<str>, mut rec: Recorder) -> Recorder {
     let seats = format!("/api/showings/{sid}/seats?format=codes");
     let offset = Duration::from_millis(fastrand::u64(0..VIEWER_POLL.as_millis() as u64));
@@ -117,6 +118,74 @@ pub async fn viewer(http: Http, sid: Arc<str>, mut rec: Recorder) -> Recorder {
             Err(_) => rec.record(Kind::SeatMap, 0, started, 0),
         }
     }
+}
+
+/// A watching page's socket.
+pub type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// How often a watching page checks its socket with "ping" (`PING_MS` in
+/// `public/app.js`).
+pub const VIEWER_PING: Duration = Duration::from_secs(30);
+
+/// Opens `count` watching sockets on the showing, `at_once` at a time, as
+/// that many seat map pages would; answers them and how long opening them
+/// took. Opening is not measured with the load: a page opens its socket
+/// once, and the measure is what watching costs after.
+pub async fn open_watchers(
+    http: &Http,
+    sid: &str,
+    count: usize,
+    at_once: usize,
+) -> (Vec<Socket>, Duration) {
+    let url = http.ws_url(&format!("/api/showings/{sid}/live"));
+    let started = Instant::now();
+    let mut sockets = Vec::with_capacity(count);
+    while sockets.len() < count {
+        let batch = at_once.min(count - sockets.len());
+        let opening = (0..batch).map(|_| tokio_tungstenite::connect_async(url.as_str()));
+        for opened in futures_util::future::join_all(opening).await {
+            match opened {
+                Ok((socket, _)) => sockets.push(socket),
+                Err(e) => panic!("a watcher's socket did not open: {e}"),
+            }
+        }
+    }
+    (sockets, started.elapsed())
+}
+
+/// A viewer whose page has its socket open, as the seat map page does:
+/// it reads every push and sends "ping" every [`VIEWER_PING`] from a
+/// random start. (The page reads the map over HTTP only when a push does
+/// not follow the one before it, which on a socket that stays open
+/// happens at most once, just after it opens.)
+pub async fn live_viewer(mut socket: Socket, mut rec: Recorder) -> Recorder {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let offset = Duration::from_millis(fastrand::u64(0..VIEWER_PING.as_millis() as u64));
+    let mut ping = Instant::now() + offset;
+    while rec.running() {
+        tokio::select! {
+            message = socket.next() => match message {
+                Some(Ok(Message::Text(text))) if text.as_str() != "pong" => {
+                    rec.record(Kind::Push, 200, Instant::now(), text.len());
+                }
+                Some(Ok(_)) => {}
+                Some(Err(_)) | None => {
+                    rec.record(Kind::Push, 0, Instant::now(), 0);
+                    return rec;
+                }
+            },
+            _ = tokio::time::sleep_until(ping.min(rec.end()).into()) => {
+                if Instant::now() >= ping {
+                    ping += VIEWER_PING;
+                    let _ = socket.send(Message::text("ping")).await;
+                }
+            }
+        }
+    }
+    let _ = socket.close(None).await;
+    rec
 }
 
 /// The card token the Square stand-in approves.

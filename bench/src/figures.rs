@@ -62,8 +62,9 @@ pub fn summarize(phase: &Phase) -> Figures {
             }
         }
     }
-    let requests = phase.samples.len().max(1) as f64;
-    figures.insert("all.rps".into(), phase.samples.len() as f64 / seconds);
+    let requests = phase.samples.iter().filter(|s| s.kind.is_request()).count();
+    figures.insert("all.rps".into(), requests as f64 / seconds);
+    let requests = requests.max(1) as f64;
     figures.insert("all.silence_ms".into(), longest_silence_ms(phase));
     let per_request_us = |cpu_s: f64| cpu_s * 1e6 / requests;
     let mut cpu = |name: &str, cpu_s: f64| {
@@ -101,7 +102,12 @@ pub fn summarize(phase: &Phase) -> Figures {
 /// stall of the whole server, which tail latency alone does not tell from
 /// slow answers spread out.
 fn longest_silence_ms(phase: &Phase) -> f64 {
-    let mut done: Vec<u32> = phase.samples.iter().map(|s| s.done_ms).collect();
+    let mut done: Vec<u32> = phase
+        .samples
+        .iter()
+        .filter(|s| s.kind.is_request())
+        .map(|s| s.done_ms)
+        .collect();
     done.sort_unstable();
     let window_ms = (phase.seconds * 1000.0) as u32;
     let mut last = 0;

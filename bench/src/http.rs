@@ -39,6 +39,11 @@ impl Http {
         }
     }
 
+    /// `path` as a WebSocket address on the same server.
+    pub fn ws_url(&self, path: &str) -> String {
+        format!("{}{path}", self.base.replacen("http://", "ws://", 1))
+    }
+
     pub async fn send(
         &self,
         method: Method,

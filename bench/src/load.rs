@@ -35,6 +35,9 @@ pub enum Kind {
     Checkout,
     /// The reference's one-seat booking.
     Book,
+    /// A map pushed to a watching page's socket: a message, not a request
+    /// (its time is not a latency, and it is not counted in `all`).
+    Push,
 }
 
 impl Kind {
@@ -48,7 +51,13 @@ impl Kind {
             Kind::SeatMap => "seat_map",
             Kind::Checkout => "checkout",
             Kind::Book => "book",
+            Kind::Push => "push",
         }
+    }
+
+    /// A request and its answer, not a message pushed.
+    pub fn is_request(self) -> bool {
+        self != Kind::Push
     }
 }
 

@@ -5,7 +5,8 @@
 //! 1. two floors (a no-op and a one-write request to a Durable Object) and
 //!    holds on one showing at 1, 50 and 200 clients;
 //! 2. hold latency at 16, 500, 5,000 and 20,000 seats;
-//! 3. holds with and without 1,000 viewers polling the seat map;
+//! 3. holds with and without 1,000 viewers watching the seat map (over
+//!    their sockets, and polling);
 //! 4. whole checkouts per second through the Square stand-in;
 //! 5. the same against a reference (issue #17): the simplest seat booking
 //!    on the same platform, in JavaScript (`bench/reference/`), in its own

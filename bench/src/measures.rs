@@ -337,8 +337,12 @@ async fn venue_sizes(bench: &mut Bench<'_>) {
     }
 }
 
-/// The same buyers on two fresh showings of the same room: alone, then
-/// with the viewers polling the seat map.
+/// How many watching sockets open at once before the live phase.
+pub const OPEN_AT_ONCE: usize = 50;
+
+/// The same buyers on three fresh showings of the same room: alone, with
+/// the viewers watching over their sockets (as the seat map page does),
+/// and with the viewers polling (a page whose network blocks sockets).
 async fn viewers(bench: &mut Bench<'_>) {
     let (http, timing, server) = (bench.http.clone(), bench.settings.timing, bench.server);
     let buyers = bench.settings.buyers;
@@ -350,20 +354,39 @@ async fn viewers(bench: &mut Bench<'_>) {
     })
     .await;
     bench.keep(&format!("worker.c{buyers}"), phase);
-    for viewers in [0, bench.settings.viewers] {
+    let n = bench.settings.viewers;
+    for (name, viewers, live) in [
+        ("viewers0".to_string(), 0, false),
+        (format!("viewers{n}"), n, true),
+        (format!("polling{n}"), n, false),
+    ] {
         let sid = bench.showing(MAIN_ROOM, "Viewers").await;
+        let sockets = if live {
+            let (sockets, took) = clients::open_watchers(&http, &sid, viewers, OPEN_AT_ONCE).await;
+            bench
+                .figures
+                .insert(format!("{name}.open_s"), took.as_secs_f64());
+            sockets
+        } else {
+            Vec::new()
+        };
+        let sockets = std::sync::Mutex::new(sockets.into_iter().map(Some).collect::<Vec<_>>());
         let phase = load::run(server, timing, buyers + viewers, |i, rec| {
             let (http, sid) = (http.clone(), sid.clone());
+            let socket = match i.checked_sub(buyers) {
+                Some(v) if live => sockets.lock().unwrap()[v].take(),
+                _ => None,
+            };
             async move {
-                if i < buyers {
-                    clients::buyer(http, sid, MAIN_ROOM, rec).await
-                } else {
-                    clients::viewer(http, sid, rec).await
+                match socket {
+                    _ if i < buyers => clients::buyer(http, sid, MAIN_ROOM, rec).await,
+                    Some(socket) => clients::live_viewer(socket, rec).await,
+                    None => clients::viewer(http, sid, rec).await,
                 }
             }
         })
         .await;
-        bench.keep(&format!("viewers{viewers}"), phase);
+        bench.keep(&name, phase);
         // How many seat maps the object itself built over the whole phase
         // (warm-up too): the rest came from the Worker's copy.
         let built = bench.api.stats(&sid).await["seat_maps_built"]
@@ -372,7 +395,7 @@ async fn viewers(bench: &mut Bench<'_>) {
         let secs = (timing.warm_up + timing.measure).as_secs_f64();
         bench
             .figures
-            .insert(format!("viewers{viewers}.object_maps_per_s"), built / secs);
+            .insert(format!("{name}.object_maps_per_s"), built / secs);
     }
 }
 
@@ -488,24 +511,34 @@ fn add_ratios(figures: &mut Figures, settings: &Settings) {
             / get(figures, &format!("seats{smallest}.hold.p99_ms"));
         ratios.insert(format!("ratio.seats{}.p99_per_16", room.seats()), ratio);
     }
-    let (with, without) = (format!("viewers{}", settings.viewers), "viewers0");
-    for q in ["p50_ms", "p99_ms"] {
-        let ratio = get(figures, &format!("{with}.hold.{q}"))
-            / get(figures, &format!("{without}.hold.{q}"));
-        ratios.insert(format!("ratio.viewers.{q}"), ratio);
+    let without = "viewers0";
+    for how in ["viewers", "polling"] {
+        let with = format!("{how}{}", settings.viewers);
+        for q in ["p50_ms", "p99_ms"] {
+            let ratio = get(figures, &format!("{with}.hold.{q}"))
+                / get(figures, &format!("{without}.hold.{q}"));
+            ratios.insert(format!("ratio.{how}.{q}"), ratio);
+        }
+        // What watching costs the server: its CPU with the viewers, less
+        // what the holds and releases made alongside cost at the rate
+        // measured without them; per viewer each second.
+        let hold_path_cost = get(figures, &format!("{without}.cpu.server.cores"))
+            / get(figures, &format!("{without}.all.rps"));
+        let viewing_cpu = get(figures, &format!("{with}.cpu.server.cores"))
+            - hold_path_cost
+                * (get(figures, &format!("{with}.all.rps"))
+                    - get(figures, &format!("{with}.seat_map.rps")).max(0.0));
+        ratios.insert(
+            format!("{how}.est_cpu_us_per_viewer_s"),
+            viewing_cpu * 1e6 / settings.viewers as f64,
+        );
+        if how == "polling" {
+            ratios.insert(
+                "polling.est_cpu_us_per_seat_map".into(),
+                viewing_cpu * 1e6 / get(figures, &format!("{with}.seat_map.rps")),
+            );
+        }
     }
-    // What a seat map costs: the server CPU with viewers, less what the
-    // holds and releases made alongside cost at the rate measured without.
-    let hold_path_cost = get(figures, &format!("{without}.cpu.server.cores"))
-        / get(figures, &format!("{without}.all.rps"));
-    let maps_cpu = get(figures, &format!("{with}.cpu.server.cores"))
-        - hold_path_cost
-            * (get(figures, &format!("{with}.all.rps"))
-                - get(figures, &format!("{with}.seat_map.rps")));
-    ratios.insert(
-        "viewers.est_cpu_us_per_seat_map".into(),
-        maps_cpu * 1e6 / get(figures, &format!("{with}.seat_map.rps")),
-    );
     let checkout = format!("checkout.c{}", settings.payers);
     let cpu_ms_per_paid = get(figures, &format!("{checkout}.cpu.server.cores")) * 1000.0
         / get(figures, &format!("{checkout}.checkout.rate.201"));

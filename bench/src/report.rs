@@ -511,27 +511,42 @@ fn venues(out: &mut String, runs: &Runs, settings: &Settings) {
 fn viewers(out: &mut String, runs: &Runs, settings: &Settings) {
     let _ = writeln!(
         out,
-        "### Viewers\n\n{} buyers as above on a fresh {}-seat showing, alone and then (on \
-         another fresh showing) with {} viewers each polling the seat map every 10 s from a \
-         random start (about {} requests/s), as the seat map page does: `GET \
-         /api/showings/{{id}}/seats?format=codes`, the compact map the Worker keeps for up \
-         to a second.\n",
+        "### Viewers\n\n{} buyers as above on a fresh {}-seat showing: alone; then (on \
+         another fresh showing) with {} viewers watching as the seat map page does, each with \
+         its socket open (`/api/showings/{{id}}/live`, opened before the phase, {} at a time), \
+         reading the pushes and sending \"ping\" every 30 s; then (on a third) with {} \
+         viewers whose network blocks sockets, each polling the seat map every 10 s from a \
+         random start (about {} requests/s of `GET /api/showings/{{id}}/seats?format=codes`, \
+         the compact map the Worker keeps for up to a second).\n",
         settings.buyers,
         count(MAIN_ROOM.seats().into()),
         count(settings.viewers as u64),
+        crate::measures::OPEN_AT_ONCE,
+        count(settings.viewers as u64),
         settings.viewers / 10
     );
-    let rows: Vec<Vec<String>> = [0, settings.viewers]
+    let phases = [
+        ("viewers0".to_string(), "none".to_string()),
+        (
+            format!("viewers{}", settings.viewers),
+            format!("{} watching", count(settings.viewers as u64)),
+        ),
+        (
+            format!("polling{}", settings.viewers),
+            format!("{} polling", count(settings.viewers as u64)),
+        ),
+    ];
+    let rows: Vec<Vec<String>> = phases
         .iter()
-        .map(|v| {
-            let p = format!("viewers{v}");
+        .map(|(p, label)| {
             vec![
-                count(*v as u64),
+                label.clone(),
                 runs.cell(&format!("{p}.hold.rps")),
                 runs.cell(&format!("{p}.hold.p50_ms")),
                 runs.cell(&format!("{p}.hold.p99_ms")),
+                runs.cell(&format!("{p}.push.rps")),
+                runs.cell(&format!("{p}.push.bytes.200")),
                 runs.cell(&format!("{p}.seat_map.rps")),
-                runs.cell(&format!("{p}.seat_map.p50_ms")),
                 runs.cell(&format!("{p}.seat_map.p99_ms")),
                 runs.cell(&format!("{p}.seat_map.bytes.200")),
                 runs.cell(&format!("{p}.object_maps_per_s")),
@@ -546,8 +561,9 @@ fn viewers(out: &mut String, runs: &Runs, settings: &Settings) {
             "holds/s",
             "hold p50 ms",
             "hold p99 ms",
+            "pushes/s received",
+            "push bytes",
             "seat maps/s",
-            "seat map p50 ms",
             "seat map p99 ms",
             "seat map bytes",
             "maps/s the object built",
@@ -557,12 +573,19 @@ fn viewers(out: &mut String, runs: &Runs, settings: &Settings) {
     );
     let _ = writeln!(
         out,
-        "With ÷ without viewers: hold p50 {}, hold p99 {}. Server CPU per seat map, \
+        "With ÷ without viewers: watching, hold p50 {}, hold p99 {}; polling, hold p50 {}, hold \
+         p99 {}. Opening the {} sockets took {} s. Server CPU a viewer costs each second, \
          estimated as the CPU with viewers less the holds and releases at their CPU cost \
-         without viewers: {} µs.\n",
+         without viewers: watching {} µs, polling {} µs ({} µs a seat map).\n",
         runs.ratio("ratio.viewers.p50_ms"),
         runs.ratio("ratio.viewers.p99_ms"),
-        runs.cell("viewers.est_cpu_us_per_seat_map")
+        runs.ratio("ratio.polling.p50_ms"),
+        runs.ratio("ratio.polling.p99_ms"),
+        count(settings.viewers as u64),
+        runs.cell(&format!("viewers{}.open_s", settings.viewers)),
+        runs.cell("viewers.est_cpu_us_per_viewer_s"),
+        runs.cell("polling.est_cpu_us_per_viewer_s"),
+        runs.cell("polling.est_cpu_us_per_seat_map")
     );
     let w = format!("worker.c{}", settings.buyers);
     let _ = writeln!(
@@ -671,7 +694,7 @@ fn targets(out: &mut String, runs: &Runs, settings: &Settings) {
     ]);
     rows.push(vec![
         format!(
-            "{} viewers add ≤ 10 % to hold p99",
+            "{} viewers (watching) add ≤ 10 % to hold p99",
             count(settings.viewers as u64)
         ),
         runs.ratio("ratio.viewers.p99_ms"),

@@ -39,8 +39,9 @@ pub enum Effect {
     /// Write to D1 with nobody waiting on the outcome: a failure is logged
     /// and changes nothing (audit rows, the early pending-order row).
     Record(Record),
-    /// Tell watching browsers the seat map is now at `version`.
-    Announce { version: u64 },
+    /// Send every watching browser `message`, the map at `version` (the
+    /// changes since the last push, or the whole map).
+    Push { version: u64, message: String },
     /// Test-only crash injection: the shell makes sure the writes before
     /// this are on disk, then dies as a crash would.
     Crash { reason: String },

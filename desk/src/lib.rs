@@ -30,6 +30,7 @@ mod decision;
 mod door;
 mod driver;
 mod holds;
+mod live;
 mod outbox;
 pub mod protocol;
 mod rate;
@@ -44,6 +45,7 @@ use std::collections::HashMap;
 
 pub use decision::{Answer, Decision, Effect, OrderWrite, Record, StoreOutcome};
 pub use driver::status_name;
+pub use live::PushPeriod;
 pub use protocol::{Reply, Request};
 pub use rate::{client_key, CardLimit, RateLimit, MAX_CARDS_PER_HOLD};
 pub use refusal::{Code, Refusal};
@@ -68,6 +70,8 @@ pub struct Settings {
     pub authorization_delay: square::AuthorizationDelay,
     /// Test-only: crash once right after a capture is answered.
     pub failpoint_after_capture: bool,
+    /// How often watchers may be sent the map.
+    pub map_push: PushPeriod,
 }
 
 /// One showing's decisions. Everything in it is either loaded from the
@@ -85,9 +89,8 @@ pub struct Desk {
     rate: rate::HoldRate,
     last_alarm_ms: Option<u64>,
     failpoint_fired: bool,
-    /// Memory only: the map version watchers were last told of, so each
-    /// version is announced once (a restart announces again, harmlessly).
-    announced_version: u64,
+    /// Memory only: the browsers watching the map, and what they were sent.
+    live: live::Live,
     /// Memory only: seat maps built by this instance, for staff stats.
     seat_maps_built: u64,
     /// Memory only: listing summaries answered by this instance, for staff
@@ -110,7 +113,7 @@ impl Desk {
             rate: rate::HoldRate::default(),
             last_alarm_ms: None,
             failpoint_fired: false,
-            announced_version: 0,
+            live: live::Live::default(),
             seat_maps_built: 0,
             summaries_answered: 0,
             bench_table_made: false,
@@ -122,7 +125,7 @@ impl Desk {
         let mut d = Decision::default();
         let reply = self.request(now_ms, request, &mut d);
         d.reply = Some(reply);
-        self.announce(&mut d);
+        self.announce(now_ms, &mut d);
         d
     }
 
@@ -182,7 +185,7 @@ impl Desk {
     ) -> Decision {
         let mut d = Decision::default();
         self.answered(now_ms, order_id, step, answer, &mut d);
-        self.announce(&mut d);
+        self.announce(now_ms, &mut d);
         d
     }
 
@@ -198,15 +201,16 @@ impl Desk {
                 value: now_ms.to_string(),
             });
         }
-        self.announce(&mut d);
+        self.announce(now_ms, &mut d);
         d
     }
 
     /// When the alarm should next fire: the earliest hold expiry, checkout
-    /// step due, or an outbox action waiting to be sent (at once).
+    /// step due, outbox action waiting to be sent (at once) or map push
+    /// held back to the end of its period.
     pub fn poll_timeout(&self) -> Option<u64> {
         let expiry = self.showing.as_ref().and_then(|s| s.ledger.next_expiry());
-        [expiry, self.checkouts.next_due()]
+        [expiry, self.checkouts.next_due(), self.live.due_ms()]
             .into_iter()
             .flatten()
             .min()
@@ -219,14 +223,27 @@ impl Desk {
         self.resume_checkouts(now_ms, d);
     }
 
-    /// Tells watchers of a new map version, once per version.
-    fn announce(&mut self, d: &mut Decision) {
+    /// Pushes the map to its watchers when it changed and a push is due
+    /// (see [`live`]).
+    fn announce(&mut self, now_ms: u64, d: &mut Decision) {
         let Some(showing) = &self.showing else { return };
         let version = showing.ledger.version();
-        if version != self.announced_version {
-            self.announced_version = version;
-            d.effects.push(Effect::Announce { version });
+        let codes = || showing.ledger.availability().codes();
+        let period = self.settings.map_push;
+        if let Some(message) = self.live.changed(now_ms, period, version, codes) {
+            d.effects.push(Effect::Push { version, message });
         }
+    }
+
+    /// How many sockets watch the map, as the shell counted them (when it
+    /// loads the desk and when it pushes).
+    pub fn set_watchers(&mut self, watchers: usize) {
+        self.live.set_watchers(watchers);
+    }
+
+    /// A watcher's socket closed.
+    pub fn watcher_left(&mut self) {
+        self.live.watcher_left();
     }
 
     fn showing_mut(&mut self) -> Result<&mut Showing, Refusal> {

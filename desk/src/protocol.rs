@@ -322,6 +322,9 @@ pub enum Reply {
     },
     Hold(HoldView),
     Order(OrderAnswer),
-    /// A browser may watch the map.
-    Watch,
+    /// A browser may watch the map: `map` is the first message to send
+    /// it, the whole map as the watchers have it.
+    Watch {
+        map: String,
+    },
 }

@@ -506,14 +506,24 @@ impl Desk {
         }
     }
 
-    pub(crate) fn watch(&self, watchers: usize) -> Result<Reply, Refusal> {
-        self.showing()?;
+    /// A browser asks to watch; `watchers` is how many sockets are open
+    /// (the shell counts them).
+    pub(crate) fn watch(&mut self, watchers: usize) -> Result<Reply, Refusal> {
+        let ledger = &self
+            .showing
+            .as_ref()
+            .ok_or_else(|| Refusal::not_found("showing"))?
+            .ledger;
         if watchers >= MAX_WATCHERS {
             return Err(Refusal::new(
                 Code::TooManyWatchers,
                 "too many live maps; the page falls back to polling",
             ));
         }
-        Ok(Reply::Watch)
+        self.live.set_watchers(watchers);
+        let map = self
+            .live
+            .join(ledger.version(), || ledger.availability().codes());
+        Ok(Reply::Watch { map })
     }
 }

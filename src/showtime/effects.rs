@@ -21,6 +21,24 @@ fn stored(result: worker::Result<()>) -> StoreOutcome {
     }
 }
 
+/// How many watchers are sent a push before the object lets other
+/// requests in.
+const PUSH_SLICE: usize = 100;
+
+/// Sends `message` to every socket, after the decision's reply (which does
+/// not wait for a thousand sends) and a slice at a time, so a hold that
+/// comes meanwhile waits for one slice, not the whole round. The sockets
+/// are the ones open when the push was decided: one that opens later was
+/// sent the map as of this push already.
+async fn broadcast(sockets: Vec<worker::WebSocket>, message: String) {
+    for (i, ws) in sockets.iter().enumerate() {
+        if i > 0 && i % PUSH_SLICE == 0 {
+            worker::Delay::from(std::time::Duration::ZERO).await;
+        }
+        let _ = ws.send_with_str(&message);
+    }
+}
+
 impl Showtime {
     /// Performs effects in order, and the effects of their answers after
     /// them, until none is left.
@@ -54,11 +72,16 @@ impl Showtime {
                     self.record(record).await;
                     None
                 }
-                Effect::Announce { version } => {
-                    let message = format!("{{\"version\":{version}}}");
-                    for ws in self.state.get_websockets() {
-                        let _ = ws.send_with_str(&message);
+                Effect::Push { message, .. } => {
+                    let sockets = self.state.get_websockets();
+                    // Counted here too, so a close the object never heard
+                    // of stops costing pushes.
+                    if let Ok(mut slot) = self.loaded() {
+                        if let Some(desk) = slot.as_mut() {
+                            desk.set_watchers(sockets.len());
+                        }
                     }
+                    wasm_bindgen_futures::spawn_local(broadcast(sockets, message));
                     None
                 }
                 Effect::Crash { reason } => {

@@ -33,6 +33,10 @@ use crate::settings::Settings;
 /// request of the Worker's is an RPC call of [`Showtime::desk`].
 pub const LIVE_PATH: &str = "/live";
 
+/// What a watching page sends to check its socket, and the answer.
+const PING: &str = "ping";
+const PONG: &str = "pong";
+
 /// How long a checkout request waits for its order's step in flight (one
 /// performed for another request, or a webhook) before answering with the
 /// order as it stands (pending).
@@ -60,6 +64,11 @@ fn now_ms() -> u64 {
 
 impl DurableObject for Showtime {
     fn new(state: State, env: Env) -> Self {
+        // A page checks its socket is alive with "ping" every so often; the
+        // runtime answers "pong" itself, without waking the object.
+        if let Ok(pair) = worker::worker_sys::WebSocketRequestResponsePair::new(PING, PONG) {
+            state.set_websocket_auto_response(&pair);
+        }
         Showtime {
             settings: Settings::from_env(&env),
             state,
@@ -105,6 +114,7 @@ impl DurableObject for Showtime {
         reason: String,
         _clean: bool,
     ) -> Result<()> {
+        self.watcher_left();
         // 1005 and 1006 are reserved codes that may not be sent back.
         let code = if code == 1005 || code == 1006 {
             1000
@@ -116,6 +126,7 @@ impl DurableObject for Showtime {
     }
 
     async fn websocket_error(&self, _ws: WebSocket, _error: worker::Error) -> Result<()> {
+        self.watcher_left();
         Ok(())
     }
 }
@@ -203,8 +214,10 @@ impl Showtime {
         let mut slot = self.desk.borrow_mut();
         if slot.is_none() {
             let sql = self.state.storage().sql();
-            let (desk, upgrade) = storage::load(&sql, self.settings.desk.clone())?;
+            let (mut desk, upgrade) = storage::load(&sql, self.settings.desk.clone())?;
             storage::apply(&sql, &upgrade)?;
+            // Hibernated sockets outlive the instance that accepted them.
+            desk.set_watchers(self.state.get_websockets().len());
             *slot = Some(desk);
         }
         Ok(slot)
@@ -227,21 +240,33 @@ impl Showtime {
     }
 
     /// `GET /live`: a browser watching the seat map. The socket uses the
-    /// hibernation API, so idle watchers cost the object nothing; each
-    /// change of the map sends `{"version": n}` and the page refetches it.
+    /// hibernation API, so idle watchers cost the object nothing. It is
+    /// sent the whole map first, then the desk's pushes (`desk::live`).
     async fn watch(&self) -> Result<Response> {
         let watchers = self.state.get_websockets().len();
         let allowed = self
             .decide(|desk, now| desk.handle_request(now, DeskRequest::Watch { watchers }))
             .await;
         match allowed.map(|r| r.unwrap_or(Err(Refusal::internal("no reply")))) {
-            Ok(Ok(_)) => {
+            Ok(Ok(Reply::Watch { map })) => {
                 let pair = WebSocketPair::new()?;
                 self.state.accept_web_socket(&pair.server);
+                pair.server.send_with_str(&map)?;
                 Response::from_websocket(pair.client)
             }
+            Ok(Ok(_)) => Err(worker::Error::RustError("not a watch reply".into())),
             Ok(Err(refusal)) | Err(refusal) => {
                 crate::api_error::ApiError::from(refusal).into_response()
+            }
+        }
+    }
+
+    /// A watcher's socket ended (memory only: nothing to write).
+    fn watcher_left(&self) {
+        // Not loaded: loading counts the sockets open then.
+        if let Ok(mut slot) = self.desk.try_borrow_mut() {
+            if let Some(desk) = slot.as_mut() {
+                desk.watcher_left();
             }
         }
     }

@@ -8,12 +8,12 @@ use crate::check;
 fn a_checkout_authorizes_commits_writes_and_captures_one_step_at_a_time() {
     check(
         r"
-        @0 hold ana h1 A1 A2                   => 201 held A1 A2 until 300000; announce 1
-        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, announce 2
+        @0 hold ana h1 A1 A2                   => 201 held A1 A2 until 300000; push 1
+        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, push 2
         @11 checkout ana h1 cnon:ok            => o1 pending settling
-        @20 perform o1 payment p1 APPROVED     => store order, announce 3
+        @20 perform o1 payment p1 APPROVED     => store order, push 3
         @30 perform o1 stored                  => square Post /v2/payments/p1/complete
-        @40 perform o1 payment p1 COMPLETED    => store paid, announce 4
+        @40 perform o1 payment p1 COMPLETED    => store paid, push 4
         @50 perform o1 stored                  =>
         @70 status o1                          => o1 paid
         @70 get ana h1                         => committed A1 A2 o1
@@ -27,8 +27,8 @@ fn a_checkout_authorizes_commits_writes_and_captures_one_step_at_a_time() {
 fn a_decline_keeps_the_hold_for_another_card() {
     check(
         r"
-        @0 hold ana h1 A1                      => 201 held A1 until 300000; announce 1
-        @10 checkout ana h1 cnon:bad           => o1 pending settling; square Post /v2/payments, announce 2
+        @0 hold ana h1 A1                      => 201 held A1 until 300000; push 1
+        @10 checkout ana h1 cnon:bad           => o1 pending settling; square Post /v2/payments, push 2
         @20 perform o1 declined GENERIC_DECLINE => store final declined
         @30 perform o1 stored                  =>
         @30 status o1                          => o1 declined
@@ -43,14 +43,14 @@ fn a_decline_keeps_the_hold_for_another_card() {
 fn an_outbox_step_lost_in_a_crash_is_sent_again_after_the_restart() {
     check(
         r"
-        @0 hold ana h1 A1                      => 201 held A1 until 300000; announce 1
-        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, announce 2
+        @0 hold ana h1 A1                      => 201 held A1 until 300000; push 1
+        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, push 2
         @20 restart                            => restarted
         @20 next                               => Some(0)
-        @20 map                                => haaaaaaa; announce 2
+        @20 map                                => haaaaaaa; push 2
         @21 alarm                              => square Post /v2/payments
         @22 status o1                          => o1 pending settling
-        @30 perform o1 payment p1 APPROVED     => store order, announce 3
+        @30 perform o1 payment p1 APPROVED     => store order, push 3
         ",
     );
 }
@@ -59,8 +59,8 @@ fn an_outbox_step_lost_in_a_crash_is_sent_again_after_the_restart() {
 fn a_failed_webhook_waits_for_the_answer_in_flight_and_a_timeout_is_retried() {
     check(
         r"
-        @0 hold ana h1 A1                      => 201 held A1 until 300000; announce 1
-        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, announce 2
+        @0 hold ana h1 A1                      => 201 held A1 until 300000; push 1
+        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, push 2
         @15 webhook o1 p1 FAILED               => 204
         @20 perform o1 timeout                 =>
         @20 status o1                          => o1 pending
@@ -73,14 +73,14 @@ fn a_failed_webhook_waits_for_the_answer_in_flight_and_a_timeout_is_retried() {
 fn an_approval_webhook_during_the_authorization_takes_the_seats_only_after_its_answer() {
     check(
         r"
-        @0 hold ana h1 A1                      => 201 held A1 until 300000; announce 1
-        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, announce 2
+        @0 hold ana h1 A1                      => 201 held A1 until 300000; push 1
+        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, push 2
         @20 webhook o1 p1 APPROVED             => 204
         @20 map                                => haaaaaaa
         @20 rows outbox                        => 1
         @30 restart                            => restarted
         @30 next                               => Some(0)
-        @31 alarm                              => store order, announce 3
+        @31 alarm                              => store order, push 3
         @31 map                                => saaaaaaa
         ",
     );
@@ -90,13 +90,13 @@ fn an_approval_webhook_during_the_authorization_takes_the_seats_only_after_its_a
 fn a_finished_checkout_is_forgotten_a_week_after_its_last_event() {
     check(
         r"
-        @0 hold ana h1 A1                       => 201 held A1 until 300000; announce 1
-        @10 checkout ana h1 cnon:bad1           => o1 pending settling; square Post /v2/payments, announce 2
+        @0 hold ana h1 A1                       => 201 held A1 until 300000; push 1
+        @10 checkout ana h1 cnon:bad1           => o1 pending settling; square Post /v2/payments, push 2
         @11 perform o1 declined GENERIC_DECLINE => store final declined
         @12 perform o1 stored                   =>
         @300001 alarm                           =>
         @300002 rows checkouts                  => 1
-        @604800011 alarm                        => announce 3
+        @604800011 alarm                        => push 3
         @604800012 rows checkouts               => 1
         @604800013 alarm                        =>
         @604800014 rows checkouts               => 0

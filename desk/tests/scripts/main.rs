@@ -9,6 +9,7 @@ mod support;
 mod checkouts;
 mod holds;
 mod limits;
+mod live;
 
 use desk::protocol::{
     Caller, CheckoutRequest, HoldRef, Idempotency, NewHold, PaymentObserved, ShowingSetup,
@@ -62,7 +63,10 @@ impl Script {
             sales: Default::default(),
             categories: vec![category("adult", 1200), category("child", 800)],
         };
-        let (db, desk) = crate::support::showing(settings.clone(), setup.clone());
+        let (db, mut desk) = crate::support::showing(settings.clone(), setup.clone());
+        // One browser watches the map throughout, its socket open across
+        // restarts as a hibernated one is.
+        desk.set_watchers(1);
         Script {
             setup,
             db,
@@ -99,6 +103,7 @@ impl Script {
         let request = match verb {
             "restart" => {
                 self.desk = self.db.load(self.settings.clone());
+                self.desk.set_watchers(1);
                 self.pending.clear();
                 return "restarted".into();
             }
@@ -219,6 +224,8 @@ impl Script {
                     .to_string(),
             },
             "map" => Request::SeatCodes,
+            // A second browser starts watching.
+            "watch" => Request::Watch { watchers: 1 },
             // window <opens_at_ms> <closes_at_ms>: staff set when it sells.
             "window" => {
                 let at = |i: usize| args[i].parse::<u64>().expect("a time");
@@ -284,6 +291,7 @@ impl Script {
                 line
             }
             Reply::Codes(codes) => codes.codes,
+            Reply::Watch { map } => map,
             Reply::Order(order) => {
                 if !self.orders.contains(&order.order_id) {
                     self.orders.push(order.order_id.clone());
@@ -348,7 +356,7 @@ fn effects(d: &Decision) -> String {
         .filter_map(|e| match e {
             Effect::Square { call, .. } => Some(format!("square {:?} {}", call.method, call.path)),
             Effect::Store { write, .. } => Some(format!("store {}", store_name(write))),
-            Effect::Announce { version } => Some(format!("announce {version}")),
+            Effect::Push { version, .. } => Some(format!("push {version}")),
             Effect::Crash { .. } => Some("crash".into()),
             Effect::Record(_) => None,
         })
@@ -370,7 +378,19 @@ pub fn check(script: &str) {
     check_with(Settings::default(), script);
 }
 
+/// Runs `script` with these settings, but with the map pushed on every
+/// change (a period of 0), so each script line shows the version its
+/// decision made; `live.rs` checks the period itself with [`check_live`].
 pub fn check_with(settings: Settings, script: &str) {
+    let settings = Settings {
+        map_push: desk::PushPeriod::EVERY_CHANGE,
+        ..settings
+    };
+    check_live(settings, script);
+}
+
+/// Runs `script` with these settings as they are.
+pub fn check_live(settings: Settings, script: &str) {
     let seats = ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8"];
     let mut run = Script::new(settings, &seats);
     let mut expected = Vec::new();

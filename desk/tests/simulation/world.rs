@@ -167,7 +167,7 @@ impl World {
                     }
                 }
                 Effect::Crash { reason } => return Err(format!("an unasked-for crash: {reason}")),
-                Effect::Record(_) | Effect::Announce { .. } => {}
+                Effect::Record(_) | Effect::Push { .. } => {}
             }
         }
         Ok(decision)

@@ -772,3 +772,130 @@ async fn the_listing_asks_each_showing_at_most_every_few_seconds_however_often_v
     let listing = api.get("/api/showings").await;
     assert_eq!(left(&listing.body), Some(json!(15)));
 }
+
+/// A watching browser's socket, as the seat map page opens it.
+struct Watcher(
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>,
+);
+
+impl Watcher {
+    async fn open(stack: &Stack, sid: &str) -> Watcher {
+        let url = stack
+            .url(&format!("/api/showings/{sid}/live"))
+            .replacen("http://", "ws://", 1);
+        let (socket, answer) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .expect("the socket opens");
+        assert_eq!(answer.status().as_u16(), 101);
+        Watcher(socket)
+    }
+
+    /// The next text message, or `None` when none comes within `wait`.
+    async fn next(&mut self, wait: Duration) -> Option<String> {
+        use futures_util::StreamExt;
+        loop {
+            let message = tokio::time::timeout(wait, self.0.next()).await.ok()??;
+            match message.expect("the socket stays open") {
+                tokio_tungstenite::tungstenite::Message::Text(text) => {
+                    return Some(text.to_string())
+                }
+                tokio_tungstenite::tungstenite::Message::Close(_) => return None,
+                _ => continue,
+            }
+        }
+    }
+
+    async fn send(&mut self, text: &str) {
+        use futures_util::SinkExt;
+        let message = tokio_tungstenite::tungstenite::Message::text(text);
+        self.0.send(message).await.expect("sent");
+    }
+}
+
+/// Applies a push to a map at `version` as the seat map page does;
+/// answers false when the push is changes from another version.
+fn apply_push(codes: &mut Vec<u8>, version: &mut u64, push: &Value) -> bool {
+    if let Some(whole) = push["codes"].as_str() {
+        *codes = whole.as_bytes().to_vec();
+    } else {
+        if push["since"].as_u64() != Some(*version) {
+            return false;
+        }
+        for change in push["changes"].as_array().expect("changes") {
+            let i = change[0].as_u64().unwrap() as usize;
+            codes[i] = change[1].as_str().unwrap().as_bytes()[0];
+        }
+    }
+    *version = push["version"].as_u64().unwrap();
+    true
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_is_pushed_the_map_at_most_once_a_second_and_the_pushes_rebuild_it() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let mut watcher = Watcher::open(&stack, &sid).await;
+    let first: Value = serde_json::from_str(&watcher.next(Duration::from_secs(5)).await.unwrap())
+        .expect("a JSON push");
+    assert_eq!(first, json!({"version": 0, "codes": "a".repeat(16)}));
+    let (mut codes, mut version) = (Vec::new(), 0);
+    assert!(apply_push(&mut codes, &mut version, &first));
+
+    // The runtime answers a page's "ping" itself.
+    watcher.send("ping").await;
+    assert_eq!(
+        watcher.next(Duration::from_secs(5)).await.as_deref(),
+        Some("pong")
+    );
+
+    // Eight buyers hold a seat each at once.
+    let started = Instant::now();
+    let mut set = JoinSet::new();
+    for seat in ["A1", "A3", "A5", "A7", "B2", "B4", "B6", "B8"] {
+        let api = api.clone();
+        let sid = sid.clone();
+        set.spawn(async move { api.hold(&sid, &[seat], None).await.status });
+    }
+    let statuses = set.join_all().await;
+    let holding = started.elapsed();
+    assert!(statuses.iter().all(|s| *s == 201), "{statuses:?}");
+
+    // The pushes that follow: the last one within a period of the last
+    // hold (the alarm sends what the period held back).
+    let mut pushes = 0;
+    while let Some(text) = watcher.next(Duration::from_millis(2_500)).await {
+        let push: Value = serde_json::from_str(&text).expect("a JSON push");
+        assert!(
+            apply_push(&mut codes, &mut version, &push),
+            "each push applies to the one before: {push} after version {version}"
+        );
+        pushes += 1;
+    }
+    let map = api.get(&format!("/api/showings/{sid}/seats")).await.body;
+    assert_eq!(
+        version,
+        map["version"].as_u64().unwrap(),
+        "the pushes reach the last version"
+    );
+    let pushed: String = SEATS
+        .iter()
+        .zip(&codes)
+        .map(|(seat, code)| format!("{seat}={}", *code as char))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let read: String = SEATS
+        .iter()
+        .map(|seat| format!("{seat}={}", &map["seats"][seat].as_str().unwrap()[..1]))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert_eq!(pushed, read, "the pushed map is the map");
+    // One push at once, then at most one a second while the holds went on,
+    // and one for what the last period held back.
+    let most = 2 + holding.as_millis() / 1_000;
+    assert!(
+        (1..=most).contains(&(pushes as u128)),
+        "{pushes} pushes for 8 holds made in {holding:?}"
+    );
+    eprintln!("{pushes} pushes for 8 holds made in {holding:?}");
+}
