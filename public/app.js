@@ -191,20 +191,22 @@ function say(container, kind, text, { detail, focus } = {}) {
 
 // Follows a showing's seat map live. The showing's object pushes the map
 // over a WebSocket: the whole map when the socket opens, then at most once
-// a second the seats changed since the last push (`{version, since,
-// changes}`) or the whole map again (`{version, codes}`). `apply` takes a
+// a second (less often with over 500 watchers) the seats changed since the
+// last push (`{version, since, changes}`) or the whole map again
+// (`{version, codes}`). `apply` takes a
 // push and answers false when it cannot use it (the page shows another
 // version); then, or with no `apply`, `refresh` reads the map afresh, at
 // most once a second, and since that map may be up to a second old, a page
 // still behind what was pushed (`current` is the version it shows) asks
 // again a second later. Every 30 s the page sends "ping" (the runtime
 // answers "pong" without waking the object); a socket silent for 75 s, or
-// closed, is opened again after 5 s. Answers a function telling whether
-// the socket is open, for pages that poll only without one.
+// closed, is opened again after 5 s (longer after each failure in a row, up
+// to a minute). Answers a function telling whether the socket is open, for
+// pages that poll only without one.
 const PING_MS = 30000;
 const SILENT_MS = 75000;
 function followMap(sid, current, refresh, apply) {
-  let wanted = 0, pending = null, last = 0, socket = null, heard = 0;
+  let wanted = 0, pending = null, last = 0, socket = null, heard = 0, failures = 0;
   function want(announced) {
     wanted = Math.max(wanted, announced);
     if (pending) return;
@@ -227,7 +229,14 @@ function followMap(sid, current, refresh, apply) {
       if (apply && apply(push)) return;
       if (push.version > current()) want(push.version);
     };
-    socket.onclose = () => { socket = null; setTimeout(connect, 5000); };
+    socket.onopen = () => { failures = 0; };
+    // Each failure in a row doubles the wait (a showing refusing more
+    // watchers, or a server away), up to a minute.
+    socket.onclose = () => {
+      socket = null;
+      setTimeout(connect, Math.min(60000, 5000 * 2 ** failures));
+      failures += 1;
+    };
     window.liveMap = socket;
   }
   setInterval(() => {

@@ -241,9 +241,9 @@ impl Desk {
         self.live.set_watchers(watchers);
     }
 
-    /// A watcher's socket closed.
-    pub fn watcher_left(&mut self) {
-        self.live.watcher_left();
+    /// A watcher's socket closed; answers how many are left by this count.
+    pub fn watcher_left(&mut self) -> usize {
+        self.live.watcher_left()
     }
 
     fn showing_mut(&mut self) -> Result<&mut Showing, Refusal> {

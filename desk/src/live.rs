@@ -124,8 +124,10 @@ impl Live {
         self.watchers = watchers;
     }
 
-    pub(crate) fn watcher_left(&mut self) {
+    /// Answers how many are left.
+    pub(crate) fn watcher_left(&mut self) -> usize {
         self.watchers = self.watchers.saturating_sub(1);
+        self.watchers
     }
 
     pub(crate) fn due_ms(&self) -> Option<u64> {

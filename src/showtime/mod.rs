@@ -266,7 +266,12 @@ impl Showtime {
         // Not loaded: loading counts the sockets open then.
         if let Ok(mut slot) = self.desk.try_borrow_mut() {
             if let Some(desk) = slot.as_mut() {
-                desk.watcher_left();
+                // A socket may end with an error and a close both: counted
+                // down to none, count them, so a watcher still there is
+                // never left without pushes (one too many costs nothing).
+                if desk.watcher_left() == 0 {
+                    desk.set_watchers(self.state.get_websockets().len());
+                }
             }
         }
     }

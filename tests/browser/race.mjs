@@ -2,7 +2,8 @@
 // map. One buyer gets the seat, the other is told which seat was taken and
 // sees the map refreshed; the watcher sees the seat turn held, then sold,
 // without reloading and without reading the map again: the changes come
-// over its socket. Run by tests/e2e/tests/browser.rs.
+// over its socket. A fourth page, whose network refuses WebSockets, sees
+// the seat held by polling. Run by tests/e2e/tests/browser.rs.
 import assert from 'node:assert/strict';
 import { fillTestCard, launch } from './lib.mjs';
 
@@ -13,8 +14,11 @@ const WITHIN_MS = 10000;
 
 const browser = await launch();
 
-async function open() {
+async function open({ socketsRefused = false } = {}) {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  // A network that lets no WebSocket through: the page falls back to
+  // polling the map.
+  if (socketsRefused) await context.routeWebSocket(/\/live$/, (ws) => ws.close());
   const page = await context.newPage();
   page.setDefaultTimeout(15000);
   await page.goto(`${base}/showings/${sid}`);
@@ -30,6 +34,9 @@ async function pay(page) {
 
 try {
   const [first, second, watcher] = [await open(), await open(), await open()];
+  const blocked = await open({ socketsRefused: true });
+  const polls = [];
+  blocked.on('request', (request) => { if (request.url().includes('/seats?format=codes')) polls.push(request.url()); });
   await watcher.waitForFunction(() => window.liveMap && window.liveMap.readyState === 1);
   const mapReads = [];
   watcher.on('request', (request) => { if (request.url().includes('/seats')) mapReads.push(request.url()); });
@@ -53,6 +60,10 @@ try {
   await loser.screenshot({ path: `${shots}/seat-taken-phone.png`, fullPage: true });
 
   await watcher.getByRole('button', { name: 'Seat A1, held' }).waitFor({ timeout: WITHIN_MS });
+  // Without a socket the map still changes, by polling (every 8 s).
+  await blocked.getByRole('button', { name: 'Seat A1, held' }).waitFor({ timeout: 15000 });
+  assert.ok(polls.length >= 1, 'the page without a socket polled the map');
+  assert.equal(await blocked.evaluate(() => window.liveMessages || 0), 0, 'no push reached the page without a socket');
   await pay(winner);
   await watcher.getByRole('button', { name: 'Seat A1, sold' }).waitFor({ timeout: WITHIN_MS });
   await watcher.screenshot({ path: `${shots}/seat-map-live-phone.png`, fullPage: true });
