@@ -25,6 +25,9 @@ function seatNames(layout) {
   }));
 }
 
+// The seat the map's one tab stop is on (see `moveSeatCursor`).
+let cursor = null;
+
 function seatButton(seat) {
   const owner = data.owners[seat.name];
   const state = seat.blocked ? 'blocked' : data.availability.seats[seat.name] || 'sold';
@@ -41,24 +44,41 @@ function seatButton(seat) {
     'aria-label': label,
     'aria-pressed': sellable ? String(chosen) : null,
     'aria-disabled': owner || sellable ? null : 'true',
+    tabindex: seat.name === cursor ? '0' : '-1',
     text: seat.blocked ? 'X' : state === 'held' ? 'H' : state === 'sold' ? 'S' : seat.name,
     onclick: () => {
       if (owner) return showOrder(owner.order_id);
       if (sellable || chosen) toggleDeskSeat(seat.name);
     },
+    onfocus: () => { cursor = seat.name; },
   });
 }
 
 function renderMap() {
-  const rows = seatNames(data.showing.layout).map((row) => {
+  const map = document.getElementById('map');
+  const rows = seatNames(data.showing.layout);
+  const names = rows.flatMap((row) => row.seats.map((seat) => seat.name));
+  if (!names.includes(cursor)) cursor = names[0];
+  const hadFocus = map.contains(document.activeElement);
+  map.replaceChildren(...rows.map((row) => {
     const cells = [el('span', { class: 'row-name', 'aria-hidden': 'true', text: row.name })];
     for (const seat of row.seats) {
-      cells.push(seatButton(seat));
+      cells.push(el('span', { role: 'gridcell' }, [seatButton(seat)]));
       if (seat.aisle) cells.push(el('span', { class: 'aisle', 'aria-hidden': 'true' }));
     }
-    return el('div', { class: 'row' }, cells);
-  });
-  document.getElementById('map').replaceChildren(...rows);
+    return el('div', { class: 'row', role: 'row', 'aria-label': row.name ? `Row ${row.name}` : 'Seats' }, cells);
+  }));
+  // A redraw (the map follows every change) keeps the keyboard where it was.
+  if (hadFocus) {
+    const again = map.querySelector(`[data-seat="${CSS.escape(cursor)}"]`);
+    if (again) again.focus();
+  }
+}
+
+function moveCursor(event) {
+  const grid = seatNames(data.showing.layout).map((row) => row.seats.map((seat) => seat.name));
+  const moved = moveSeatCursor(event, document.getElementById('map'), grid, cursor);
+  if (moved) cursor = moved;
 }
 
 // The box office: seats chosen on the map are sold (cash, the cinema's own
@@ -401,6 +421,7 @@ for (const radio of document.querySelectorAll('input[name=desk-paid]')) radio.ad
   document.getElementById('public-link').href = `/showings/${sid}`;
   await Promise.all([load(), loadOrders('')]);
   if (openOrder) showOrder(openOrder);
+  document.getElementById('map').addEventListener('keydown', moveCursor);
   followMap(sid, () => (data ? data.availability.version : -1), load);
   setInterval(load, REFRESH_MS);
 })();

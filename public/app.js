@@ -189,6 +189,33 @@ function say(container, kind, text, { detail, focus } = {}) {
   return node;
 }
 
+// A seat map's keyboard: the map is one tab stop (a roving tabindex) on
+// the seat `cursor`, and arrow keys move it along a row and between rows
+// (to the nearest seat by position; rows may differ in length), Home and
+// End to a row's ends. `grid` is the seat names, row by row, and each seat
+// button carries `data-seat`. Answers the seat moved to, now focused and
+// the tab stop, or null.
+function moveSeatCursor(event, map, grid, cursor) {
+  const r = grid.findIndex((seats) => seats.includes(cursor));
+  if (r < 0) return null;
+  const c = grid[r].indexOf(cursor);
+  const to = {
+    ArrowLeft: [r, c - 1], ArrowRight: [r, c + 1], Home: [r, 0], End: [r, grid[r].length - 1],
+    ArrowUp: [r - 1, c], ArrowDown: [r + 1, c],
+  }[event.key];
+  if (!to) return null;
+  event.preventDefault();
+  const [row, col] = to;
+  if (row < 0 || row >= grid.length || col < 0) return null;
+  const name = grid[row][Math.min(col, grid[row].length - 1)];
+  const next = map.querySelector(`[data-seat="${CSS.escape(name)}"]`);
+  if (!next) return null;
+  for (const seat of map.querySelectorAll('.seat[tabindex="0"]')) seat.tabIndex = -1;
+  next.tabIndex = 0;
+  next.focus();
+  return name;
+}
+
 // Follows a showing's seat map live. The showing's object pushes the map
 // over a WebSocket: the whole map when the socket opens, then at most once
 // a second (less often with over 500 watchers) the seats changed since the

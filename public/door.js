@@ -25,6 +25,10 @@ let offlineSince = null;
 let queue = Promise.resolve();
 const resultBox = document.getElementById('result');
 const REFRESH_MS = 60000;
+// While the Worker cannot be reached, it is tried this often: a browser
+// that never saw the network go (Wi-Fi up, the internet down; a page
+// opened offline) fires no "online" when it comes back.
+const RETRY_MS = 5000;
 const SYNC_BATCH = 200;
 
 // This device's name in check-ins and conflicts, kept across visits.
@@ -355,6 +359,11 @@ async function startScanning() {
     await syncQueue();
     await refreshManifest();
   }, REFRESH_MS);
+  setInterval(async () => {
+    if (offlineSince === null || !navigator.onLine) return;
+    await syncQueue();
+    await refreshManifest();
+  }, RETRY_MS);
 }
 
 async function signIn(chosen, given) {

@@ -61,28 +61,9 @@ function seatButton(name) {
   });
 }
 
-// Arrow keys move along a row and between rows (to the nearest seat by
-// position, rows may differ in length); Home and End go to a row's ends.
 function moveCursor(event) {
-  const grid = rows().map((row) => row.seats);
-  const r = grid.findIndex((seats) => seats.includes(cursor));
-  if (r < 0) return;
-  const c = grid[r].indexOf(cursor);
-  const to = {
-    ArrowLeft: [r, c - 1], ArrowRight: [r, c + 1], Home: [r, 0], End: [r, grid[r].length - 1],
-    ArrowUp: [r - 1, c], ArrowDown: [r + 1, c],
-  }[event.key];
-  if (!to) return;
-  event.preventDefault();
-  const [row, col] = to;
-  if (row < 0 || row >= grid.length || col < 0) return;
-  const name = grid[row][Math.min(col, grid[row].length - 1)];
-  const next = document.querySelector(`[data-seat="${CSS.escape(name)}"]`);
-  if (!next) return;
-  for (const seat of document.querySelectorAll('#map .seat[tabindex="0"]')) seat.tabIndex = -1;
-  next.tabIndex = 0;
-  cursor = name;
-  next.focus();
+  const moved = moveSeatCursor(event, document.getElementById('map'), rows().map((row) => row.seats), cursor);
+  if (moved) cursor = moved;
 }
 
 function rows() {

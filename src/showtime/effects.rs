@@ -29,7 +29,9 @@ const PUSH_SLICE: usize = 100;
 /// not wait for a thousand sends) and a slice at a time, so a hold that
 /// comes meanwhile waits for one slice, not the whole round. The sockets
 /// are the ones open when the push was decided: one that opens later was
-/// sent the map as of this push already.
+/// sent the map as of this push already. Should a push ever overtake the
+/// one before it to a socket, its `since` does not match what that page
+/// shows, and the page reads the map instead.
 async fn broadcast(sockets: Vec<worker::WebSocket>, message: String) {
     for (i, ws) in sockets.iter().enumerate() {
         if i > 0 && i % PUSH_SLICE == 0 {

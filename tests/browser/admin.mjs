@@ -146,6 +146,22 @@ try {
 
   const staff = await signedIn({ width: 1280, height: 900 });
   await staff.goto(`${base}/admin/showings/${sid}`);
+  // The staff map is one tab stop too, moved with the arrow keys, and a
+  // redraw (the map follows every change) keeps the keyboard on its seat.
+  await staff.getByRole('grid', { name: 'Seats, screen at the top' }).waitFor();
+  await staff.getByRole('button', { name: 'Seat A1, sold to ana@example.com' }).waitFor();
+  assert.equal(await staff.locator('#map [tabindex="0"]').count(), 1, 'one seat of the staff map is in the tab order');
+  const focusedSeat = () => staff.evaluate(() => document.activeElement && document.activeElement.dataset.seat);
+  await staff.locator('#map [tabindex="0"]').focus();
+  assert.equal(await focusedSeat(), 'A1');
+  await staff.keyboard.press('ArrowRight');
+  await staff.keyboard.press('ArrowDown');
+  assert.equal(await focusedSeat(), 'B2');
+  await staff.keyboard.press('End');
+  assert.equal(await focusedSeat(), 'B8');
+  await staff.evaluate(() => renderMap());
+  assert.equal(await focusedSeat(), 'B8', 'a redraw keeps the focused seat');
+  assert.equal(await staff.locator('#map [tabindex="0"]').count(), 1);
   await staff.getByRole('button', { name: 'Seat A1, sold to ana@example.com' }).click();
   await staff.getByRole('heading', { name: /^Order / }).waitFor();
   await staff.getByText('Ana Lima · ana@example.com').waitFor();

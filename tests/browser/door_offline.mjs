@@ -9,7 +9,9 @@
 //    each marked offline;
 //    reloaded with no network it opens from its service worker and still
 //    knows what it admitted, also when the ticket's number is typed
-//    (SHORT_CODE); back online it sends its scans.
+//    (SHORT_CODE); back online it sends its scans (a page reloaded offline
+//    may be told it is online all along, and gets no "online" event: it
+//    tries the Worker again every few seconds while it cannot reach it).
 // 2. Two devices offline both admit the same ticket, the later one comes
 //    back first: once both are back, the earlier admission stands and the
 //    other is listed as a conflict on the door page and in admin.
