@@ -423,5 +423,7 @@ for (const radio of document.querySelectorAll('input[name=desk-paid]')) radio.ad
   if (openOrder) showOrder(openOrder);
   document.getElementById('map').addEventListener('keydown', moveCursor);
   followMap(sid, () => (data ? data.availability.version : -1), load);
+  // Pushes tell of seat changes only; admissions at the door and the
+  // orders behind the seats come with this poll.
   setInterval(load, REFRESH_MS);
 })();

@@ -233,16 +233,25 @@ function moveSeatCursor(event, map, grid, cursor) {
 const PING_MS = 30000;
 const SILENT_MS = 75000;
 function followMap(sid, current, refresh, apply) {
-  let wanted = 0, pending = null, last = 0, socket = null, heard = 0, failures = 0;
+  let wanted = 0, pending = null, last = 0, gap = 1000, socket = null, heard = 0, failures = 0;
   function want(announced) {
     wanted = Math.max(wanted, announced);
     if (pending) return;
     pending = setTimeout(async () => {
       pending = null;
       last = Date.now();
-      await refresh();
+      const before = current();
+      try {
+        await refresh();
+      } catch (_) {
+        // A network blip while the socket stayed open: tried again below.
+      }
+      // Still behind: read again, a second on; a read that brought nothing
+      // new (no network, a signed-out staff page) waits twice as long each
+      // time, up to 30 s, so a page never hammers nor stays stale.
+      gap = current() > before ? 1000 : Math.min(30000, gap * 2);
       if (current() < wanted) want(wanted);
-    }, Math.max(0, last + 1000 - Date.now()));
+    }, Math.max(0, last + gap - Date.now()));
   }
   function connect() {
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';

@@ -96,7 +96,8 @@ pub async fn buyer(http: Http, sid: Arc<str>, room: Room, mut rec: Recorder) -> 
     rec
 }
 
-/// How often a viewer's page polls the seat map.
+/// How often a viewer's page polls the seat map when it has no socket
+/// (`REFRESH_MS` in `public/showing.js`).
 pub const VIEWER_POLL: Duration = Duration::from_secs(10);
 
 /// A viewer whose page has no socket (a network that blocks WebSockets):

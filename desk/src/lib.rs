@@ -159,7 +159,7 @@ impl Desk {
                 self.door_attempt(now_ms, matched, &client, d)
             }
             Request::VoidSeats(void) => self.void(now_ms, &void, d),
-            Request::Watch { watchers } => self.watch(watchers),
+            Request::Watch { watchers } => self.watch(now_ms, watchers, d),
             Request::BenchNoop => Ok(Reply::Done),
             Request::BenchWrite => {
                 // The floor is one statement a request; the table it counts
@@ -225,7 +225,7 @@ impl Desk {
 
     /// Pushes the map to its watchers when it changed and a push is due
     /// (see [`live`]).
-    fn announce(&mut self, now_ms: u64, d: &mut Decision) {
+    pub(crate) fn announce(&mut self, now_ms: u64, d: &mut Decision) {
         let Some(showing) = &self.showing else { return };
         let version = showing.ledger.version();
         let codes = || showing.ledger.availability().codes();

@@ -508,12 +508,13 @@ impl Desk {
 
     /// A browser asks to watch; `watchers` is how many sockets are open
     /// (the shell counts them).
-    pub(crate) fn watch(&mut self, watchers: usize) -> Result<Reply, Refusal> {
-        let ledger = &self
-            .showing
-            .as_ref()
-            .ok_or_else(|| Refusal::not_found("showing"))?
-            .ledger;
+    pub(crate) fn watch(
+        &mut self,
+        now_ms: u64,
+        watchers: usize,
+        d: &mut Decision,
+    ) -> Result<Reply, Refusal> {
+        self.showing()?;
         if watchers >= MAX_WATCHERS {
             return Err(Refusal::new(
                 Code::TooManyWatchers,
@@ -521,6 +522,14 @@ impl Desk {
             ));
         }
         self.live.set_watchers(watchers);
+        // A push that is due goes to the sockets already open first (the
+        // new one is not among them yet), so the map the newcomer starts
+        // from is the one just pushed: it misses no change.
+        self.announce(now_ms, d);
+        let Some(showing) = &self.showing else {
+            return Err(Refusal::not_found("showing"));
+        };
+        let ledger = &showing.ledger;
         let map = self
             .live
             .join(ledger.version(), || ledger.availability().codes());

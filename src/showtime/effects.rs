@@ -28,7 +28,8 @@ const PUSH_SLICE: usize = 100;
 /// Sends `message` to every socket, after the decision's reply (which does
 /// not wait for a thousand sends) and a slice at a time, so a hold that
 /// comes meanwhile waits for one slice, not the whole round. The sockets
-/// are the ones open when the push was decided: one that opens later was
+/// are the ones open when the push was decided (pushes are performed
+/// before anything that waits, see [`in_order`]): one that opens later was
 /// sent the map as of this push already. Should a push ever overtake the
 /// one before it to a socket, its `since` does not match what that page
 /// shows, and the page reads the map instead.
@@ -41,11 +42,25 @@ async fn broadcast(sockets: Vec<worker::WebSocket>, message: String) {
     }
 }
 
+/// Queues a decision's effects: its pushes ahead of everything waiting,
+/// so a map push never waits behind a Square call or a D1 write (nor goes
+/// out after a later push), the rest in the order decided.
+fn in_order(queue: &mut VecDeque<Effect>, effects: Vec<Effect>) {
+    let (pushes, rest): (Vec<Effect>, Vec<Effect>) = effects
+        .into_iter()
+        .partition(|e| matches!(e, Effect::Push { .. }));
+    for push in pushes.into_iter().rev() {
+        queue.push_front(push);
+    }
+    queue.extend(rest);
+}
+
 impl Showtime {
-    /// Performs effects in order, and the effects of their answers after
-    /// them, until none is left.
+    /// Performs effects in order (pushes first), and the effects of their
+    /// answers after them, until none is left.
     pub(super) async fn perform(&self, effects: Vec<Effect>) {
-        let mut queue: VecDeque<Effect> = effects.into();
+        let mut queue = VecDeque::new();
+        in_order(&mut queue, effects);
         while let Some(effect) = queue.pop_front() {
             let answered = match effect {
                 Effect::Square {
@@ -109,7 +124,7 @@ impl Showtime {
                 continue;
             }
             self.arm_alarm().await;
-            queue.extend(decision.effects);
+            in_order(&mut queue, decision.effects);
         }
     }
 

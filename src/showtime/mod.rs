@@ -86,14 +86,17 @@ impl DurableObject for Showtime {
         }
     }
 
-    /// Releases expired holds and resumes due checkouts. Alarms are retried
-    /// by the platform when this fails, and every request sweeps too, so a
-    /// late or lost alarm only delays a release.
+    /// Releases expired holds, resumes due checkouts and sends a held-back
+    /// map push. When this fails (storage refused its write, and the desk
+    /// was dropped) the error goes back to the platform, which runs the
+    /// alarm again later; every request sweeps too, so a late or lost
+    /// alarm only delays a release.
     async fn alarm(&self) -> Result<Response> {
         // The alarm that woke us is spent.
         self.alarm_at_ms.set(Some(None));
         if let Err(e) = self.decide(|desk, now| desk.handle_timeout(now)).await {
             worker::console_error!("alarm: {}", e.detail);
+            return Err(worker::Error::RustError(format!("alarm: {}", e.detail)));
         }
         Response::empty()
     }

@@ -60,8 +60,8 @@ try {
   await loser.screenshot({ path: `${shots}/seat-taken-phone.png`, fullPage: true });
 
   await watcher.getByRole('button', { name: 'Seat A1, held' }).waitFor({ timeout: WITHIN_MS });
-  // Without a socket the map still changes, by polling (every 8 s).
-  await blocked.getByRole('button', { name: 'Seat A1, held' }).waitFor({ timeout: 15000 });
+  // Without a socket the map still changes, by polling (every 10 s).
+  await blocked.getByRole('button', { name: 'Seat A1, held' }).waitFor({ timeout: 20000 });
   assert.ok(polls.length >= 1, 'the page without a socket polled the map');
   assert.equal(await blocked.evaluate(() => window.liveMessages || 0), 0, 'no push reached the page without a socket');
   await pay(winner);

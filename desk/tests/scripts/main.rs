@@ -27,6 +27,8 @@ pub struct Script {
     /// Effects handed out and not answered yet, by order: (step, effect).
     pending: Vec<(String, checkout::StepTag, Effect)>,
     orders: Vec<String>,
+    /// The message of the last map push.
+    last_push: Option<String>,
 }
 
 fn category(id: &str, amount: u64) -> desk::protocol::PriceCategory {
@@ -74,6 +76,7 @@ impl Script {
             settings,
             pending: Vec::new(),
             orders: Vec::new(),
+            last_push: None,
         }
     }
 
@@ -84,6 +87,7 @@ impl Script {
                 Effect::Square { order_id, step, .. } | Effect::Store { order_id, step, .. } => {
                     self.pending.push((order_id.clone(), *step, effect.clone()));
                 }
+                Effect::Push { message, .. } => self.last_push = Some(message.clone()),
                 _ => {}
             }
         }
@@ -108,6 +112,8 @@ impl Script {
                 return "restarted".into();
             }
             "next" => return format!("{:?}", self.desk.poll_timeout()),
+            // What the last push said, word for word.
+            "pushed" => return self.last_push.clone().unwrap_or_default(),
             "alarm" => {
                 let d = self.desk.handle_timeout(now);
                 let d = self.decide(d);
