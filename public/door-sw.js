@@ -24,7 +24,9 @@ self.addEventListener('fetch', (event) => {
   if (event.request.method !== 'GET' || url.origin !== self.location.origin || !FILES.includes(url.pathname)) return;
   event.respondWith((async () => {
     try {
-      const fresh = await fetch(event.request);
+      // A network that is half there (Wi-Fi up, the internet down) is
+      // given a few seconds, then the page kept here is used.
+      const fresh = await fetch(event.request, { signal: AbortSignal.timeout(5000) });
       if (fresh.ok) {
         const copy = fresh.clone();
         event.waitUntil(caches.open(CACHE).then((cache) => cache.put(url.pathname, copy)));

@@ -30,6 +30,16 @@ const REFRESH_MS = 60000;
 // opened offline) fires no "online" when it comes back.
 const RETRY_MS = 5000;
 const SYNC_BATCH = 200;
+// How long a check-in may take before the scan is judged here instead (a
+// queue at the door cannot wait for a network that is half there), and
+// how long a sync or a ticket list may take.
+const CHECK_TIMEOUT_MS = 4000;
+const FETCH_TIMEOUT_MS = 20000;
+// The longest text kept of a scan that is not a ticket (a real code is
+// about 150 characters), so a batch of them is never too large to send.
+const MAX_CODE = 512;
+// Why the Worker last refused the scans waiting, shown until one is taken.
+let syncRefused = null;
 
 // This device's name in check-ins and conflicts, kept across visits.
 const device = (() => {
@@ -59,13 +69,15 @@ const store = {
     });
     return this.db;
   },
-  async run(name, mode, work) {
+  // `names` is one store or several written together: all or nothing.
+  async run(names, mode, work) {
     const db = await this.open();
     return new Promise((resolve, reject) => {
-      const tx = db.transaction(name, mode);
-      const req = work(tx.objectStore(name));
-      tx.oncomplete = () => resolve(req.result);
+      const tx = db.transaction(names, mode);
+      const req = work(Array.isArray(names) ? tx : tx.objectStore(names));
+      tx.oncomplete = () => resolve(req && req.result);
       tx.onerror = () => reject(tx.error);
+      tx.onabort = () => reject(tx.error || new Error('aborted'));
     });
   },
   get(name, key) { return this.run(name, 'readonly', (s) => s.get(key)); },
@@ -79,11 +91,12 @@ function headers() {
 }
 
 // A request to the Worker, or null when the network (or the Worker) could
-// not be reached: the caller then works offline.
-async function reach(path, options) {
+// not be reached within `timeoutMs`: the caller then works offline.
+async function reach(path, options, timeoutMs = FETCH_TIMEOUT_MS) {
   if (!navigator.onLine) return null;
   try {
-    const reply = await api(path, Object.assign({ headers: headers() }, options || {}));
+    const signal = AbortSignal.timeout ? AbortSignal.timeout(timeoutMs) : undefined;
+    const reply = await api(path, Object.assign({ headers: headers(), signal }, options || {}));
     if (reply.status >= 502) return null;
     goneOnline();
     return reply;
@@ -105,10 +118,20 @@ function goneOffline() {
   showState();
 }
 
+// Scans not yet sent: this showing's, and those of other showings (made
+// before this device signed into another one).
+async function waitingScans() {
+  const all = await store.all('queue');
+  const here = all.filter((q) => q.showing_id === showingId).length;
+  return { here, elsewhere: all.length - here };
+}
+
 async function showState() {
-  const waiting = (await store.all('queue')).filter((q) => q.showing_id === showingId).length;
+  const { here: waiting, elsewhere } = await waitingScans();
   const parts = [offlineSince === null ? 'Online' : `Offline since ${clockTime(offlineSince)}: scans are checked on this device`];
   parts.push(waiting ? `${waiting} scan${waiting === 1 ? '' : 's'} waiting to be sent` : 'no scans waiting');
+  if (waiting && syncRefused) parts.push(`the server refused them: ${syncRefused}`);
+  if (elsewhere) parts.push(`${elsewhere} scan${elsewhere === 1 ? '' : 's'} of another showing waiting: sign in to it to send them`);
   if (manifest) parts.push(`ticket list from ${clockTime(manifest.generated_at_ms)}`);
   const state = document.getElementById('state');
   state.textContent = parts.join(' · ');
@@ -137,7 +160,10 @@ function useManifest(body) {
 async function refreshManifest() {
   const reply = await reach(`/api/door/showings/${showingId}/manifest`, { method: 'GET' });
   if (!reply) { goneOffline(); return null; }
-  if (reply.status === 200) {
+  // Lists can arrive out of order (a slow one overtaken): the newest stays.
+  const older = manifest && manifest.showing.id === showingId
+    && reply.status === 200 && reply.body.generated_at_ms < manifest.generated_at_ms;
+  if (reply.status === 200 && !older) {
     await store.put('manifests', reply.body);
     useManifest(reply.body);
     showCount();
@@ -208,21 +234,30 @@ function typedHere(code) {
   return ticketsByShort.get(code.replace(/[\s-]/g, '').toUpperCase());
 }
 
-// A scan checked on this device: what the door is told, and what the
-// sync reports the device answered. A ticket found by a typed number is
-// queued by its whole id (`queued`), which the Worker accepts from a door.
-async function checkHere(code, now) {
-  let ticket = manifest ? await verifyHere(code) : null;
-  if (!ticket && manifest) {
-    const typed = typedHere(code);
-    if (typed === null) return { result: 'ambiguous' };
-    if (typed) ticket = { showing_id: showingId, ticket_id: typed.id, seat: typed.seat, queued: typed.id };
-  }
+// The ticket a code names by this device's lists: its signed code checked
+// here, or a typed number. `undefined` if none, `null` if two tickets share
+// the number. A ticket found by a typed number is queued by its whole id
+// (`queued`), which the Worker accepts from a door.
+async function identify(code) {
+  if (!manifest) return undefined;
+  const signed = await verifyHere(code);
+  if (signed) return signed;
+  const typed = typedHere(code);
+  if (typed === null) return null;
+  if (typed) return { showing_id: showingId, ticket_id: typed.id, seat: typed.seat, queued: typed.id };
+  return undefined;
+}
+
+// A scan checked on this device (`ticket` as `identify` found it): what
+// the door is told, and what the sync reports the device answered.
+async function checkHere(code, ticket, now) {
+  if (ticket === null) return { result: 'ambiguous' };
   if (!ticket) return { result: 'invalid', old: code.startsWith('v1.') };
   return Object.assign(await judgeHere(ticket, now), { queued: ticket.queued });
 }
 
-// What the door says of a ticket this device found, by its own lists.
+// What the door says of a ticket this device found, by its own lists. An
+// admission is written by the caller, with its scan, in one transaction.
 async function judgeHere(ticket, now) {
   const seat = ticket.seat;
   if (ticket.showing_id !== showingId) return { result: 'wrong_showing', seat };
@@ -232,9 +267,8 @@ async function judgeHere(ticket, now) {
   const mine = await store.get('admitted', ticket.ticket_id);
   if (mine) return { result: 'already_scanned', here: true, seat, at_ms: mine.at_ms };
   if (listed && listed.checked_in_at_ms) return { result: 'already_scanned', seat, at_ms: listed.checked_in_at_ms };
-  await store.put('admitted', { ticket_id: ticket.ticket_id, showing_id: showingId, at_ms: now });
   // A signed code not in the list was sold after the list was fetched.
-  return { result: 'admitted', seat, unlisted: !listed };
+  return { result: 'admitted', seat, unlisted: !listed, ticket_id: ticket.ticket_id };
 }
 
 const outcomes = {
@@ -265,7 +299,22 @@ function check(code) {
 async function checkNow(code) {
   code = code.trim();
   if (!code) return;
-  const reply = await reach('/api/door/checkin', { json: { code, showing_id: showingId, device } });
+  const ticket = await identify(code);
+  // Offline, a scan is judged here at once (the retry finds the network
+  // again). Online, the Worker judges it, once it has this device's
+  // offline scans: while any wait, a ticket this device admitted is turned
+  // away here, since the Worker may not know it was.
+  let reply = null;
+  let asked = false;
+  if (offlineSince === null) {
+    if ((await waitingScans()).here && !syncRefused) await syncQueue();
+    const unsent = (await waitingScans()).here > 0;
+    const mine = unsent && ticket && await store.get('admitted', ticket.ticket_id);
+    if (!mine) {
+      asked = true;
+      reply = await reach('/api/door/checkin', { json: { code, showing_id: showingId, device } }, CHECK_TIMEOUT_MS);
+    }
+  }
   if (reply && reply.status === 401) {
     resultBox.replaceChildren(el('div', { class: 'result refused', role: 'status', text: 'Wrong PIN or token' }));
     return;
@@ -283,11 +332,17 @@ async function checkNow(code) {
     showCount(reply.body);
     return;
   }
-  goneOffline();
+  if (asked) goneOffline();
   const now = Date.now();
-  const answer = await checkHere(code, now);
+  const answer = await checkHere(code, ticket, now);
   const id = `${device}-${now}-${Math.random().toString(36).slice(2, 8)}`;
-  await store.put('queue', { id, showing_id: showingId, code: answer.queued || code, at_ms: now, result: answer.result === 'ambiguous' ? 'invalid' : answer.result });
+  const scan = { id, showing_id: showingId, code: (answer.queued || code).slice(0, MAX_CODE), at_ms: now, result: answer.result === 'ambiguous' ? 'invalid' : answer.result };
+  // The admission and its scan together: a crash between them would leave
+  // a ticket turned away here that the Worker never hears was admitted.
+  await store.run(['admitted', 'queue'], 'readwrite', (tx) => {
+    if (answer.result === 'admitted') tx.objectStore('admitted').put({ ticket_id: answer.ticket_id, showing_id: showingId, at_ms: now });
+    tx.objectStore('queue').put(scan);
+  });
   show(answer, true);
   showCount();
   showState();
@@ -333,8 +388,15 @@ function syncQueue() {
         const scans = waiting.map(({ id, code, at_ms, result }) => ({ id, code, at_ms, result }));
         const reply = await reach('/api/door/sync', { json: { showing_id: showingId, device, scans } });
         if (!reply) { goneOffline(); break; }
-        if (reply.status !== 200) break;
-        for (const scan of waiting) await store.delete('queue', scan.id);
+        if (reply.status !== 200) {
+          // Kept, and tried again with the next sync; the door is told.
+          syncRefused = (reply.body && reply.body.detail) || `status ${reply.status}`;
+          break;
+        }
+        syncRefused = null;
+        await store.run('queue', 'readwrite', (q) => { for (const scan of waiting) q.delete(scan.id); });
+        const tooOld = (reply.body.scans || []).filter((o) => o.outcome === 'too_old').length;
+        if (tooOld) say(document.getElementById('clock-warning'), 'error', `${tooOld} scan${tooOld === 1 ? ' was' : 's were'} dated more than 48 hours before being sent and not recorded: check this device's date and time.`);
         showConflicts(reply.body.conflicts || []);
         showCount(reply.body);
       }
@@ -346,7 +408,12 @@ function syncQueue() {
   return syncing;
 }
 
+let scanning = false;
 async function startScanning() {
+  // A second sign-in (pressed twice, or while a reload's was restoring)
+  // starts no second set of timers.
+  if (scanning) return;
+  scanning = true;
   document.getElementById('signin').hidden = true;
   document.getElementById('scanner').hidden = false;
   document.getElementById('device').textContent = device;
@@ -354,16 +421,25 @@ async function startScanning() {
   showState();
   document.getElementById('code').focus();
   await syncQueue();
-  setInterval(async () => {
-    if (!navigator.onLine) return;
-    await syncQueue();
-    await refreshManifest();
-  }, REFRESH_MS);
-  setInterval(async () => {
-    if (offlineSince === null || !navigator.onLine) return;
-    await syncQueue();
-    await refreshManifest();
-  }, RETRY_MS);
+  // The queue first, then the list, so the list fetched includes what the
+  // queue changed. One round at a time: a round that hangs on a half-there
+  // network is not joined by another every few seconds.
+  let round = null;
+  const catchUp = () => {
+    round = round || (async () => {
+      try {
+        await syncQueue();
+        await refreshManifest();
+      } finally {
+        round = null;
+      }
+    })();
+    return round;
+  };
+  setInterval(() => { if (navigator.onLine) catchUp(); }, REFRESH_MS);
+  // Also while the Worker refuses the scans waiting: they stay first in line.
+  setInterval(() => { if ((offlineSince !== null || syncRefused) && navigator.onLine) catchUp(); }, RETRY_MS);
+  window.addEventListener('online', catchUp);
 }
 
 async function signIn(chosen, given) {
@@ -402,6 +478,8 @@ async function scanWithCamera() {
   const detector = 'BarcodeDetector' in window ? new window.BarcodeDetector({ formats: ['qr_code'] }) : null;
   const canvas = document.createElement('canvas');
   let last = '';
+  let lastSeen = 0;
+  const SAME_CODE_MS = 1500;
   const frame = async () => {
     let text = null;
     if (detector) {
@@ -415,7 +493,12 @@ async function scanWithCamera() {
       const found = window.jsQR(ctx.getImageData(0, 0, canvas.width, canvas.height).data, canvas.width, canvas.height);
       text = found ? found.data : null;
     }
-    if (text && text !== last) { last = text; await check(text); }
+    // A code held up stays in view for many frames and is checked once;
+    // one shown again after it was out of view a moment is checked again
+    // (a second person with a copy is turned away, not passed over).
+    const now = Date.now();
+    if (text && (text !== last || now - lastSeen > SAME_CODE_MS)) { last = text; lastSeen = now; await check(text); }
+    else if (text) lastSeen = now;
     requestAnimationFrame(frame);
   };
   frame();
@@ -424,9 +507,6 @@ async function scanWithCamera() {
 (async () => {
   if ('serviceWorker' in navigator) navigator.serviceWorker.register('/door-sw.js', { scope: '/door' }).catch(() => {});
   window.addEventListener('offline', goneOffline);
-  // Back online: the queue first, then the list, so the list fetched
-  // includes what the queue changed.
-  window.addEventListener('online', async () => { await syncQueue(); await refreshManifest(); });
   const select = document.getElementById('showing');
   // Today's showings: from six hours before each one starts to six after,
   // so a device reloaded after the start still finds it. Offline, the
@@ -448,7 +528,11 @@ async function scanWithCamera() {
     event.preventDefault();
     signIn(select.value, document.getElementById('pin').value);
   });
-  document.getElementById('signout').addEventListener('click', () => {
+  document.getElementById('signout').addEventListener('click', async () => {
+    // Scans not yet sent go only with this showing's sign-in: try first.
+    if (showingId) await syncQueue();
+    const { here } = await waitingScans();
+    if (here && !window.confirm(`${here} scan${here === 1 ? ' is' : 's are'} not sent yet. They are kept on this device and sent when it signs into this showing again. Sign out?`)) return;
     sessionStorage.removeItem('door-signin');
     window.location.reload();
   });

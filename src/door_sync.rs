@@ -13,8 +13,9 @@ use crate::ticket_code::TicketRef;
 pub const MAX_SCANS: usize = 200;
 /// Longest device name or scan id.
 pub const MAX_ID_BYTES: usize = 64;
-/// Scans the device dates more than this before the sync are refused:
-/// a device clock that far behind would let a late scan win.
+/// Scans the device dates more than this before the sync are not
+/// recorded (each is answered `too_old`, and the rest of the batch is): a
+/// device clock that far behind would let a late scan win.
 pub const MAX_SCAN_AGE_MS: u64 = 48 * 3_600_000;
 
 /// What the device told the door at the time.
@@ -57,7 +58,9 @@ fn id_ok(id: &str) -> bool {
 
 impl SyncRequest {
     /// Why the batch is refused, if it is; nothing of it is recorded then.
-    pub fn problem(&self, received_ms: u64) -> Option<String> {
+    /// Only what the device's own page never sends is refused, so a page
+    /// that keeps sending its oldest scans first is never stuck behind one.
+    pub fn problem(&self) -> Option<String> {
         if self.scans.is_empty() || self.scans.len() > MAX_SCANS {
             return Some(format!("a sync sends 1 to {MAX_SCANS} scans"));
         }
@@ -76,16 +79,34 @@ impl SyncRequest {
         if ids.windows(2).any(|w| w[0] == w[1]) {
             return Some("a scan id is sent twice in one batch".into());
         }
-        let oldest = received_ms.saturating_sub(MAX_SCAN_AGE_MS);
-        if self.scans.iter().any(|s| s.at_ms < oldest) {
-            return Some("a scan is dated more than 48 hours before the sync".into());
-        }
         None
+    }
+
+    fn too_old(scan: &QueuedScan, received_ms: u64) -> bool {
+        scan.at_ms < received_ms.saturating_sub(MAX_SCAN_AGE_MS)
+    }
+
+    /// The outcomes of the scans dated too long before the sync, which
+    /// are not recorded: the device drops them and says to check its clock.
+    pub fn too_old_outcomes(&self, received_ms: u64) -> Vec<Outcome> {
+        self.scans
+            .iter()
+            .filter(|scan| Self::too_old(scan, received_ms))
+            .map(|scan| Outcome {
+                id: scan.id.clone(),
+                outcome: "too_old",
+                ticket_id: None,
+                seat: None,
+                admitted_by: None,
+                admitted_at_ms: None,
+            })
+            .collect()
     }
 
     /// The rows D1 records, each scan's code checked here (the device's
     /// word is not taken for which ticket it names). A device clock ahead
-    /// of the Worker's is brought back to when the batch arrived.
+    /// of the Worker's is brought back to when the batch arrived; scans
+    /// dated too long before it are left out (see [`MAX_SCAN_AGE_MS`]).
     pub fn rows(
         &self,
         verify: impl Fn(&str) -> Option<TicketRef>,
@@ -93,6 +114,7 @@ impl SyncRequest {
     ) -> Vec<ScanRow> {
         self.scans
             .iter()
+            .filter(|scan| !Self::too_old(scan, received_ms))
             .map(|scan| ScanRow {
                 id: scan.id.clone(),
                 ticket_id: verify(&scan.code)
@@ -135,7 +157,8 @@ pub struct Outcome {
     /// and `admitted_at_ms` say whose); `void`: the ticket is void (a
     /// refund the device did not know of, when it admitted); `invalid`:
     /// the code names no ticket of this showing; `recorded`: the device
-    /// turned it away, and it is kept as it was.
+    /// turned it away, and it is kept as it was; `too_old`: dated more
+    /// than [`MAX_SCAN_AGE_MS`] before the sync, and not recorded.
     pub outcome: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ticket_id: Option<String>,
@@ -236,36 +259,55 @@ mod tests {
     fn a_batch_is_bounded_and_names_each_scan_once() {
         let now = 1_000_000_000;
         let ok = batch(vec![scan("s1", "x", now, DeviceResult::Admitted)]);
-        assert_eq!(ok.problem(now), None);
-        assert!(batch(vec![]).problem(now).is_some());
+        assert_eq!(ok.problem(), None);
+        assert!(batch(vec![]).problem().is_some());
         let many = (0..=MAX_SCANS)
             .map(|n| scan(&format!("s{n}"), "x", now, DeviceResult::Admitted))
             .collect();
-        assert!(batch(many).problem(now).is_some());
+        assert!(batch(many).problem().is_some());
         let twice = batch(vec![
             scan("s1", "x", now, DeviceResult::Admitted),
             scan("s1", "y", now, DeviceResult::Invalid),
         ]);
-        assert!(twice.problem(now).unwrap().contains("twice"));
+        assert!(twice.problem().unwrap().contains("twice"));
         let bad_id = batch(vec![scan("s 1", "x", now, DeviceResult::Admitted)]);
-        assert!(bad_id.problem(now).is_some());
+        assert!(bad_id.problem().is_some());
         let long_id = batch(vec![scan(
             &"s".repeat(65),
             "x",
             now,
             DeviceResult::Admitted,
         )]);
-        assert!(long_id.problem(now).is_some());
+        assert!(long_id.problem().is_some());
         let mut bad_device = batch(vec![scan("s1", "x", now, DeviceResult::Admitted)]);
         bad_device.device = "<door>".into();
-        assert!(bad_device.problem(now).is_some());
-        let stale = batch(vec![scan(
-            "s1",
-            "x",
-            now - MAX_SCAN_AGE_MS - 1,
-            DeviceResult::Admitted,
-        )]);
-        assert!(stale.problem(now).unwrap().contains("48 hours"));
+        assert!(bad_device.problem().is_some());
+    }
+
+    #[test]
+    fn a_scan_dated_too_long_before_the_sync_is_answered_alone_and_not_recorded() {
+        let now = 1_000_000_000;
+        let sent = batch(vec![
+            scan(
+                "old",
+                &format!("{SID}/t1"),
+                now - MAX_SCAN_AGE_MS - 1,
+                DeviceResult::Admitted,
+            ),
+            scan(
+                "edge",
+                &format!("{SID}/t2"),
+                now - MAX_SCAN_AGE_MS,
+                DeviceResult::Admitted,
+            ),
+        ]);
+        assert_eq!(sent.problem(), None, "the rest of the batch is taken");
+        let rows = sent.rows(verify, now);
+        let kept: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(kept, ["edge"]);
+        let old = sent.too_old_outcomes(now);
+        let said: Vec<(&str, &str)> = old.iter().map(|o| (o.id.as_str(), o.outcome)).collect();
+        assert_eq!(said, [("old", "too_old")]);
     }
 
     #[test]

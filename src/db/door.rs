@@ -98,6 +98,9 @@ pub async fn tickets_named(
 
 /// An admission that does not stand: another device admitted the ticket
 /// earlier, or the ticket is void (refunded while the device was offline).
+/// A device's second admission of a ticket it admitted itself is not one:
+/// that is a scan whose online answer was lost, judged again on the device
+/// (which keeps every admission it makes and turns a copy away).
 #[derive(Debug, Serialize)]
 pub struct Conflict {
     pub ticket_id: String,
@@ -134,8 +137,7 @@ pub async fn conflicts(db: &D1Database, showing_id: &str) -> Result<Vec<Conflict
              t.checked_in_by AS admitted_by, t.checked_in_at_ms AS admitted_at_ms \
              FROM door_scans s JOIN tickets t ON t.id = s.ticket_id \
              WHERE s.showing_id = ?1 AND s.device_result = 'admitted' \
-             AND (t.status <> 'valid' OR t.checked_in_by IS NOT s.device \
-             OR t.checked_in_at_ms IS NOT s.scanned_at_ms) \
+             AND (t.status <> 'valid' OR t.checked_in_by IS NOT s.device) \
              ORDER BY s.scanned_at_ms LIMIT {MAX_CONFLICTS}"
         ))
         .bind(&[showing_id.into()])?

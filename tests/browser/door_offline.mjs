@@ -9,9 +9,11 @@
 //    each marked offline;
 //    reloaded with no network it opens from its service worker and still
 //    knows what it admitted, also when the ticket's number is typed
-//    (SHORT_CODE); back online it sends its scans (a page reloaded offline
-//    may be told it is online all along, and gets no "online" event: it
-//    tries the Worker again every few seconds while it cannot reach it).
+//    (SHORT_CODE); back online while the Worker refuses its scans, it
+//    says so and turns away a copy of the ticket it let in, then sends
+//    them once they are taken (a page reloaded offline may be told it is
+//    online all along, and gets no "online" event: it tries the Worker
+//    again every few seconds while it cannot reach it or is refused).
 // 2. Two devices offline both admit the same ticket, the later one comes
 //    back first: once both are back, the earlier admission stands and the
 //    other is listed as a conflict on the door page and in admin.
@@ -77,8 +79,20 @@ try {
   await scan(page, process.env.SHORT_CODE.toLowerCase(), 'Already scanned here at');
   await page.getByText(/7 scans waiting to be sent/).waitFor();
 
-  // Back online: the queue is sent.
+  // Back online while the Worker refuses the scans waiting (a stand-in
+  // answer): the door says so, and a copy of the ticket this device let in
+  // offline is turned away here, not admitted again by the Worker, which
+  // has not heard of the first admission.
+  const refused = { error: 'invalid_scans', detail: 'refused for this test' };
+  await page.route('**/api/door/sync', (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify(refused) }));
   await first.context.setOffline(false);
+  await page.getByText(/^Online · 7 scans waiting to be sent · the server refused them: refused for this test/).waitFor();
+  await scan(page, process.env.TICKET_CODE, 'Already scanned here at');
+  await page.getByText(/8 scans waiting to be sent/).waitFor();
+  // The result shown is this scan's (the one before said the same).
+  assert.match(await page.locator('#result').textContent(), /^Already scanned here at/);
+  // Taken again, they are sent within seconds, without a scan or a reload.
+  await page.unroute('**/api/door/sync');
   await page.getByText(/^Online · no scans waiting/).waitFor();
 
   // 2. Two devices admit one ticket while offline; the later comes back first.

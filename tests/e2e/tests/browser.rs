@@ -212,6 +212,7 @@ async fn the_door_page_scans_offline_and_its_scans_sync_where_the_first_admissio
             "void",
             "wrong_showing",
             "already_scanned",
+            "already_scanned",
             "already_scanned"
         ],
         "each offline scan once, as the device answered it"

@@ -363,7 +363,10 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
 /// later scan first: the earliest admission stands and the other is listed
 /// as a duplicate with its device and time. A batch sent again records
 /// nothing twice. A ticket refunded while a device was offline, and an
-/// online admission later than an offline one, are caught and listed.
+/// online admission later than an offline one, are caught and listed. A
+/// device's own second admission (its online answer lost) is not listed,
+/// and a scan dated over 48 hours back is answered alone, unrecorded,
+/// without the rest of its batch refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn offline_scans_sync_once_each_and_the_earliest_admission_stands() {
     let stack = Stack::start();
@@ -374,6 +377,7 @@ async fn offline_scans_sync_once_each_and_the_earliest_admission_stands() {
     let a3_paid = buy(&api, &sid, "A3").await;
     let a3 = code_of(&a3_paid);
     let a4 = code_of(&buy(&api, &sid, "A4").await);
+    let a5 = code_of(&buy(&api, &sid, "A5").await);
     api.set_door_pin(&sid, "4321").await;
     api.refund_until_void(&stack, a3_paid.body["order_id"].as_str().unwrap())
         .await;
@@ -442,8 +446,31 @@ async fn offline_scans_sync_once_each_and_the_earliest_admission_stands() {
     assert_eq!(outcomes(&third), pairs(&[("c-1", "admitted")]));
     assert_eq!(
         (third.body["admitted"].as_u64(), third.body["sold"].as_u64()),
-        (Some(3), Some(3))
+        (Some(3), Some(4))
     );
+
+    // Door 1 admits A5 online, loses the answer and admits it again
+    // offline; in the same batch, a scan from a clock two days behind.
+    let a5_online = scan(&api, ("x-door-pin", "4321"), &a5, &sid).await;
+    assert_eq!(a5_online.body["result"], "admitted");
+    let later = e2e::now_ms() + 1_000;
+    let door_1 = json!([
+        {"id": "e-1", "code": a5, "at_ms": later, "result": "admitted"},
+        {"id": "e-2", "code": a2, "at_ms": t0 - 49 * 3_600_000, "result": "admitted"},
+    ]);
+    let fourth = sync(&api, &sid, "door-1", door_1).await;
+    assert_eq!(
+        outcomes(&fourth),
+        pairs(&[("e-1", "duplicate"), ("e-2", "too_old")])
+    );
+    let e2_rows = stack.d1_query(&format!(
+        "SELECT scan_id FROM door_scans WHERE showing_id = '{sid}' AND scan_id = 'e-2'"
+    ));
+    assert!(e2_rows.is_empty(), "a scan too old is not recorded");
+    let a2_row = stack.d1_query(&format!(
+        "SELECT checked_in_by FROM tickets WHERE showing_id = '{sid}' AND seat = 'A2'"
+    ));
+    assert_eq!(a2_row, [json!({"checked_in_by": "door-a"})]);
 
     // The conflicts, for the door and for staff: B's admission of A1,
     // B's of the refunded A3, and the online admission of A4.
@@ -467,6 +494,11 @@ async fn offline_scans_sync_once_each_and_the_earliest_admission_stands() {
     .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
     .collect();
     assert_eq!(listed(&third.body), expected);
+    assert_eq!(
+        listed(&fourth.body),
+        expected,
+        "door 1's own second admission is no conflict"
+    );
     let a1_conflict = &third.body["conflicts"][0];
     assert_eq!(
         (
