@@ -88,8 +88,9 @@ fn qr_svg(code: &str) -> Result<String, ApiError> {
 /// `GET /tickets/{ticket_id}/qr.svg?key=…`: the QR code alone.
 pub async fn qr(req: Request, ctx: RouteContext<()>) -> Handled {
     let shown = shown(&req, &ctx).await?;
-    // A refunded ticket has no code to scan: its pages say VOID instead.
-    if shown.ticket.status == "void" {
+    // Only a paid ticket has a code to scan: a refunded one's pages say
+    // VOID instead, and one whose payment is being confirmed says so.
+    if shown.ticket.status != "valid" {
         return Err(ApiError::not_found("ticket"));
     }
     let resp = Response::ok(qr_svg(&shown.code)?)?;
@@ -108,14 +109,16 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
     } = shown(&req, &ctx).await?;
     let escape = |text: &str| html_escape::encode_text(text).to_string();
     let attr = |text: &str| html_escape::encode_double_quoted_attribute(text).to_string();
-    let void = ticket.status == "void";
-    let qr = match void {
-        true => "<p class=\"void-mark\">VOID</p>".to_string(),
-        false => format!(
+    let qr = match ticket.status.as_str() {
+        "void" => "<p class=\"void-mark\">VOID</p>".to_string(),
+        "valid" => format!(
             "<figure role=\"img\" aria-label=\"QR code of the ticket for seat {}\">{}</figure>",
             attr(&ticket.seat),
             qr_svg(&code)?
         ),
+        // Its code comes once the payment is confirmed (moments, as a rule).
+        _ => "<p>The QR code appears here once the payment is confirmed: reload this page in a minute.</p>"
+            .to_string(),
     };
     // The number door staff type when the QR code will not scan.
     let short = ticket_code::short_code(&ticket.id).unwrap_or_else(|| ticket.id.clone());

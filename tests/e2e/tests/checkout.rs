@@ -255,7 +255,21 @@ async fn a_dropped_capture_answer_is_recovered_to_paid() {
     assert_eq!(pending.status, 202, "{:?}", pending.body);
     assert_eq!(pending.body["status"], "pending");
     let link = pending.body["order_url"].as_str().unwrap();
-    assert_eq!(api.get(link).await.body["order"]["status"], "pending");
+    let unconfirmed = api.get(link).await;
+    assert_eq!(unconfirmed.body["order"]["status"], "pending");
+    // Its tickets are written, but none has a code to scan until the
+    // payment is confirmed: neither in the order nor as a QR image.
+    let tickets = unconfirmed.body["tickets"].as_array().unwrap();
+    assert_eq!(tickets.len(), 2, "{tickets:?}");
+    for ticket in tickets {
+        assert_eq!(ticket["status"], "pending", "{ticket}");
+        assert!(ticket.get("code").is_none(), "{ticket}");
+        let qr = ticket["page_url"]
+            .as_str()
+            .unwrap()
+            .replace("?key", "/qr.svg?key");
+        assert_eq!(api.get(&qr).await.status, 404, "{qr}");
+    }
 
     let order = order_until(&api, link, "paid").await;
     assert_eq!(order["order"]["status"], "paid", "{order}");
