@@ -4,7 +4,7 @@
 //! started in a `wrangler dev` of its own beside the product's, so both are
 //! measured on the same machine in the same run with the same load.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::cpu::Server;
 
@@ -28,44 +28,54 @@ pub const WITH_ASSETS: &str = "wrangler.toml";
 pub const BARE: &str = "wrangler-bare.toml";
 
 impl Reference {
-    /// Starts the reference's dev server with `config` (in `bench/reference/`).
+    /// Starts the reference's dev server with `config` (in `bench/reference/`),
+    /// on other ports again when another program took one of its own first.
     pub fn start(config: &str) -> Reference {
-        let root = e2e::repo_root();
+        const ATTEMPTS: usize = 3;
         let state = tempfile::tempdir().expect("a state directory");
-        let port = e2e::free_port();
-        let inspector_port = e2e::free_port();
-        let log = std::fs::File::create(state.path().join("wrangler.log")).expect("log file");
-        let mut cmd = e2e::wrangler(&root);
-        cmd.args(["dev", "--ip", "127.0.0.1", "--port", &port.to_string()])
-            .arg("--config")
-            .arg(root.join("bench/reference").join(config))
-            .args(["--inspector-port", &inspector_port.to_string()])
-            .arg("--persist-to")
-            .arg(state.path().join("state"))
-            .arg("--show-interactive-dev-session=false")
-            .stdout(log.try_clone().expect("log"))
-            .stderr(log);
-        let mut group = e2e::Group::spawn(cmd).expect("start the reference's wrangler dev");
-        let deadline = Instant::now() + READY_TIMEOUT;
-        while !healthy(port) {
-            let log =
-                std::fs::read_to_string(state.path().join("wrangler.log")).unwrap_or_default();
-            assert!(
-                !group.has_exited() && Instant::now() < deadline,
-                "the reference's wrangler dev did not come up:\n{log}"
-            );
-            std::thread::sleep(Duration::from_millis(200));
+        let log_path = state.path().join("wrangler.log");
+        for attempt in 1..=ATTEMPTS {
+            let written = std::fs::metadata(&log_path).map_or(0, |meta| meta.len() as usize);
+            let port = e2e::free_port();
+            let inspector_port = e2e::free_port();
+            let root = e2e::repo_root();
+            let log = std::fs::File::options()
+                .create(true)
+                .append(true)
+                .open(&log_path)
+                .expect("log file");
+            let mut cmd = e2e::wrangler(&root);
+            cmd.args(["dev", "--ip", "127.0.0.1", "--port", &port.to_string()])
+                .arg("--config")
+                .arg(root.join("bench/reference").join(config))
+                .args(["--inspector-port", &inspector_port.to_string()])
+                .arg("--persist-to")
+                .arg(state.path().join("state"))
+                .arg("--show-interactive-dev-session=false")
+                .stdout(log.try_clone().expect("log"))
+                .stderr(log);
+            let group = e2e::Group::spawn(cmd).expect("start the reference's wrangler dev");
+            match e2e::await_ready(group, &log_path, written, READY_TIMEOUT, || healthy(port)) {
+                Ok(group) => {
+                    return Reference {
+                        base_url: format!("http://127.0.0.1:{port}"),
+                        inspector_port,
+                        server: Server {
+                            pgid: group.id(),
+                            port,
+                        },
+                        group,
+                        state,
+                    }
+                }
+                Err(e2e::Unready::PortTaken) if attempt < ATTEMPTS => {
+                    eprintln!("the reference's wrangler dev: a port was taken; starting it again");
+                }
+                Err(_) => break,
+            }
         }
-        Reference {
-            base_url: format!("http://127.0.0.1:{port}"),
-            inspector_port,
-            server: Server {
-                pgid: group.id(),
-                port,
-            },
-            group,
-            state,
-        }
+        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+        panic!("the reference's wrangler dev did not come up:\n{log}");
     }
 
     /// The end of the reference server's log, for a failed phase.

@@ -16,7 +16,9 @@ mod stack;
 pub use api::{family_showing, sixteen_seat_room, Api, Reply};
 pub use process::Group;
 pub use reqwest::Method;
-pub use stack::{free_port, plain_get, repo_root, wrangler, Stack, StackOptions};
+pub use stack::{
+    await_ready, free_port, plain_get, repo_root, wrangler, Stack, StackOptions, Unready,
+};
 
 /// The wall clock in epoch milliseconds.
 pub fn now_ms() -> i64 {

@@ -382,21 +382,14 @@ impl Stack {
             cmd.args(["--var", &format!("{name}:{value}")]);
         }
         cmd.stdout(log.try_clone().expect("log")).stderr(log);
-        let mut server = Group::spawn(cmd).expect("start wrangler dev");
-        let deadline = Instant::now() + READY_TIMEOUT;
-        while !health_ok(self.port) {
-            let log = self.log();
-            if log[log.floor_char_boundary(written)..].contains("Address already in use") {
-                server.stop();
-                return Err(Unready::PortTaken);
-            }
-            if server.has_exited() || Instant::now() > deadline {
-                server.stop();
-                return Err(Unready::Failed);
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        self.server = Some(server);
+        let server = Group::spawn(cmd).expect("start wrangler dev");
+        self.server = Some(await_ready(
+            server,
+            &self.log_path(),
+            written,
+            READY_TIMEOUT,
+            || health_ok(self.port),
+        )?);
         Ok(())
     }
 
@@ -435,11 +428,39 @@ impl Stack {
 }
 
 /// Why a start of wrangler dev did not come up.
-enum Unready {
+#[derive(Debug)]
+pub enum Unready {
     /// One of the ports it was given was taken before it bound it.
     PortTaken,
     /// It exited or did not answer in time, for any other reason.
     Failed,
+}
+
+/// Waits until a just-started `wrangler dev` is `ready`, watching its log
+/// (from byte `written` on, this start's part) for a port taken by another
+/// program between its choice and wrangler's bind. A server that is not
+/// ready is stopped.
+pub fn await_ready(
+    mut server: Group,
+    log: &Path,
+    written: usize,
+    timeout: Duration,
+    ready: impl Fn() -> bool,
+) -> Result<Group, Unready> {
+    let deadline = Instant::now() + timeout;
+    while !ready() {
+        let log = std::fs::read_to_string(log).unwrap_or_default();
+        if log[log.floor_char_boundary(written)..].contains("Address already in use") {
+            server.stop();
+            return Err(Unready::PortTaken);
+        }
+        if server.has_exited() || Instant::now() > deadline {
+            server.stop();
+            return Err(Unready::Failed);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    Ok(server)
 }
 
 impl Drop for Stack {
