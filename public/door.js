@@ -328,6 +328,11 @@ async function checkNow(code) {
     if (reply.body.result === 'admitted') {
       await store.put('admitted', { ticket_id: reply.body.ticket_id, showing_id: showingId, at_ms: reply.body.checked_in_at_ms });
     }
+    // What the Worker just said of a listed ticket holds should the
+    // network go before the next list comes.
+    const listed = ticketsById.get(reply.body.ticket_id);
+    if (listed && reply.body.result === 'void') listed.status = 'void';
+    if (listed && reply.body.result === 'already_checked_in') listed.checked_in_at_ms = reply.body.checked_in_at_ms;
     show(reply.body, false);
     showCount(reply.body);
     return;
@@ -374,6 +379,23 @@ async function findTickets(text) {
       } }),
     ]);
   }));
+}
+
+// A day after a showing's door closed, the device forgets its ticket list
+// (buyers' names and e-mails) and its admissions, unless scans of it still
+// wait to be sent.
+const KEEP_AFTER_CLOSE_MS = 24 * 3600 * 1000;
+async function forgetPast() {
+  const waiting = new Set((await store.all('queue')).map((q) => q.showing_id));
+  const past = (await store.all('manifests')).map((m) => m.showing)
+    .filter((s) => s.door_close_at_ms + KEEP_AFTER_CLOSE_MS < Date.now() && !waiting.has(s.id));
+  if (!past.length) return;
+  const gone = new Set(past.map((s) => s.id));
+  const admitted = (await store.all('admitted')).filter((a) => gone.has(a.showing_id));
+  await store.run(['manifests', 'admitted'], 'readwrite', (tx) => {
+    for (const s of past) tx.objectStore('manifests').delete(s.id);
+    for (const a of admitted) tx.objectStore('admitted').delete(a.ticket_id);
+  });
 }
 
 // Sends the scans made offline, a batch at a time; each is removed once
@@ -519,6 +541,8 @@ async function scanWithCamera() {
   if (!listed) {
     offlineSince = Date.now();
     listed = (await store.all('manifests')).map((m) => m.showing);
+  } else {
+    await forgetPast();
   }
   for (const s of listed) {
     const closes = `door closes ${clockTime(s.door_close_at_ms)}`;

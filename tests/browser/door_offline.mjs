@@ -14,9 +14,11 @@
 //    them once they are taken (a page reloaded offline may be told it is
 //    online all along, and gets no "online" event: it tries the Worker
 //    again every few seconds while it cannot reach it or is refused).
-// 2. Two devices offline both admit the same ticket, the later one comes
-//    back first: once both are back, the earlier admission stands and the
-//    other is listed as a conflict on the door page and in admin.
+// 2. A device forgets a showing's ticket list a day after its door
+//    closed. Two devices offline both admit the same ticket, the later
+//    one comes back first: once both are back, the earlier admission
+//    stands and the other is listed as a conflict on the door page and in
+//    admin.
 // It prints the device names for the Rust side to check D1.
 import assert from 'node:assert/strict';
 import { checkAccessibility, launch, newPage, staffPage } from './lib.mjs';
@@ -98,6 +100,38 @@ try {
   // 2. Two devices admit one ticket while offline; the later comes back first.
   const early = await signedIn(browser, { width: 1280, height: 900 });
   const late = await signedIn(browser, { width: 390, height: 844 });
+
+  // A day after a showing's door closed, a device opened online forgets
+  // its ticket list (buyers' names) and admissions; today's it keeps.
+  const kept = () => early.page.evaluate(async (today) => {
+    const db = await new Promise((resolve, reject) => {
+      const req = indexedDB.open('door', 1);
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+    const all = (name) => new Promise((resolve) => {
+      const req = db.transaction(name).objectStore(name).getAll();
+      req.onsuccess = () => resolve(req.result);
+    });
+    const manifests = (await all('manifests')).map((m) => m.showing.id).sort();
+    const admitted = (await all('admitted')).map((a) => a.ticket_id).sort();
+    db.close();
+    return { manifests, admitted, today };
+  }, sid);
+  await early.page.evaluate(async () => {
+    const db = await new Promise((resolve) => { const req = indexedDB.open('door', 1); req.onsuccess = () => resolve(req.result); });
+    const tx = db.transaction(['manifests', 'admitted'], 'readwrite');
+    const closed = Date.now() - 2 * 24 * 3600 * 1000;
+    tx.objectStore('manifests').put({ showing: { id: 'past-showing', title: 'Past', starts_at_ms: closed, door_close_at_ms: closed }, tickets: [{ id: 'past-1', seat: 'A1', name: 'Ada', email: 'ada@example.com', status: 'valid' }], keys: [], generated_at_ms: closed });
+    tx.objectStore('admitted').put({ ticket_id: 'past-1', showing_id: 'past-showing', at_ms: closed });
+    await new Promise((resolve) => { tx.oncomplete = resolve; });
+    db.close();
+  });
+  assert.deepEqual(await kept(), { manifests: ['past-showing', sid].sort(), admitted: ['past-1'], today: sid });
+  await early.page.reload();
+  await early.page.getByText(/^Online · no scans waiting/).waitFor();
+  assert.deepEqual(await kept(), { manifests: [sid], admitted: [], today: sid });
+
   await early.context.setOffline(true);
   await late.context.setOffline(true);
   await scan(early.page, process.env.TWICE_CODE, 'Admitted');
