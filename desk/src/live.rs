@@ -10,7 +10,7 @@
 //! with the number of people looking at it.
 //!
 //! Everything here is memory only: after a restart the first push is the
-//! whole map.
+//! whole map, made at once when anyone watches.
 
 use serde::Serialize;
 
@@ -122,6 +122,13 @@ pub(crate) struct Live {
 impl Live {
     pub(crate) fn set_watchers(&mut self, watchers: usize) {
         self.watchers = watchers;
+        // Watched, with no record of what was sent (the object restarted,
+        // and a push it held back may be lost with its memory): the whole
+        // map is pushed at the next decision, and an alarm at once makes
+        // one.
+        if watchers > 0 && self.pushed.is_none() && self.due_ms.is_none() {
+            self.due_ms = Some(0);
+        }
     }
 
     /// Answers how many are left.

@@ -20,6 +20,7 @@ fn changes_within_a_second_go_together_when_the_alarm_fires() {
         @1000 next                    => Some(300100)
         @5000 hold cy h3 A3           => 201 held A3 until 305000; push 4
         @5000 restart                 => restarted
+        @5000 next                    => Some(0)
         @5100 hold dee h4 A4          => 201 held A4 until 305100; push 5
         @5100 pushed                  => {"version":5,"codes":"ahhhaaaa"}
         @5200 release dee h4          => 204

@@ -13,6 +13,7 @@ pub fn after_step(world: &World) -> Result<(), String> {
         .ledger()
         .check_invariants()
         .map_err(|e| format!("ledger: {e:?}"))?;
+    pages_consistent(world)?;
     for seat in &SEATS[..world.ledger().unit_count()] {
         let live: Vec<&str> = world
             .store
@@ -33,10 +34,37 @@ pub fn after_step(world: &World) -> Result<(), String> {
     Ok(())
 }
 
+/// A watching page never shows a map the showing never had.
+fn pages_consistent(world: &World) -> Result<(), String> {
+    let now = world.ledger().version();
+    for page in &world.pages {
+        if page.version > now {
+            return Err(format!("a page shows version {} of {now}", page.version));
+        }
+        let had = world.maps.iter().find(|(v, _)| *v == page.version);
+        if had.is_some_and(|(_, codes)| *codes != page.codes) {
+            return Err(format!(
+                "a page shows {} as version {}, which was {:?}",
+                page.codes, page.version, had
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// At quiescence: every checkout finished, and money, seats and tickets
-/// agree with each outcome.
+/// agree with each outcome; every watching page shows the map as it is.
 pub fn at_rest(world: &World) -> Result<(), String> {
     after_step(world)?;
+    let now = world.map_now();
+    for page in &world.pages {
+        if (page.version, &page.codes) != (now.0, &now.1) {
+            return Err(format!(
+                "a watching page shows version {} {} at rest, the map is {now:?}",
+                page.version, page.codes
+            ));
+        }
+    }
     for run in &world.runs {
         let id = &run.order_id;
         let checkout = world

@@ -7,14 +7,16 @@
 //! simulated Square that speaks Square's HTTP answers (payments by
 //! idempotency key, capture and void only from APPROVED, void by key,
 //! refunds, lapsing authorizations, captures by hand) and a simulated D1
-//! (one live ticket per seat, tickets written by other means). A random
+//! (one live ticket per seat, tickets written by other means), and
+//! browsers that come and go watching the seat map (`pages.rs`). A random
 //! phase interleaves the buyers with faults: answers dropped after the work
 //! was done, failures before it, answers delayed and reordered across
 //! orders, webhooks repeated, reordered or held back, time jumping past
 //! holds, and crashes, after which the desk is loaded from its rows and
 //! must equal the one that died. A quiet phase without faults then runs
 //! every deadline until nothing is left to do. Safety is checked after
-//! every step, the outcome of every order at the end (see `checks.rs`).
+//! every step, the outcome of every order and every watching page's map
+//! at the end (see `checks.rs`).
 //!
 //! `DESK_SIM_CASES` sets the number of cases (10,000 by default; the
 //! release run is `DESK_SIM_CASES=1000000 cargo test --release -p desk
@@ -26,6 +28,7 @@ mod support;
 
 mod buyers;
 mod checks;
+mod pages;
 mod rng;
 mod shell;
 mod square;
@@ -125,6 +128,7 @@ fn concurrent_checkouts_never_sell_a_seat_twice_and_never_keep_money_for_nothing
             );
         }
         assert!(total.crashes > 0 && total.refunds > 0 && total.lapses > 0);
+        assert!(total.watches > 0 && total.pushes_taken > 0);
     }
 }
 
@@ -141,6 +145,9 @@ fn add(total: &mut Stats, world: &World) {
     total.refunds += stats.refunds;
     total.answers_after_crash += stats.answers_after_crash;
     total.steps += stats.steps;
+    total.watches += stats.watches;
+    total.pushes_taken += stats.pushes_taken;
+    total.refetches += stats.refetches;
     for run in &world.runs {
         let name = match world.desk.checkout(&run.order_id).and_then(|c| c.outcome()) {
             Some(checkout::Outcome::Paid) => "paid".to_owned(),

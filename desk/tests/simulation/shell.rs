@@ -143,6 +143,8 @@ impl World {
             }
         }
         self.desk = reloaded;
+        // The watchers' sockets outlive the instance.
+        self.desk.set_watchers(self.pages.len());
         Ok(())
     }
 }

@@ -5,6 +5,7 @@
 //! is left to do.
 
 use crate::buyers::Buyer;
+use crate::pages::{Page, Took};
 use crate::rng::Rng;
 use crate::square::{Square, Webhook};
 use crate::store::Store;
@@ -52,7 +53,14 @@ pub struct Stats {
     pub refunds: u64,
     pub answers_after_crash: u64,
     pub steps: u64,
+    pub watches: u64,
+    pub pushes_taken: u64,
+    pub refetches: u64,
 }
+
+/// How many maps, newest last, a page may have read just before it opened
+/// its socket.
+const MAPS_KEPT: usize = 8;
 
 pub struct World {
     pub rng: Rng,
@@ -75,6 +83,11 @@ pub struct World {
     pub out_of_band_allowed: bool,
     pub trace: Option<Vec<String>>,
     pub stats: Stats,
+    /// Browsers watching the map, their sockets open across crashes as
+    /// hibernated ones are.
+    pub pages: Vec<Page>,
+    /// The map after each of the last decisions, newest last.
+    pub maps: Vec<(u64, String)>,
 }
 
 impl World {
@@ -114,6 +127,8 @@ impl World {
             categories: Vec::new(),
         };
         let (db, desk) = crate::support::showing(settings.clone(), setup);
+        let ledger = desk.ledger().expect("the showing is set up");
+        let first_map = (ledger.version(), ledger.availability().codes());
         World {
             now_ms: 1_000_000,
             desk,
@@ -134,6 +149,8 @@ impl World {
             out_of_band_allowed: rng.chance(15),
             trace: trace.then(Vec::new),
             stats: Stats::default(),
+            pages: Vec::new(),
+            maps: vec![first_map],
             rng,
         }
     }
@@ -148,10 +165,39 @@ impl World {
         self.desk.ledger().expect("the showing is set up")
     }
 
-    /// What the shell does with a decision: write its rows, then queue its
-    /// effects. Audit rows are checked for card tokens on the way.
+    /// The map as the ledger has it now.
+    pub fn map_now(&self) -> (u64, String) {
+        let ledger = self.ledger();
+        (ledger.version(), ledger.availability().codes())
+    }
+
+    /// What the shell does with a decision: write its rows, send its
+    /// pushes to the pages watching (counting them, as the shell counts
+    /// its sockets), then queue its effects. Audit rows are checked for
+    /// card tokens on the way.
     pub fn decided(&mut self, decision: Decision) -> Result<Decision, String> {
         self.db.apply(&decision.writes);
+        let now = self.map_now();
+        if self.maps.last() != Some(&now) {
+            self.maps.push(now.clone());
+            if self.maps.len() > MAPS_KEPT {
+                self.maps.remove(0);
+            }
+        }
+        for effect in &decision.effects {
+            if let Effect::Push { message, .. } = effect {
+                let watching = self.pages.len();
+                self.note(|| format!("push {message} to {watching} pages"));
+                self.desk.set_watchers(watching);
+                for page in &mut self.pages {
+                    match page.take(message, (now.0, &now.1))? {
+                        Took::Refetched => self.stats.refetches += 1,
+                        Took::Applied => self.stats.pushes_taken += 1,
+                        Took::Ignored => {}
+                    }
+                }
+            }
+        }
         for effect in &decision.effects {
             match effect {
                 Effect::Square { .. } | Effect::Store { .. } => self.in_flight.push(InFlight {
@@ -182,7 +228,9 @@ impl World {
     pub fn random_step(&mut self) -> Result<(), String> {
         self.stats.steps += 1;
         match self.rng.below(100) {
-            0..=34 => self.perform_some(),
+            0..=32 => self.perform_some(),
+            33 => self.watch(),
+            34 => self.stop_watching(),
             35..=44 => self.deliver_some_answer(),
             45..=54 => self.deliver_some_webhook(),
             55..=69 => self.advance_time(),
@@ -322,6 +370,37 @@ impl World {
             let decision = self.desk.handle_timeout(self.now_ms);
             self.decided(decision)?;
         }
+        Ok(())
+    }
+
+    /// A browser opens the map: it read the map a moment ago (one of the
+    /// last few), then its socket's first message brings it up to date.
+    fn watch(&mut self) -> Result<(), String> {
+        let (version, codes) = self.maps[self.rng.index(self.maps.len())].clone();
+        let watchers = self.pages.len();
+        let decision = self.request(Request::Watch { watchers })?;
+        self.stats.watches += 1;
+        let Some(Ok(desk::Reply::Watch { map })) = decision.reply else {
+            return Ok(());
+        };
+        let mut page = Page { version, codes };
+        let now = self.map_now();
+        page.take(&map, (now.0, &now.1))?;
+        self.note(|| format!("a page watches from {version}, sent {map}"));
+        self.pages.push(page);
+        Ok(())
+    }
+
+    /// A browser closes the map; its socket's close reaches the object.
+    fn stop_watching(&mut self) -> Result<(), String> {
+        if self.pages.is_empty() {
+            return Ok(());
+        }
+        self.pages.swap_remove(self.rng.index(self.pages.len()));
+        if self.desk.watcher_left() == 0 {
+            self.desk.set_watchers(self.pages.len());
+        }
+        self.note(|| "a page stops watching".to_owned());
         Ok(())
     }
 
