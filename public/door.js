@@ -41,6 +41,21 @@ const MAX_CODE = 512;
 // Why the Worker last refused the scans waiting, shown until one is taken.
 let syncRefused = null;
 
+// The Worker's clock less this device's, measured with each ticket list
+// and kept across reloads. Scans are dated, and the door's close judged,
+// by the Worker's time: a device whose clock runs behind would otherwise
+// win a "first admission" it did not make, or admit after the door closed.
+// Within a second it is taken as right (the measure is no finer).
+let clockOffset = Number(localStorage.getItem('door-clock-offset')) || 0;
+function workerNow() {
+  return Date.now() + clockOffset;
+}
+function measureClock(sentAt, generatedAt) {
+  const offset = Math.round(generatedAt - (sentAt + Date.now()) / 2);
+  clockOffset = Math.abs(offset) > 1000 ? offset : 0;
+  localStorage.setItem('door-clock-offset', String(clockOffset));
+}
+
 // This device's name in check-ins and conflicts, kept across visits.
 const device = (() => {
   let id = localStorage.getItem('door-device');
@@ -158,8 +173,10 @@ function useManifest(body) {
 }
 
 async function refreshManifest() {
+  const sentAt = Date.now();
   const reply = await reach(`/api/door/showings/${showingId}/manifest`, { method: 'GET' });
   if (!reply) { goneOffline(); return null; }
+  if (reply.status === 200) measureClock(sentAt, reply.body.generated_at_ms);
   // Lists can arrive out of order (a slow one overtaken): the newest stays.
   const older = manifest && manifest.showing.id === showingId
     && reply.status === 200 && reply.body.generated_at_ms < manifest.generated_at_ms;
@@ -338,7 +355,7 @@ async function checkNow(code) {
     return;
   }
   if (asked) goneOffline();
-  const now = Date.now();
+  const now = workerNow();
   const answer = await checkHere(code, ticket, now);
   const id = `${device}-${now}-${Math.random().toString(36).slice(2, 8)}`;
   const scan = { id, showing_id: showingId, code: (answer.queued || code).slice(0, MAX_CODE), at_ms: now, result: answer.result === 'ambiguous' ? 'invalid' : answer.result };

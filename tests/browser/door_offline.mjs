@@ -16,9 +16,9 @@
 //    again every few seconds while it cannot reach it or is refused).
 // 2. A device forgets a showing's ticket list a day after its door
 //    closed. Two devices offline both admit the same ticket, the later
-//    one comes back first: once both are back, the earlier admission
-//    stands and the other is listed as a conflict on the door page and in
-//    admin.
+//    one (its clock ten minutes behind) comes back first: once both are
+//    back, the earlier admission stands and the other is listed as a
+//    conflict on the door page and in admin.
 // It prints the device names for the Rust side to check D1.
 import assert from 'node:assert/strict';
 import { checkAccessibility, launch, newPage, staffPage } from './lib.mjs';
@@ -27,8 +27,11 @@ const base = process.env.BASE_URL;
 const sid = process.env.SHOWING_ID;
 const shots = process.env.SCREENSHOT_DIR;
 
-async function signedIn(browser, viewport) {
+// `behindMs`: the device's clock runs that far behind (Playwright's clock,
+// which flows as time does from where it is set).
+async function signedIn(browser, viewport, behindMs = 0) {
   const { context, page } = await newPage(browser, viewport);
+  if (behindMs) await context.clock.install({ time: Date.now() - behindMs });
   await page.goto(`${base}/door`);
   await page.getByLabel('Showing').selectOption(sid);
   await page.getByLabel('Door PIN (or staff door token)').fill(process.env.DOOR_PIN);
@@ -99,7 +102,9 @@ try {
 
   // 2. Two devices admit one ticket while offline; the later comes back first.
   const early = await signedIn(browser, { width: 1280, height: 900 });
-  const late = await signedIn(browser, { width: 390, height: 844 });
+  // The later device's clock runs ten minutes behind: its admission is
+  // dated by the Worker's clock, so it still does not come first.
+  const late = await signedIn(browser, { width: 390, height: 844 }, 10 * 60 * 1000);
 
   // A day after a showing's door closed, a device opened online forgets
   // its ticket list (buyers' names) and admissions; today's it keeps.
@@ -135,7 +140,9 @@ try {
   await early.context.setOffline(true);
   await late.context.setOffline(true);
   await scan(early.page, process.env.TWICE_CODE, 'Admitted');
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // More than the clock's measure can be off by (half a ticket list's
+  // round trip).
+  await new Promise((resolve) => setTimeout(resolve, 1000));
   await scan(late.page, process.env.TWICE_CODE, 'Admitted');
   await late.context.setOffline(false);
   await late.page.getByText(/^Online · no scans waiting/).waitFor();
