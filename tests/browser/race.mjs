@@ -47,7 +47,11 @@ try {
   }));
   assert.equal(pong, 'pong');
   for (const page of [first, second]) await page.getByRole('button', { name: 'Seat A1, available' }).click();
-  await Promise.all([first, second].map((page) => page.getByRole('button', { name: 'Hold these seats' }).click()));
+  for (const page of [first, second]) await page.getByRole('button', { name: 'Hold these seats' }).waitFor();
+  // Both press "Hold" within the same instant: a click with Playwright's
+  // checks can come after the first hold's push has already told the
+  // second page that A1 is taken (and it then has nothing to hold).
+  await Promise.all([first, second].map((page) => page.evaluate(() => document.getElementById('hold').click())));
 
   const held = async (page) => (await page.getByRole('timer').count()) > 0 && page.getByRole('timer').isVisible();
   await first.waitForTimeout(1500);
