@@ -321,6 +321,10 @@ async function checkNow(code) {
   // again). Online, the Worker judges it, once it has this device's
   // offline scans: while any wait, a ticket this device admitted is turned
   // away here, since the Worker may not know it was.
+  // The scan's id goes with the check-in, and the scan is queued under it
+  // if the answer does not come: an admission whose answer was lost is
+  // then recorded once, at the time the Worker made it.
+  const id = `${device}-${workerNow()}-${Math.random().toString(36).slice(2, 8)}`;
   let reply = null;
   let asked = false;
   if (offlineSince === null) {
@@ -329,7 +333,7 @@ async function checkNow(code) {
     const mine = unsent && ticket && await store.get('admitted', ticket.ticket_id);
     if (!mine) {
       asked = true;
-      reply = await reach('/api/door/checkin', { json: { code, showing_id: showingId, device } }, CHECK_TIMEOUT_MS);
+      reply = await reach('/api/door/checkin', { json: { code, showing_id: showingId, device, scan_id: id } }, CHECK_TIMEOUT_MS);
     }
   }
   if (reply && reply.status === 401) {
@@ -357,7 +361,6 @@ async function checkNow(code) {
   if (asked) goneOffline();
   const now = workerNow();
   const answer = await checkHere(code, ticket, now);
-  const id = `${device}-${now}-${Math.random().toString(36).slice(2, 8)}`;
   const scan = { id, showing_id: showingId, code: (answer.queued || code).slice(0, MAX_CODE), at_ms: now, result: answer.result === 'ambiguous' ? 'invalid' : answer.result };
   // The admission and its scan together: a crash between them would leave
   // a ticket turned away here that the Worker never hears was admitted.

@@ -49,11 +49,16 @@ pub struct SyncRequest {
     pub scans: Vec<QueuedScan>,
 }
 
-fn id_ok(id: &str) -> bool {
-    (1..=MAX_ID_BYTES).contains(&id.len())
+/// Why `id` (a device name or a scan id, called `what`) is refused, if it
+/// is: 1 to [`MAX_ID_BYTES`] letters, digits, '-', '_' or '.'.
+pub fn id_problem(what: &str, id: &str) -> Option<String> {
+    let ok = (1..=MAX_ID_BYTES).contains(&id.len())
         && id
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.');
+    (!ok).then(|| {
+        format!("{what} {id:?} is not 1 to {MAX_ID_BYTES} letters, digits, '-', '_' or '.'")
+    })
 }
 
 impl SyncRequest {
@@ -64,16 +69,12 @@ impl SyncRequest {
         if self.scans.is_empty() || self.scans.len() > MAX_SCANS {
             return Some(format!("a sync sends 1 to {MAX_SCANS} scans"));
         }
-        if !id_ok(&self.device) {
-            return Some(format!(
-                "a device is 1 to {MAX_ID_BYTES} letters, digits, '-', '_' or '.'"
-            ));
+        if let Some(problem) = id_problem("device", &self.device) {
+            return Some(problem);
         }
         let mut ids: Vec<&str> = self.scans.iter().map(|s| s.id.as_str()).collect();
-        if let Some(bad) = ids.iter().find(|id| !id_ok(id)) {
-            return Some(format!(
-                "scan id {bad:?} is not 1 to {MAX_ID_BYTES} letters, digits, '-', '_' or '.'"
-            ));
+        if let Some(problem) = ids.iter().find_map(|id| id_problem("scan id", id)) {
+            return Some(problem);
         }
         ids.sort_unstable();
         if ids.windows(2).any(|w| w[0] == w[1]) {
@@ -135,6 +136,18 @@ pub struct ScanRow {
     pub ticket_id: Option<String>,
     pub at_ms: u64,
     pub result: DeviceResult,
+}
+
+/// The batch's rows in its order, each as D1 recorded it (`recorded`): a
+/// scan recorded before, online or in an earlier batch, is what it was
+/// then.
+pub fn as_recorded(rows: Vec<ScanRow>, mut recorded: Vec<ScanRow>) -> Vec<ScanRow> {
+    rows.into_iter()
+        .map(|row| match recorded.iter().position(|r| r.id == row.id) {
+            Some(at) => recorded.swap_remove(at),
+            None => row,
+        })
+        .collect()
 }
 
 /// A ticket as it stands after the batch was written.
@@ -365,5 +378,36 @@ mod tests {
             (dup.admitted_by.as_deref(), dup.admitted_at_ms),
             (Some("door-1"), Some(3_900))
         );
+    }
+
+    /// A scan first recorded online (its answer lost, the scan then queued
+    /// under the same id) is judged as recorded: it is the ticket's
+    /// admission, not a second one.
+    #[test]
+    fn a_scan_recorded_before_is_judged_as_it_was_recorded() {
+        let rows = batch(vec![
+            scan("lost", &format!("{SID}/t1"), 9_000, DeviceResult::Admitted),
+            scan("new", &format!("{SID}/t2"), 9_100, DeviceResult::Admitted),
+        ])
+        .rows(verify, 10_000);
+        let online = ScanRow {
+            id: "lost".into(),
+            ticket_id: Some("t1".into()),
+            at_ms: 5_000,
+            result: DeviceResult::Admitted,
+        };
+        let recorded = vec![rows[1].clone(), online.clone()];
+        let rows = as_recorded(rows, recorded);
+        assert_eq!(rows[0], online);
+        assert_eq!(rows[1].id, "new");
+        let tickets = [
+            ticket("t1", "valid", Some(("door-2", 5_000))),
+            ticket("t2", "valid", Some(("door-2", 9_100))),
+        ];
+        let said: Vec<&str> = outcomes("door-2", &rows, &tickets)
+            .iter()
+            .map(|o| o.outcome)
+            .collect();
+        assert_eq!(said, ["admitted", "admitted"]);
     }
 }

@@ -9,21 +9,23 @@ use wasm_bindgen::JsValue;
 use worker::{D1Database, Result};
 
 use super::num;
-use crate::door_sync::{ScanRow, TicketState};
+use crate::door_sync::{DeviceResult, ScanRow, TicketState};
 
 /// Most conflicts listed: past this the list says it is cut.
 pub const MAX_CONFLICTS: u32 = 500;
 
-/// Records a device's synced scans (each once, however often the batch is
-/// sent) and lets its admissions take each ticket's check-in where they
-/// are earlier than the one standing, in one transaction.
+/// Records a device's synced scans (each once, however often it is sent,
+/// online or in a batch) and lets their admissions take each ticket's
+/// check-in where they are earlier than the one standing, in one
+/// transaction. Returns the batch's scans as recorded: a scan whose id was
+/// recorded before keeps what was recorded first.
 pub async fn record_sync(
     db: &D1Database,
     showing_id: &str,
     device: &str,
     rows: &[ScanRow],
     received_ms: u64,
-) -> Result<()> {
+) -> Result<Vec<ScanRow>> {
     let rows = JsValue::from(serde_json::to_string(rows)?);
     // `WHERE true` lets SQLite read `ON CONFLICT` as the upsert clause.
     let record = db
@@ -40,20 +42,47 @@ pub async fn record_sync(
             num(received_ms),
             rows.clone(),
         ])?;
+    // The batch's scans as recorded, so a scan first recorded online (its
+    // answer lost, then queued) admits at its online time, not again.
+    const BATCH: &str = "FROM door_scans WHERE device = ?1 AND showing_id = ?2 \
+        AND scan_id IN (SELECT json_extract(value, '$.id') FROM json_each(?3))";
     let earliest = db
-        .prepare(
+        .prepare(format!(
             "UPDATE tickets SET checked_in_at_ms = w.at_ms, checked_in_by = ?1 \
-             FROM (SELECT json_extract(value, '$.ticket_id') AS ticket_id, \
-             MIN(json_extract(value, '$.at_ms')) AS at_ms FROM json_each(?3) \
-             WHERE json_extract(value, '$.result') = 'admitted' \
-             AND json_extract(value, '$.ticket_id') IS NOT NULL GROUP BY 1) AS w \
+             FROM (SELECT ticket_id, MIN(scanned_at_ms) AS at_ms {BATCH} \
+             AND device_result = 'admitted' AND ticket_id IS NOT NULL GROUP BY 1) AS w \
              WHERE tickets.id = w.ticket_id AND tickets.showing_id = ?2 \
              AND tickets.status = 'valid' \
-             AND (tickets.checked_in_at_ms IS NULL OR tickets.checked_in_at_ms > w.at_ms)",
-        )
+             AND (tickets.checked_in_at_ms IS NULL OR tickets.checked_in_at_ms > w.at_ms)"
+        ))
+        .bind(&[device.into(), showing_id.into(), rows.clone()])?;
+    let recorded = db
+        .prepare(format!(
+            "SELECT scan_id AS id, ticket_id, scanned_at_ms AS at_ms, device_result AS result \
+             {BATCH}"
+        ))
         .bind(&[device.into(), showing_id.into(), rows])?;
-    db.batch(vec![record, earliest]).await?;
-    Ok(())
+    let results = db.batch(vec![record, earliest, recorded]).await?;
+    #[derive(Deserialize)]
+    struct Row {
+        id: String,
+        ticket_id: Option<String>,
+        at_ms: f64,
+        result: DeviceResult,
+    }
+    let recorded: Vec<Row> = match results.get(2) {
+        Some(found) => found.results()?,
+        None => Vec::new(),
+    };
+    Ok(recorded
+        .into_iter()
+        .map(|r| ScanRow {
+            id: r.id,
+            ticket_id: r.ticket_id,
+            at_ms: r.at_ms as u64,
+            result: r.result,
+        })
+        .collect())
 }
 
 /// The tickets the rows name, as they stand.

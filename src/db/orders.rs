@@ -445,12 +445,16 @@ pub enum CheckIn {
 }
 
 /// Admits a ticket once: one conditional write, so two doors scanning the
-/// same ticket at once admit it once.
+/// same ticket at once admit it once. `scan_id` is the device's own id of
+/// the scan: sent again (its answer lost), the scan that admitted the
+/// ticket is answered `Admitted` again, and the same scan queued by the
+/// device and synced later is recorded once.
 pub async fn check_in(
     db: &D1Database,
     ticket_id: &str,
     showing_id: &str,
     device: &str,
+    scan_id: Option<&str>,
     now_ms: u64,
 ) -> Result<CheckIn> {
     let args = [
@@ -458,13 +462,14 @@ pub async fn check_in(
         device.into(),
         ticket_id.into(),
         showing_id.into(),
+        scan_id.map_or(JsValue::NULL, JsValue::from),
     ];
     let admit = db
         .prepare(
             "UPDATE tickets SET checked_in_at_ms = ?1, checked_in_by = ?2 WHERE id = ?3 \
              AND showing_id = ?4 AND status = 'valid' AND checked_in_at_ms IS NULL",
         )
-        .bind(&args)?;
+        .bind(&args[..4])?;
     // The admission is kept among the door's scans too (in the same
     // transaction, and only if it was made), so that should an offline
     // device's earlier admission of the ticket come in later, this one is
@@ -473,9 +478,9 @@ pub async fn check_in(
         .prepare(
             "INSERT INTO door_scans (device, scan_id, showing_id, ticket_id, scanned_at_ms, \
              received_at_ms, device_result, offline) \
-             SELECT ?2, 'online-' || id, ?4, id, ?1, ?1, 'admitted', 0 FROM tickets \
-             WHERE id = ?3 AND showing_id = ?4 AND checked_in_by = ?2 AND checked_in_at_ms = ?1 \
-             ON CONFLICT (device, scan_id) DO NOTHING",
+             SELECT ?2, COALESCE(?5, 'online-' || id), ?4, id, ?1, ?1, 'admitted', 0 \
+             FROM tickets WHERE id = ?3 AND showing_id = ?4 AND checked_in_by = ?2 \
+             AND checked_in_at_ms = ?1 ON CONFLICT (device, scan_id) DO NOTHING",
         )
         .bind(&args)?;
     let results = db.batch(vec![admit, record]).await?;
@@ -491,14 +496,33 @@ pub async fn check_in(
     struct Row {
         status: String,
         checked_in_at_ms: Option<f64>,
+        /// When this very scan admitted the ticket, if it did and its
+        /// admission stands.
+        this_scan_at_ms: Option<f64>,
     }
     let row: Option<Row> = db
-        .prepare("SELECT status, checked_in_at_ms FROM tickets WHERE id = ?1 AND showing_id = ?2")
-        .bind(&[ticket_id.into(), showing_id.into()])?
+        .prepare(
+            "SELECT t.status, t.checked_in_at_ms, \
+             (SELECT s.scanned_at_ms FROM door_scans s WHERE s.device = ?3 AND s.scan_id = ?4 \
+             AND s.ticket_id = t.id AND s.device_result = 'admitted' \
+             AND t.checked_in_by = s.device AND t.checked_in_at_ms = s.scanned_at_ms) \
+             AS this_scan_at_ms \
+             FROM tickets t WHERE t.id = ?1 AND t.showing_id = ?2",
+        )
+        .bind(&[
+            ticket_id.into(),
+            showing_id.into(),
+            device.into(),
+            args[4].clone(),
+        ])?
         .first(None)
         .await?;
     Ok(match row {
         Some(row) if row.status == "void" => CheckIn::Void,
+        Some(Row {
+            this_scan_at_ms: Some(at),
+            ..
+        }) => CheckIn::Admitted { at_ms: at as u64 },
         Some(Row {
             checked_in_at_ms: Some(at),
             ..

@@ -127,11 +127,21 @@ struct Scan {
     code: String,
     showing_id: String,
     device: Option<String>,
+    /// The device's own id of this scan, the one it queues the scan under
+    /// if the answer does not come: the admission is then recorded once.
+    scan_id: Option<String>,
 }
 
 pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let scan: Scan = parse_json(&read_body(&mut req).await?)?;
     require_door(&req, &ctx.env, &scan.showing_id).await?;
+    if let Some(problem) = scan
+        .scan_id
+        .as_deref()
+        .and_then(|id| door_sync::id_problem("scan_id", id))
+    {
+        return Err(ApiError::new(Code::InvalidScans, problem));
+    }
     let device: String = scan
         .device
         .unwrap_or_else(|| "door".into())
@@ -165,8 +175,15 @@ pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
             return answer(&db, &scan.showing_id, merge(base, closed)).await;
         }
     }
-    let found =
-        order_rows::check_in(&db, &ticket.ticket_id, &scan.showing_id, &device, now_ms).await?;
+    let found = order_rows::check_in(
+        &db,
+        &ticket.ticket_id,
+        &scan.showing_id,
+        &device,
+        scan.scan_id.as_deref(),
+        now_ms,
+    )
+    .await?;
     let result = match found {
         CheckIn::Admitted { at_ms } => json!({ "result": "admitted", "checked_in_at_ms": at_ms }),
         CheckIn::AlreadyCheckedIn { at_ms } => {
@@ -277,9 +294,13 @@ pub async fn sync(mut req: Request, ctx: RouteContext<()>) -> Handled {
         now,
     );
     let sid = batch.showing_id.as_str();
-    if !rows.is_empty() {
-        db::door::record_sync(&db, sid, &batch.device, &rows, now).await?;
-    }
+    let rows = match rows.is_empty() {
+        true => rows,
+        false => {
+            let recorded = db::door::record_sync(&db, sid, &batch.device, &rows, now).await?;
+            door_sync::as_recorded(rows, recorded)
+        }
+    };
     let tickets = db::door::tickets_named(&db, sid, &rows).await?;
     let mut scans = door_sync::outcomes(&batch.device, &rows, &tickets);
     scans.extend(batch.too_old_outcomes(now));
