@@ -16,6 +16,14 @@
 
 let showingId = null;
 let credential = null;
+// The door session the Worker gave at sign-in: scans go with it, not with
+// the PIN, so wrong PINs guessed elsewhere (which lock the PIN) do not stop
+// a device already at the door.
+let session = null;
+// Why the Worker no longer takes this device's sign-in, if it does not
+// (a new PIN was set; the PIN is locked and the device has no session):
+// scans are then judged here and wait until staff sign in again.
+let signInRefused = null;
 let manifest = null;
 let ticketsById = new Map();
 let ticketsByShort = new Map();
@@ -102,6 +110,7 @@ const store = {
 };
 
 function headers() {
+  if (session) return { 'x-door-session': session };
   return /^\d{4,12}$/.test(credential) ? { 'x-door-pin': credential } : { authorization: 'Bearer ' + credential };
 }
 
@@ -146,6 +155,7 @@ async function showState() {
   const parts = [offlineSince === null ? 'Online' : `Offline since ${clockTime(offlineSince)}: scans are checked on this device`];
   parts.push(waiting ? `${waiting} scan${waiting === 1 ? '' : 's'} waiting to be sent` : 'no scans waiting');
   if (waiting && syncRefused) parts.push(`the server refused them: ${syncRefused}`);
+  if (signInRefused) parts.push(signInRefused);
   if (elsewhere) parts.push(`${elsewhere} scan${elsewhere === 1 ? '' : 's'} of another showing waiting: sign in to it to send them`);
   if (manifest) parts.push(`ticket list from ${clockTime(manifest.generated_at_ms)}`);
   const state = document.getElementById('state');
@@ -336,16 +346,17 @@ async function checkNow(code) {
       reply = await reach('/api/door/checkin', { json: { code, showing_id: showingId, device, scan_id: id } }, CHECK_TIMEOUT_MS);
     }
   }
-  if (reply && reply.status === 401) {
-    resultBox.replaceChildren(el('div', { class: 'result refused', role: 'status', text: 'Wrong PIN or token' }));
-    return;
-  }
-  if (reply && reply.status === 429) {
-    resultBox.replaceChildren(el('div', { class: 'result refused', role: 'status' }, ['PIN locked',
-      el('small', { text: 'Too many wrong PINs for this showing. Wait ten minutes, or sign in with the staff door token.' })]));
-    return;
+  if (reply && (reply.status === 401 || reply.status === 429)) {
+    // Refused, not unreachable: the door goes on with its own lists, and
+    // the scan waits until staff sign in again.
+    signInRefused = reply.status === 401
+      ? 'the server no longer takes this sign-in (was a new PIN set?): scans are checked on this device; sign out and in again to send them'
+      : 'the PIN is locked by wrong tries: scans are checked on this device; sign in with the staff door token to send them';
+    reply = null;
+    asked = false;
   }
   if (reply && reply.status === 200) {
+    signInRefused = null;
     if (reply.body.result === 'admitted') {
       await store.put('admitted', { ticket_id: reply.body.ticket_id, showing_id: showingId, at_ms: reply.body.checked_in_at_ms });
     }
@@ -484,11 +495,17 @@ async function startScanning() {
   window.addEventListener('online', catchUp);
 }
 
-async function signIn(chosen, given) {
+async function signIn(chosen, given, keptSession) {
   showingId = chosen;
   credential = given;
+  session = keptSession || null;
   const error = document.getElementById('signin-error');
-  const reply = await refreshManifest();
+  let reply = await refreshManifest();
+  if (reply && reply.status === 401 && session) {
+    // A session of an old PIN (staff set a new one): try the PIN as given.
+    session = null;
+    reply = await refreshManifest();
+  }
   if (reply && reply.status !== 200) {
     error.textContent = reply.status === 429
       ? 'Too many wrong PINs for this showing. Wait ten minutes, or use the staff door token.'
@@ -506,8 +523,12 @@ async function signIn(chosen, given) {
     }
     useManifest(kept);
   }
+  if (reply && !session) {
+    const issued = await reach(`/api/door/showings/${chosen}/session`, { method: 'POST' });
+    if (issued && issued.status === 200) session = issued.body.session;
+  }
   error.textContent = '';
-  sessionStorage.setItem('door-signin', JSON.stringify({ showingId: chosen, credential: given }));
+  sessionStorage.setItem('door-signin', JSON.stringify({ showingId: chosen, credential: given, session }));
   await startScanning();
 }
 
@@ -597,5 +618,5 @@ async function scanWithCamera() {
     scanWithCamera().catch(() => resultBox.replaceChildren(el('div', { class: 'message error', role: 'alert', text: 'The camera could not be opened; type or scan the code instead.' }))));
   // A reload (with or without a network) goes on where this tab was.
   const before = JSON.parse(sessionStorage.getItem('door-signin') || 'null');
-  if (before) await signIn(before.showingId, before.credential);
+  if (before) await signIn(before.showingId, before.credential, before.session);
 })();

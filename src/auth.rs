@@ -158,6 +158,17 @@ fn staff_key_at(env: &Env, epoch: u64) -> Result<[u8; 32], ApiError> {
     ))
 }
 
+/// The key door sessions of a showing are signed with: bound to its
+/// stored PIN hash (none when it has no PIN), so that a new PIN ends every
+/// session given for the old one.
+pub fn door_session_key(env: &Env, pin_hash: Option<&str>) -> Result<[u8; 32], ApiError> {
+    Ok(keys::derive(
+        &session_secret(env)?,
+        Purpose::DoorSession,
+        pin_hash.unwrap_or_default().as_bytes(),
+    ))
+}
+
 thread_local! {
     /// The check's answer, made once per isolate: secrets and vars change
     /// only with a deployment, which starts new isolates.

@@ -80,6 +80,7 @@ pub enum Purpose {
     Csrf,
     OrderLink,
     DoorPin,
+    DoorSession,
 }
 
 impl Purpose {
@@ -90,6 +91,7 @@ impl Purpose {
             Purpose::Csrf => "showtime csrf v1",
             Purpose::OrderLink => "showtime order link v1",
             Purpose::DoorPin => "showtime door pin v1",
+            Purpose::DoorSession => "showtime door session v1",
         }
     }
 }
@@ -235,6 +237,7 @@ mod tests {
             Purpose::Csrf,
             Purpose::OrderLink,
             Purpose::DoorPin,
+            Purpose::DoorSession,
         ];
         let mut keys: Vec<[u8; 32]> = purposes.iter().map(|&p| derive(secret, p, b"")).collect();
         keys.push(derive(secret, Purpose::StaffSession, b"epoch 1"));

@@ -15,6 +15,8 @@
 //! - [`square`]: the Square API client (payments, refunds), with timeouts;
 //!   [`webhook`]: checking the signature of Square's webhooks.
 //! - [`ticket_code`]: the signed code in a ticket's QR code.
+//! - [`door_sync`]: a door device's offline scans, checked and judged;
+//!   [`door_session`]: a door device's session for one showing.
 //! - [`mail`]: sending the mail outbox through the `EMAIL` binding.
 
 mod admin_session;
@@ -22,6 +24,7 @@ mod api_error;
 mod auth;
 mod catalog;
 mod db;
+mod door_session;
 mod door_sync;
 mod ids;
 mod keys;

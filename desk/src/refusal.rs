@@ -72,6 +72,7 @@ codes! {
     ShowingExists = 409 "showing_exists",
     LayoutLocked = 409 "layout_locked",
     ShowingCancelled = 409 "showing_cancelled",
+    DoorClosed = 409 "door_closed",
     SalesNotOpen = 409 "sales_not_open",
     SalesClosed = 409 "sales_closed",
     BoxOfficeOnly = 409 "box_office_only",

@@ -12,7 +12,7 @@ use crate::api_error::ApiError;
 use crate::db::orders::{self as order_rows, CheckIn};
 use crate::keys::Purpose;
 use crate::showtime::client::ShowtimeClient;
-use crate::{auth, db, door_sync, ticket_code};
+use crate::{auth, db, door_session, door_sync, ticket_code};
 use desk::Code;
 use worker::D1Database;
 
@@ -89,8 +89,22 @@ fn pin_matches(env: &Env, showing_id: &str, pin: &str, stored: &str) -> Result<b
     Ok(bool::from(expected.as_bytes().ct_eq(stored.as_bytes())))
 }
 
-/// Door staff for `showing_id`: the staff door token, or this showing's PIN.
+/// Door staff for `showing_id`: a door session of this showing, the staff
+/// door token, or this showing's PIN.
 async fn require_door(req: &Request, env: &Env, showing_id: &str) -> Result<(), ApiError> {
+    let valid_id = showing_id.len() == 16 && showing_id.bytes().all(|b| b.is_ascii_hexdigit());
+    if let Some(session) = req.headers().get(door_session::HEADER)? {
+        // An HMAC no one can guess: no count of wrong ones, and no PIN
+        // lock, which is for PINs typed at sign-in.
+        if valid_id {
+            let stored = db::door_pin_hash(&db::database(env)?, showing_id).await?;
+            let key = auth::door_session_key(env, stored.as_deref())?;
+            if door_session::verify(&key, &session, showing_id, super::now_ms() as u64) {
+                return Ok(());
+            }
+        }
+        return Err(ApiError::unauthorized());
+    }
     if let Some(given) = auth::bearer(req) {
         // A bearer is the door token or nothing: a wrong one is a guess.
         let guess = auth::Guess::start(req, env).await?;
@@ -105,7 +119,6 @@ async fn require_door(req: &Request, env: &Env, showing_id: &str) -> Result<(), 
         return Err(ApiError::unauthorized());
     }
     let pin = req.headers().get("x-door-pin")?.unwrap_or_default();
-    let valid_id = showing_id.len() == 16 && showing_id.bytes().all(|b| b.is_ascii_hexdigit());
     if pin.is_empty() || !valid_id {
         return Err(ApiError::unauthorized());
     }
@@ -234,13 +247,7 @@ const MAX_MANIFEST_TICKETS: u32 = 50_000;
 /// short code, and the showing's door window. Behind the same door credential as a
 /// scan.
 pub async fn manifest(req: Request, ctx: RouteContext<()>) -> Handled {
-    let sid = showing_id(&ctx)?;
-    require_door(&req, &ctx.env, sid).await?;
-    let db = db::database(&ctx.env)?;
-    let Some(showing) = db::get_showing(&db, sid).await? else {
-        return Err(ApiError::not_found("showing"));
-    };
-    let windows = showing.windows(crate::settings::window_defaults(&ctx.env));
+    let (sid, db, showing, windows) = door_showing(&req, &ctx).await?;
     let keys = signing_keys(&ctx.env)?;
     let mut tickets = order_rows::door_tickets(&db, sid, MAX_MANIFEST_TICKETS + 1).await?;
     let complete = tickets.len() <= MAX_MANIFEST_TICKETS as usize;
@@ -263,10 +270,54 @@ pub async fn manifest(req: Request, ctx: RouteContext<()>) -> Handled {
         "complete": complete,
         "conflicts": db::door::conflicts(&db, sid).await?,
     });
-    let mut resp = Response::from_json(&body)?;
     // A list of every ticket: kept by the door device, never by a cache.
+    no_store(&body)
+}
+
+/// The route's showing, for door staff: its id, the database, the showing
+/// and its windows.
+async fn door_showing<'a>(
+    req: &Request,
+    ctx: &'a RouteContext<()>,
+) -> Result<(&'a str, D1Database, db::Showing, desk::window::Windows), ApiError> {
+    let sid = showing_id(ctx)?;
+    require_door(req, &ctx.env, sid).await?;
+    let db = db::database(&ctx.env)?;
+    let Some(showing) = db::get_showing(&db, sid).await? else {
+        return Err(ApiError::not_found("showing"));
+    };
+    let windows = showing.windows(crate::settings::window_defaults(&ctx.env));
+    Ok((sid, db, showing, windows))
+}
+
+/// An answer no cache keeps: a door credential, or a list of tickets.
+fn no_store(body: &Value) -> Handled {
+    let mut resp = Response::from_json(body)?;
     resp.headers_mut().set("cache-control", "no-store")?;
     Ok(resp)
+}
+
+/// `POST /api/door/showings/{sid}/session`: a session for a door device
+/// that signed in with the PIN (or the door token), which it scans with
+/// from then on, so that wrong PINs guessed elsewhere, which lock the PIN,
+/// do not stop it. It lasts until two days after the door closes.
+pub async fn session(req: Request, ctx: RouteContext<()>) -> Handled {
+    let (sid, db, _, windows) = door_showing(&req, &ctx).await?;
+    let expires_at_ms =
+        (windows.door_close_at_ms.max(0) as u64).saturating_add(door_session::AFTER_CLOSE_MS);
+    if super::now_ms() as u64 >= expires_at_ms {
+        return Err(ApiError::new(
+            Code::DoorClosed,
+            "this showing's door closed over two days ago",
+        ));
+    }
+    let stored = db::door_pin_hash(&db, sid).await?;
+    let key = auth::door_session_key(&ctx.env, stored.as_deref())?;
+    let body = json!({
+        "session": door_session::sign(&key, sid, expires_at_ms),
+        "expires_at_ms": expires_at_ms,
+    });
+    no_store(&body)
 }
 
 /// `POST /api/door/sync`: the scans a device queued while offline, sent

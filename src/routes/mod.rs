@@ -227,6 +227,9 @@ fn other_api_routes() -> Router<'static, ()> {
         .get_async("/api/door/showings/:sid/manifest", |req, ctx| {
             respond(door::manifest(req, ctx))
         })
+        .post_async("/api/door/showings/:sid/session", |req, ctx| {
+            respond(door::session(req, ctx))
+        })
         .post_async("/api/door/checkin", |req, ctx| {
             respond(door::check_in(req, ctx))
         })

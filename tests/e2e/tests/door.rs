@@ -207,6 +207,103 @@ async fn ten_wrong_pins_lock_a_showings_pin_across_a_restart_but_not_the_door_to
     assert_eq!(elsewhere.body["result"], "wrong_showing");
 }
 
+/// A door device signs in with the PIN and is given a session: guesses
+/// from three other networks then lock the PIN for everyone, but the
+/// device scans, syncs and fetches its list with the session as before. A
+/// session is refused for another showing, altered, without a
+/// credential, and once staff set a new PIN.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_door_session_outlasts_a_pin_lock_and_ends_with_a_new_pin() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let other = api.create_showing(sixteen_seat_room(None)).await;
+    for showing in [&sid, &other] {
+        api.set_door_pin(showing, "2468").await;
+    }
+    let a3 = code_of(&buy(&api, &sid, "A3").await);
+    let a4 = code_of(&buy(&api, &sid, "A4").await);
+    let ask = |credential: Option<(&'static str, String)>| {
+        let api = api.clone();
+        let path = format!("/api/door/showings/{sid}/session");
+        async move {
+            let headers: Vec<(&str, &str)> = credential
+                .iter()
+                .map(|(name, value)| (*name, value.as_str()))
+                .collect();
+            api.send(Method::POST, &path, None, &headers).await
+        }
+    };
+    let refused = ask(None).await;
+    assert_eq!(refused.status, 401, "{:?}", refused.body);
+    let given = ask(Some(("x-door-pin", "2468".into()))).await;
+    assert_eq!(given.status, 200, "{:?}", given.body);
+    let session = given.body["session"].as_str().unwrap().to_string();
+    let expires = given.body["expires_at_ms"].as_i64().unwrap();
+    assert!(
+        expires > e2e::now_ms() + 48 * 3_600_000,
+        "until two days after the door closes"
+    );
+
+    // Guesses from three networks lock the PIN, for the door's network too.
+    for guess in 0..30 {
+        let body = json!({"code": a3, "showing_id": sid, "device": "guesser"});
+        let network = format!("203.0.113.{}", guess % 3 + 1);
+        let reply = api
+            .send(
+                Method::POST,
+                "/api/door/checkin",
+                Some(body.to_string().into_bytes()),
+                &[("x-door-pin", "0000"), ("cf-connecting-ip", &network)],
+            )
+            .await;
+        assert_eq!(reply.status, 401, "guess {guess}: {:?}", reply.body);
+    }
+    let locked = scan(&api, ("x-door-pin", "2468"), &a3, &sid).await;
+    assert_eq!(locked.status, 429, "{:?}", locked.body);
+    let no_new_session = ask(Some(("x-door-pin", "2468".into()))).await;
+    assert_eq!(no_new_session.status, 429);
+
+    // The device signed in before goes on.
+    let admitted = scan(&api, ("x-door-session", &session), &a3, &sid).await;
+    assert_eq!(admitted.body["result"], "admitted", "{:?}", admitted.body);
+    let synced = api
+        .send(
+            Method::POST,
+            "/api/door/sync",
+            Some(
+                json!({"showing_id": sid, "device": "door-1", "scans": [
+                    {"id": "s-1", "code": a4, "at_ms": e2e::now_ms(), "result": "admitted"}
+                ]})
+                .to_string()
+                .into_bytes(),
+            ),
+            &[("x-door-session", &session)],
+        )
+        .await;
+    assert_eq!(outcomes(&synced), pairs(&[("s-1", "admitted")]));
+    let list = api
+        .send(
+            Method::GET,
+            &format!("/api/door/showings/{sid}/manifest"),
+            None,
+            &[("x-door-session", &session)],
+        )
+        .await;
+    assert_eq!(list.status, 200, "{:?}", list.body);
+
+    // Not for another showing, not altered, not after a new PIN.
+    let elsewhere = scan(&api, ("x-door-session", &session), &a3, &other).await;
+    assert_eq!(elsewhere.status, 401);
+    let later = session.replacen(&format!(".{expires}."), &format!(".{}.", expires + 1), 1);
+    assert_ne!(later, session);
+    let altered = scan(&api, ("x-door-session", &later), &a3, &sid).await;
+    assert_eq!(altered.status, 401);
+    api.set_door_pin(&sid, "1357").await;
+    let ended = scan(&api, ("x-door-session", &session), &a3, &sid).await;
+    assert_eq!(ended.status, 401, "{:?}", ended.body);
+}
+
 /// Checks a ticket code with a door manifest's public keys alone, as a
 /// door device does offline: no secret, no server.
 fn device_accepts(manifest: &Value, code: &str) -> bool {
