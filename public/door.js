@@ -288,6 +288,7 @@ async function checkHere(code, ticket, now) {
 async function judgeHere(ticket, now) {
   const seat = ticket.seat;
   if (ticket.showing_id !== showingId) return { result: 'wrong_showing', seat };
+  if (manifest.showing.cancelled) return { result: 'cancelled', seat };
   if (now > manifest.showing.door_close_at_ms) return { result: 'door_closed', seat, door_close_at_ms: manifest.showing.door_close_at_ms };
   const listed = ticketsById.get(ticket.ticket_id);
   if (listed && listed.status === 'void') return { result: 'void', seat };
@@ -304,6 +305,7 @@ const outcomes = {
   already_scanned: (r) => ['warn', `Already scanned${r.here ? ' here' : ''} at ${clockTime(r.at_ms)}`, `Seat ${r.seat}`],
   void: (r) => ['refused', 'Refunded: not valid', `Seat ${r.seat}`],
   wrong_showing: (r) => ['refused', 'Wrong showing', `Seat ${r.seat} is for another showing`],
+  cancelled: (r) => ['refused', 'Showing cancelled', `Seat ${r.seat}: no admission; its tickets are being refunded`],
   door_closed: (r) => ['refused', 'Door closed', `Admission ended at ${clockTime(r.door_close_at_ms)}`],
   invalid: (r) => ['refused', 'Invalid ticket', r.old ? 'An older code: it can only be checked online' : 'Not one of ours, or altered'],
   ambiguous: () => ['warn', 'Two tickets share this number', 'Scan its QR code, or type the whole ticket id under it'],

@@ -28,6 +28,8 @@ pub enum DeviceResult {
     WrongShowing,
     /// Scanned after the showing's door closed.
     DoorClosed,
+    /// The showing was cancelled.
+    Cancelled,
     Invalid,
 }
 

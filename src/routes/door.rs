@@ -181,6 +181,12 @@ pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
     // After the door closes a ticket is no longer admitted: late enough
     // that it is not this showing the holder means to see.
     if let Some(showing) = db::get_showing(&db, &scan.showing_id).await? {
+        // A cancelled showing admits no one, though its refunds may not
+        // all have voided their tickets yet.
+        if showing.cancelled_at_ms.is_some() {
+            let cancelled = json!({ "result": "cancelled" });
+            return answer(&db, &scan.showing_id, merge(base, cancelled)).await;
+        }
         let windows = showing.windows(crate::settings::window_defaults(&ctx.env));
         if !windows.door_admits(now_ms as i64) {
             let closed =
