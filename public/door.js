@@ -20,10 +20,24 @@ let credential = null;
 // the PIN, so wrong PINs guessed elsewhere (which lock the PIN) do not stop
 // a device already at the door.
 let session = null;
-// Why the Worker no longer takes this device's sign-in, if it does not
-// (a new PIN was set; the PIN is locked and the device has no session):
-// scans are then judged here and wait until staff sign in again.
-let signInRefused = null;
+// How the Worker last refused this device's sign-in, if it did: 'wrong'
+// (a new PIN or token was set: nothing more is sent with it, since each
+// try would count as a wrong PIN against the door's own network) or
+// 'locked' (the PIN is locked by wrong tries and the device has no
+// session: tried again each minute, which counts nothing). Scans are
+// judged here meanwhile, and wait to be sent.
+let refusal = null;
+const refusals = {
+  wrong: 'the server no longer takes this sign-in (was a new PIN set?): scans are checked on this device; sign out and in again to send them',
+  locked: 'the PIN is locked by wrong tries: scans are checked on this device and sent once it opens again, or sign in with the staff door token',
+};
+// Notes what an answer says of the sign-in: refused, or taken again.
+function noteSignIn(reply) {
+  if (!reply) return;
+  if (reply.status === 401) refusal = 'wrong';
+  else if (reply.status === 429) refusal = 'locked';
+  else if (reply.status === 200) refusal = null;
+}
 let manifest = null;
 let ticketsById = new Map();
 let ticketsByShort = new Map();
@@ -155,7 +169,7 @@ async function showState() {
   const parts = [offlineSince === null ? 'Online' : `Offline since ${clockTime(offlineSince)}: scans are checked on this device`];
   parts.push(waiting ? `${waiting} scan${waiting === 1 ? '' : 's'} waiting to be sent` : 'no scans waiting');
   if (waiting && syncRefused) parts.push(`the server refused them: ${syncRefused}`);
-  if (signInRefused) parts.push(signInRefused);
+  if (refusal) parts.push(refusals[refusal]);
   if (elsewhere) parts.push(`${elsewhere} scan${elsewhere === 1 ? '' : 's'} of another showing waiting: sign in to it to send them`);
   if (manifest) parts.push(`ticket list from ${clockTime(manifest.generated_at_ms)}`);
   const state = document.getElementById('state');
@@ -186,6 +200,7 @@ async function refreshManifest() {
   const sentAt = Date.now();
   const reply = await reach(`/api/door/showings/${showingId}/manifest`, { method: 'GET' });
   if (!reply) { goneOffline(); return null; }
+  noteSignIn(reply);
   if (reply.status === 200) measureClock(sentAt, reply.body.generated_at_ms);
   // Lists can arrive out of order (a slow one overtaken): the newest stays.
   const older = manifest && manifest.showing.id === showingId
@@ -339,8 +354,8 @@ async function checkNow(code) {
   const id = `${device}-${workerNow()}-${Math.random().toString(36).slice(2, 8)}`;
   let reply = null;
   let asked = false;
-  if (offlineSince === null) {
-    if ((await waitingScans()).here && !syncRefused) await syncQueue();
+  if (offlineSince === null && refusal !== 'wrong') {
+    if ((await waitingScans()).here && !syncRefused && !refusal) await syncQueue();
     const unsent = (await waitingScans()).here > 0;
     const mine = unsent && ticket && await store.get('admitted', ticket.ticket_id);
     if (!mine) {
@@ -348,17 +363,14 @@ async function checkNow(code) {
       reply = await reach('/api/door/checkin', { json: { code, showing_id: showingId, device, scan_id: id } }, CHECK_TIMEOUT_MS);
     }
   }
+  noteSignIn(reply);
   if (reply && (reply.status === 401 || reply.status === 429)) {
     // Refused, not unreachable: the door goes on with its own lists, and
-    // the scan waits until staff sign in again.
-    signInRefused = reply.status === 401
-      ? 'the server no longer takes this sign-in (was a new PIN set?): scans are checked on this device; sign out and in again to send them'
-      : 'the PIN is locked by wrong tries: scans are checked on this device; sign in with the staff door token to send them';
+    // the scan waits until the sign-in is taken again.
     reply = null;
     asked = false;
   }
   if (reply && reply.status === 200) {
-    signInRefused = null;
     if (reply.body.result === 'admitted') {
       await store.put('admitted', { ticket_id: reply.body.ticket_id, showing_id: showingId, at_ms: reply.body.checked_in_at_ms });
     }
@@ -435,6 +447,8 @@ async function forgetPast() {
 // the Worker has recorded it (sending one twice records it once).
 let syncing = null;
 function syncQueue() {
+  // A sign-in the Worker no longer takes sends nothing more.
+  if (refusal === 'wrong') return Promise.resolve();
   syncing = syncing || (async () => {
     try {
       for (;;) {
@@ -443,6 +457,9 @@ function syncQueue() {
         const scans = waiting.map(({ id, code, at_ms, result }) => ({ id, code, at_ms, result }));
         const reply = await reach('/api/door/sync', { json: { showing_id: showingId, device, scans } });
         if (!reply) { goneOffline(); break; }
+        noteSignIn(reply);
+        // Refused for the sign-in: kept until it is taken again.
+        if (reply.status === 401 || reply.status === 429) break;
         if (reply.status !== 200) {
           // Kept, and tried again with the next sync; the door is told.
           syncRefused = (reply.body && reply.body.detail) || `status ${reply.status}`;
@@ -481,8 +498,12 @@ async function startScanning() {
   // network is not joined by another every few seconds.
   let round = null;
   const catchUp = () => {
+    // A sign-in the Worker no longer takes sends nothing more.
+    if (refusal === 'wrong') return Promise.resolve();
     round = round || (async () => {
       try {
+        // A session not given at sign-in (the network went) is asked again.
+        if (!session) await askSession();
         await syncQueue();
         await refreshManifest();
       } finally {
@@ -497,10 +518,25 @@ async function startScanning() {
   window.addEventListener('online', catchUp);
 }
 
+// Asks for a door session, and keeps the sign-in with it for reloads.
+async function askSession() {
+  const issued = await reach(`/api/door/showings/${showingId}/session`, { method: 'POST' });
+  noteSignIn(issued);
+  if (issued && issued.status === 200) {
+    session = issued.body.session;
+    keepSignIn();
+  }
+}
+
+function keepSignIn() {
+  sessionStorage.setItem('door-signin', JSON.stringify({ showingId, credential, session }));
+}
+
 async function signIn(chosen, given, keptSession) {
   showingId = chosen;
   credential = given;
   session = keptSession || null;
+  refusal = null;
   const error = document.getElementById('signin-error');
   let reply = await refreshManifest();
   if (reply && reply.status === 401 && session) {
@@ -525,12 +561,9 @@ async function signIn(chosen, given, keptSession) {
     }
     useManifest(kept);
   }
-  if (reply && !session) {
-    const issued = await reach(`/api/door/showings/${chosen}/session`, { method: 'POST' });
-    if (issued && issued.status === 200) session = issued.body.session;
-  }
+  if (reply && !session) await askSession();
   error.textContent = '';
-  sessionStorage.setItem('door-signin', JSON.stringify({ showingId: chosen, credential: given, session }));
+  keepSignIn();
   await startScanning();
 }
 

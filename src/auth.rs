@@ -159,13 +159,20 @@ fn staff_key_at(env: &Env, epoch: u64) -> Result<[u8; 32], ApiError> {
 }
 
 /// The key door sessions of a showing are signed with: bound to its
-/// stored PIN hash (none when it has no PIN), so that a new PIN ends every
-/// session given for the old one.
+/// stored PIN hash (none when it has no PIN), which changes each time staff
+/// set the PIN, and to the staff door token, so that setting the PIN (even
+/// to the same one) or a new door token ends every session given before.
 pub fn door_session_key(env: &Env, pin_hash: Option<&str>) -> Result<[u8; 32], ApiError> {
+    let token = env
+        .secret("DOOR_TOKEN")
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    let mut context = Sha256::digest(token.as_bytes()).to_vec();
+    context.extend_from_slice(pin_hash.unwrap_or_default().as_bytes());
     Ok(keys::derive(
         &session_secret(env)?,
         Purpose::DoorSession,
-        pin_hash.unwrap_or_default().as_bytes(),
+        &context,
     ))
 }
 

@@ -442,6 +442,9 @@ pub enum CheckIn {
     Void,
     /// No such ticket for this showing, or not paid for.
     Unknown,
+    /// This scan was already recorded from the device's queue, judged there
+    /// (its online answer came too late), and that judgement stands.
+    JudgedOnDevice,
 }
 
 /// Admits a ticket once: one conditional write, so two doors scanning the
@@ -464,12 +467,16 @@ pub async fn check_in(
         showing_id.into(),
         scan_id.map_or(JsValue::NULL, JsValue::from),
     ];
+    // A scan the device already sent in its queue (this request came late)
+    // admits nothing more: the device's judgement of it stands, and an
+    // admission here would have no row of its own.
     let admit = db
         .prepare(
             "UPDATE tickets SET checked_in_at_ms = ?1, checked_in_by = ?2 WHERE id = ?3 \
-             AND showing_id = ?4 AND status = 'valid' AND checked_in_at_ms IS NULL",
+             AND showing_id = ?4 AND status = 'valid' AND checked_in_at_ms IS NULL \
+             AND NOT EXISTS (SELECT 1 FROM door_scans WHERE device = ?2 AND scan_id = ?5)",
         )
-        .bind(&args[..4])?;
+        .bind(&args)?;
     // The admission is kept among the door's scans too (in the same
     // transaction, and only if it was made), so that should an offline
     // device's earlier admission of the ticket come in later, this one is
@@ -499,6 +506,8 @@ pub async fn check_in(
         /// When this very scan admitted the ticket, if it did and its
         /// admission stands.
         this_scan_at_ms: Option<f64>,
+        /// Whether this scan is recorded at all (from the device's queue).
+        this_scan_recorded: f64,
     }
     let row: Option<Row> = db
         .prepare(
@@ -506,7 +515,9 @@ pub async fn check_in(
              (SELECT s.scanned_at_ms FROM door_scans s WHERE s.device = ?3 AND s.scan_id = ?4 \
              AND s.ticket_id = t.id AND s.device_result = 'admitted' \
              AND t.checked_in_by = s.device AND t.checked_in_at_ms = s.scanned_at_ms) \
-             AS this_scan_at_ms \
+             AS this_scan_at_ms, \
+             EXISTS (SELECT 1 FROM door_scans s WHERE s.device = ?3 AND s.scan_id = ?4) \
+             AS this_scan_recorded \
              FROM tickets t WHERE t.id = ?1 AND t.showing_id = ?2",
         )
         .bind(&[
@@ -523,6 +534,7 @@ pub async fn check_in(
             this_scan_at_ms: Some(at),
             ..
         }) => CheckIn::Admitted { at_ms: at as u64 },
+        Some(row) if row.this_scan_recorded != 0.0 => CheckIn::JudgedOnDevice,
         Some(Row {
             checked_in_at_ms: Some(at),
             ..

@@ -67,24 +67,40 @@ const KEYED: &str = "hmac:";
 
 /// How a showing's PIN is stored: HMAC-SHA256 with a key derived from
 /// `SESSION_SECRET`, so that a copy of the database cannot be turned back
-/// into PINs by trying every 4- to 12-digit number.
-fn pin_hash(env: &Env, showing_id: &str, pin: &str) -> Result<String, ApiError> {
+/// into PINs by trying every 4- to 12-digit number, over a salt drawn each
+/// time the PIN is set (`hmac:<salt>.<tag>`), so that setting even the same
+/// PIN again changes the hash and ends the door sessions bound to it.
+/// Hashes stored before the salt (`hmac:<tag>`) are read as they were.
+fn pin_hash(
+    env: &Env,
+    showing_id: &str,
+    pin: &str,
+    salt: Option<&str>,
+) -> Result<String, ApiError> {
     use hmac::{Hmac, Mac};
     let key = auth::key(env, Purpose::DoorPin)?;
     let mut mac = Hmac::<Sha256>::new_from_slice(&key).expect("HMAC takes any key length");
-    mac.update(format!("{showing_id}:{pin}").as_bytes());
+    let (message, prefix) = match salt {
+        Some(salt) => (format!("{showing_id}:{salt}:{pin}"), format!("{salt}.")),
+        None => (format!("{showing_id}:{pin}"), String::new()),
+    };
+    mac.update(message.as_bytes());
     Ok(format!(
-        "{KEYED}{}",
+        "{KEYED}{prefix}{}",
         hex::encode(mac.finalize().into_bytes())
     ))
 }
 
-/// Whether `pin` is the one `stored`: keyed, or an unkeyed SHA-256 as PINs
-/// were stored before (those still work until staff set the PIN again).
+/// Whether `pin` is the one `stored`: keyed (salted or not), or an unkeyed
+/// SHA-256 as PINs were stored before (those still work until staff set
+/// the PIN again).
 fn pin_matches(env: &Env, showing_id: &str, pin: &str, stored: &str) -> Result<bool, ApiError> {
-    let expected = match stored.starts_with(KEYED) {
-        true => pin_hash(env, showing_id, pin)?,
-        false => hex::encode(Sha256::digest(format!("{showing_id}:{pin}").as_bytes())),
+    let expected = match stored.strip_prefix(KEYED) {
+        Some(keyed) => {
+            let salt = keyed.split_once('.').map(|(salt, _)| salt);
+            pin_hash(env, showing_id, pin, salt)?
+        }
+        None => hex::encode(Sha256::digest(format!("{showing_id}:{pin}").as_bytes())),
     };
     Ok(bool::from(expected.as_bytes().ct_eq(stored.as_bytes())))
 }
@@ -210,6 +226,7 @@ pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
         }
         CheckIn::Void => json!({ "result": "void" }),
         CheckIn::Unknown => json!({ "result": "invalid" }),
+        CheckIn::JudgedOnDevice => json!({ "result": "judged_on_device" }),
     };
     answer(&db, &scan.showing_id, merge(base, result)).await
 }
@@ -437,7 +454,9 @@ pub async fn set_pin(mut req: Request, ctx: RouteContext<()>) -> Handled {
         ));
     }
     let db = db::database(&ctx.env)?;
-    if !db::set_door_pin_hash(&db, sid, &pin_hash(&ctx.env, sid, &body.pin)?).await? {
+    let salt = crate::ids::random_hex(16).map_err(|e| ApiError::internal(e.to_string()))?;
+    let hash = pin_hash(&ctx.env, sid, &body.pin, Some(&salt))?;
+    if !db::set_door_pin_hash(&db, sid, &hash).await? {
         return Err(ApiError::not_found("showing"));
     }
     Ok(Response::empty()?.with_status(204))

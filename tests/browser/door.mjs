@@ -5,9 +5,11 @@
 // ticket found by its buyer's e-mail or seat is admitted from the list.
 // Wrong PINs guessed from three other networks then lock the PIN: a new
 // sign-in is refused, but the page already signed in goes on checking
-// tickets online with the session it was given. Run by
-// tests/e2e/tests/browser.rs, which passes TICKET_CODE, SHORT_CODE and
-// DOOR_PIN.
+// tickets online with the session it was given. Staff then set the PIN
+// again, which ends the session: the page checks scans itself, says to
+// sign in again, and sends nothing more with it. Run by
+// tests/e2e/tests/browser.rs, which passes TICKET_CODE, SHORT_CODE,
+// DOOR_PIN and ADMIN_TOKEN.
 import assert from 'node:assert/strict';
 import { checkAccessibility, launch } from './lib.mjs';
 
@@ -88,6 +90,25 @@ try {
     assert.equal(await page.locator('#result .mark').count(), 0, 'not checked offline');
     assert.match(await page.locator('#state').textContent(), /^Online · no scans waiting/);
     await checkAccessibility(page, 'the door page');
+    if (name === 'desktop') {
+      const set = await fetch(`${base}/api/admin/showings/${process.env.SHOWING_ID}/door-pin`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${process.env.ADMIN_TOKEN}` },
+        body: JSON.stringify({ pin: process.env.DOOR_PIN }),
+      });
+      assert.equal(set.status, 204);
+      const sent = [];
+      page.on('request', (request) => { if (request.url().includes('/api/door/')) sent.push(request.url()); });
+      await code.fill(process.env.TICKET_CODE);
+      await code.press('Enter');
+      await page.getByRole('status').filter({ hasText: 'Already scanned at' }).filter({ hasText: 'Checked offline' }).waitFor();
+      await page.getByText(/1 scan waiting to be sent · the server no longer takes this sign-in/).waitFor();
+      await code.fill(process.env.SHORT_CODE);
+      await code.press('Enter');
+      await page.getByText(/2 scans waiting to be sent · the server no longer takes this sign-in/).waitFor();
+      assert.deepEqual(sent.map((url) => new URL(url).pathname), ['/api/door/checkin'], 'one refused check-in, then nothing');
+      page.once('dialog', (dialog) => dialog.accept());
+    }
     // Signing out goes back to choosing a showing.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Start scanning' }).waitFor();

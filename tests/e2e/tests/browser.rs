@@ -127,6 +127,7 @@ async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
             ("TICKET_CODE", &code),
             ("SHORT_CODE", &short),
             ("DOOR_PIN", "2468"),
+            ("ADMIN_TOKEN", api.admin_token()),
         ],
     );
 }

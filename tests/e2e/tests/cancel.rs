@@ -113,8 +113,9 @@ async fn cancelling_refunds_each_paid_order_once_and_mails_each_buyer() {
     ));
     assert_eq!(admitted[0]["n"], 0);
     assert_eq!(api.door_scan(&codes[0], &sid).await["result"], "cancelled");
-    // A device offline since before the cancellation turned a ticket away
-    // as cancelled, by its ticket list: its scan is taken when it syncs.
+    // A device whose ticket list came after the cancellation, offline
+    // since, turned a ticket away as cancelled: its scan is taken when it
+    // syncs.
     let batch = json!({"showing_id": sid, "device": "door-2", "scans": [
         {"id": "c-1", "code": codes[2], "at_ms": e2e::now_ms(), "result": "cancelled"}
     ]});

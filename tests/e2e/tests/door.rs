@@ -211,7 +211,7 @@ async fn ten_wrong_pins_lock_a_showings_pin_across_a_restart_but_not_the_door_to
 /// from three other networks then lock the PIN for everyone, but the
 /// device scans, syncs and fetches its list with the session as before. A
 /// session is refused for another showing, altered, without a
-/// credential, and once staff set a new PIN.
+/// credential, and once staff set the PIN again, even to the same one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_door_session_outlasts_a_pin_lock_and_ends_with_a_new_pin() {
     let stack = Stack::start();
@@ -299,7 +299,8 @@ async fn a_door_session_outlasts_a_pin_lock_and_ends_with_a_new_pin() {
     assert_ne!(later, session);
     let altered = scan(&api, ("x-door-session", &later), &a3, &sid).await;
     assert_eq!(altered.status, 401);
-    api.set_door_pin(&sid, "1357").await;
+    // The same PIN set again (a phone lost, say) ends it too.
+    api.set_door_pin(&sid, "2468").await;
     let ended = scan(&api, ("x-door-session", &session), &a3, &sid).await;
     assert_eq!(ended.status, 401, "{:?}", ended.body);
 }
@@ -597,6 +598,29 @@ async fn offline_scans_sync_once_each_and_the_earliest_admission_stands() {
         [json!({"scanned_at_ms": a5_at, "offline": 0})],
         "one row for the scan, online"
     );
+    // A check-in that comes after the device gave up on it and synced the
+    // scan as it judged it (here: turned away) admits nothing.
+    let a6 = code_of(&buy(&api, &sid, "A6").await);
+    let judged = json!([{"id": "e-3", "code": a6, "at_ms": e2e::now_ms(), "result": "invalid"}]);
+    let fifth = sync(&api, &sid, "door-1", judged).await;
+    assert_eq!(outcomes(&fifth), pairs(&[("e-3", "recorded")]));
+    let late = api
+        .send(
+            Method::POST,
+            "/api/door/checkin",
+            Some(
+                json!({"code": a6, "showing_id": sid, "device": "door-1", "scan_id": "e-3"})
+                    .to_string()
+                    .into_bytes(),
+            ),
+            &[("x-door-pin", "4321")],
+        )
+        .await;
+    assert_eq!(late.body["result"], "judged_on_device", "{:?}", late.body);
+    let a6_row = stack.d1_query(&format!(
+        "SELECT checked_in_at_ms FROM tickets WHERE showing_id = '{sid}' AND seat = 'A6'"
+    ));
+    assert_eq!(a6_row, [json!({"checked_in_at_ms": null})]);
     let e2_rows = stack.d1_query(&format!(
         "SELECT scan_id FROM door_scans WHERE showing_id = '{sid}' AND scan_id = 'e-2'"
     ));
