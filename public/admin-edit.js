@@ -323,7 +323,6 @@ function fieldChecks() {
       whole(field('pay-minutes'), 1, 60, 'Minutes allowed to finish paying')();
       if (Number(field('pay-minutes').value) < Number(field('hold-minutes').value)) throw new Error('Allow at least as long to pay as a hold lasts.');
     }],
-    [field('door-pin'), () => { if (field('door-pin').value && !/^[0-9]{4,12}$/.test(field('door-pin').value)) throw new Error('A door PIN is 4 to 12 digits.'); }],
   ];
   for (const tr of pricesBody.children) {
     const nameInput = tr.querySelector('.price-extra-name');
@@ -357,7 +356,7 @@ function fieldChecks() {
 const SERVER_FIELDS = {
   title: 'title', starts_at: 'starts', price: 'price', prices: 'price', currency: 'currency',
   max_seats_per_hold: 'max-seats', hold_ttl_ms: 'hold-minutes', payment_cap_ms: 'pay-minutes',
-  sales_open_at: 'sales-open', sales_close_at: 'sales-close', door_close_at: 'door-close', pin: 'door-pin',
+  sales_open_at: 'sales-open', sales_close_at: 'sales-close', door_close_at: 'door-close',
 };
 
 function refused(detail, fallback) {
@@ -403,13 +402,7 @@ async function save(event, chosen = {}) {
     : await adminApi('/api/admin/showings', { json: body });
   if (saved.status === 400 && saved.body.choices) return chooseOffset(saved.body, chosen);
   if (saved.status !== 200 && saved.status !== 201) return refused(saved.body.detail, 'The showing could not be saved.');
-  const id = saved.body.id;
-  const pin = document.getElementById('door-pin').value;
-  if (pin) {
-    const set = await adminApi(`/api/admin/showings/${id}/door-pin`, { json: { pin } });
-    if (set.status !== 204) return say(messages, 'error', `The showing was saved, but not the door PIN: ${set.body.detail}`);
-  }
-  location.href = `/admin/showings/${id}`;
+  location.href = `/admin/showings/${saved.body.id}`;
 }
 
 // The refusal names the field ("sales_close_at: …") whose time is doubled.

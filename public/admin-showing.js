@@ -76,6 +76,7 @@ function renderMap() {
 }
 
 function moveCursor(event) {
+  if (!data) return;
   const grid = seatNames(data.showing.layout).map((row) => row.seats.map((seat) => seat.name));
   const moved = moveSeatCursor(event, document.getElementById('map'), grid, cursor);
   if (moved) cursor = moved;
@@ -180,7 +181,8 @@ async function load() {
   document.getElementById('title').textContent = s.title;
   document.getElementById('subtitle').textContent = `${s.cancelled_at_ms ? 'CANCELLED · ' : ''}${when(s.starts_at_ms)} · ${money(s.price)} · up to ${s.max_seats_per_hold} seats a hold`;
   renderCancel(s);
-  document.getElementById('pin-state').textContent = body.has_door_pin ? 'A door PIN is set. Setting a new one replaces it.' : 'No door PIN is set yet: door staff cannot sign in to this showing with a PIN.';
+  document.getElementById('pin-state').textContent = body.has_door_pin ? 'A door PIN is set.' : 'No door PIN is set yet: door staff cannot sign in to this showing with a PIN.';
+  hasDoorPin = Boolean(body.has_door_pin);
   renderTotals();
   loadConflicts();
   // A seat chosen for the box office that someone else took is let go.
@@ -394,13 +396,17 @@ document.getElementById('search-form').addEventListener('submit', (event) => {
   loadOrders(document.getElementById('search-email').value);
 });
 
+// The Worker draws the PIN and answers it once: it is shown here until the
+// page is left, and stored only as a keyed hash.
+let hasDoorPin = false;
 document.getElementById('pin-form').addEventListener('submit', async (event) => {
   event.preventDefault();
-  const input = document.getElementById('pin');
-  const { status, body } = await adminApi(`/api/admin/showings/${sid}/door-pin`, { json: { pin: input.value } });
-  if (status !== 204) return say(messages, 'error', body.detail || 'The PIN could not be set.');
-  input.value = '';
-  say(messages, 'ok', 'Door PIN set. Door staff sign in on the Door page with it.');
+  if (hasDoorPin && !window.confirm('A new PIN signs out every door device of this showing: each must sign in again with it. Draw one?')) return;
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/door-pin`, { method: 'POST' });
+  if (status !== 200) return say(messages, 'error', body.detail || 'No PIN could be drawn.');
+  const shown = document.getElementById('pin-drawn');
+  shown.textContent = `Door PIN: ${body.pin}. Give it to door staff; it is not shown again.`;
+  shown.hidden = false;
   load();
 });
 
@@ -414,6 +420,11 @@ document.getElementById('desk-clear').addEventListener('click', () => {
 });
 for (const radio of document.querySelectorAll('input[name=desk-paid]')) radio.addEventListener('change', renderDesk);
 
+// Listened to from the start: the map is drawn (and may be focused) as
+// soon as the showing loads, while its orders may still be loading, and a
+// key pressed then must move the cursor too.
+document.getElementById('map').addEventListener('keydown', moveCursor);
+
 (async () => {
   if (!await requireSession()) return;
   document.getElementById('edit-link').href = `/admin/showings/${sid}/edit`;
@@ -421,7 +432,6 @@ for (const radio of document.querySelectorAll('input[name=desk-paid]')) radio.ad
   document.getElementById('public-link').href = `/showings/${sid}`;
   await Promise.all([load(), loadOrders('')]);
   if (openOrder) showOrder(openOrder);
-  document.getElementById('map').addEventListener('keydown', moveCursor);
   followMap(sid, () => (data ? data.availability.version : -1), load);
   // Pushes tell of seat changes only; admissions at the door and the
   // orders behind the seats come with this poll.

@@ -20,13 +20,14 @@ async function api(path, options) {
 // Cloudflare Turnstile, when the cinema turned it on (the config names a
 // site key): one widget in a box of the page, and its token sent with the
 // request it guards, after which it is reset for the next. Without a site
-// key there is no widget and no token.
+// key there is no widget and no token. The widget's action names what the
+// page does ('buy' or 'lookup'); the server takes a token only for its own.
 const Turnstile = {
   id: null,
   loaded: null,
   token: '',
   waiting: [],
-  async mount(box) {
+  async mount(box, action) {
     const config = (await api('/api/config')).body;
     if (!config.turnstile_site_key) return;
     this.loaded = new Promise((resolve, reject) => {
@@ -34,6 +35,7 @@ const Turnstile = {
       script.addEventListener('load', () => {
         this.id = window.turnstile.render(box, {
           sitekey: config.turnstile_site_key,
+          action,
           'refresh-expired': 'auto',
           callback: (token) => { this.token = token; for (const wake of this.waiting.splice(0)) wake(); },
           'expired-callback': () => { this.token = ''; },

@@ -10,35 +10,35 @@
 // Offline, a scan is checked here: the code's Ed25519 signature (Web
 // Crypto), the showing, the ticket's status in the manifest, and this
 // device's own admissions. Offline scans wait in IndexedDB and are sent
-// when the network is back (POST /api/door/sync), where the earliest
-// admission of a ticket stands and any other is listed as a conflict.
+// when the network is back (POST /api/door/sync), where a ticket's first
+// admission recorded stands and any other is listed as a conflict.
+//
+// The PIN (or staff door token) typed at sign-in is sent once, for a door
+// session, and never kept: the tab keeps the session alone.
 'use strict';
 
 let showingId = null;
-let credential = null;
-// The door session the Worker gave at sign-in: scans go with it, not with
-// the PIN, so wrong PINs guessed elsewhere (which lock the PIN) do not stop
-// a device already at the door.
+// The door session the Worker gave at sign-in: scans and syncs go with
+// it, so wrong PINs guessed elsewhere do not stop a device already at the
+// door. It names this device: `device`, drawn by the Worker.
 let session = null;
-// How the Worker last refused this device's sign-in, if it did: 'wrong'
-// (a new PIN or token was set: nothing more is sent with it, since each
-// try would count as a wrong PIN against the door's own network) or
-// 'locked' (the PIN is locked by wrong tries and the device has no
-// session: tried again each minute, which counts nothing). Scans are
-// judged here meanwhile, and wait to be sent.
+let device = null;
+// Whether the Worker refused this device's session (staff drew a new PIN,
+// or the door token changed): nothing more is sent with it, scans are
+// judged here and wait to be sent, and the page says to sign in again.
 let refusal = null;
 const refusals = {
-  wrong: 'the server no longer takes this sign-in (was a new PIN set?): scans are checked on this device; sign out and in again to send them',
-  locked: 'the PIN is locked by wrong tries: scans are checked on this device and sent once it opens again, or sign in with the staff door token',
+  wrong: 'the server no longer takes this sign-in (was a new PIN drawn?): scans are checked on this device; sign out and in again to send them',
 };
-// Notes what an answer says of the sign-in: refused, or taken again.
+// Notes what an answer says of the session: refused, or taken.
 function noteSignIn(reply) {
   if (!reply) return;
   if (reply.status === 401) refusal = 'wrong';
-  else if (reply.status === 429) refusal = 'locked';
   else if (reply.status === 200) refusal = null;
 }
 let manifest = null;
+// The showings the door lists (or, offline, those this device keeps).
+let listedShowings = [];
 let ticketsById = new Map();
 let ticketsByShort = new Map();
 let offlineSince = null;
@@ -78,17 +78,6 @@ function measureClock(sentAt, generatedAt) {
   localStorage.setItem('door-clock-offset', String(clockOffset));
 }
 
-// This device's name in check-ins and conflicts, kept across visits.
-const device = (() => {
-  let id = localStorage.getItem('door-device');
-  if (!id) {
-    const bytes = crypto.getRandomValues(new Uint8Array(4));
-    id = 'door-' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-    localStorage.setItem('door-device', id);
-  }
-  return id;
-})();
-
 // IndexedDB: `manifests` by showing id, `queue` (scans not yet sent) by
 // scan id, `admitted` (this device's admissions) by ticket id.
 const store = {
@@ -124,8 +113,12 @@ const store = {
 };
 
 function headers() {
-  if (session) return { 'x-door-session': session };
-  return /^\d{4,12}$/.test(credential) ? { 'x-door-pin': credential } : { authorization: 'Bearer ' + credential };
+  return session ? { 'x-door-session': session } : {};
+}
+
+// How a PIN or door token typed at sign-in is sent: a PIN is digits only.
+function credentialHeaders(given) {
+  return /^\d{1,12}$/.test(given) ? { 'x-door-pin': given } : { authorization: 'Bearer ' + given };
 }
 
 // A request to the Worker, or null when the network (or the Worker) could
@@ -219,10 +212,11 @@ function showConflicts(conflicts) {
   box.hidden = conflicts.length === 0;
   box.querySelector('ul').replaceChildren(...conflicts.map((c) => {
     const how = c.offline ? 'offline' : 'online';
-    const text = c.status === 'void'
-      ? `Seat ${c.seat}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}), but the ticket was refunded`
-      : `Seat ${c.seat}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}), but ${c.admitted_by} admitted it first, at ${clockTime(c.admitted_at_ms, true)}`;
-    return el('li', { text });
+    const made = `Seat ${c.seat}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how})`;
+    let why = `but ${c.admitted_by} admitted it first, at ${clockTime(c.admitted_at_ms, true)}`;
+    if (c.status === 'void') why = 'but the ticket was refunded';
+    else if (c.cancelled) why = 'but the showing was cancelled';
+    return el('li', { text: `${made}, ${why}` });
   }));
 }
 
@@ -293,6 +287,8 @@ async function identify(code) {
 // A scan checked on this device (`ticket` as `identify` found it): what
 // the door is told, and what the sync reports the device answered.
 async function checkHere(code, ticket, now) {
+  const closes = manifest && manifest.showing.door_close_at_ms;
+  if (closes && now > closes && !manifest.showing.cancelled) return { result: 'door_closed', seat: ticket && ticket.seat, door_close_at_ms: closes };
   if (ticket === null) return { result: 'ambiguous' };
   if (!ticket) return { result: 'invalid', old: code.startsWith('v1.') };
   return Object.assign(await judgeHere(ticket, now), { queued: ticket.queued });
@@ -398,9 +394,11 @@ async function checkNow(code) {
   showState();
 }
 
-// Door staff find a ticket by its buyer's name or e-mail, or its seat, in
-// the ticket list this device keeps (so it works offline too), and admit
-// it with the same one-write check-in as a scan, by its ticket id.
+// Door staff find a ticket by its buyer's name or its seat in the ticket
+// list this device keeps (so it works offline too), or by the buyer's
+// whole e-mail address, which the list does not carry, asked of the
+// Worker; and admit it with the same one-write check-in as a scan, by
+// its ticket id.
 const MAX_FOUND = 20;
 
 async function findTickets(text) {
@@ -408,15 +406,26 @@ async function findTickets(text) {
   const list = document.getElementById('found');
   const said = document.getElementById('found-count');
   if (!manifest || !wanted) { list.replaceChildren(); said.textContent = ''; return; }
+  let found;
+  if (wanted.includes('@')) {
+    const reply = await reach(`/api/door/showings/${showingId}/find`, { json: { email: wanted } });
+    if (!reply || reply.status !== 200) {
+      list.replaceChildren();
+      said.textContent = reply ? (reply.body.detail || `Not found (status ${reply.status}).`)
+        : 'Finding a buyer by e-mail needs the network: try their name or seat.';
+      return;
+    }
+    found = reply.body.tickets;
+  } else {
+    found = manifest.tickets.filter((t) => t.seat.toLowerCase() === wanted || (t.name || '').toLowerCase().includes(wanted));
+  }
   const mine = new Set((await store.all('admitted')).filter((a) => a.showing_id === showingId).map((a) => a.ticket_id));
-  const found = manifest.tickets.filter((t) => t.seat.toLowerCase() === wanted
-    || (t.name || '').toLowerCase().includes(wanted) || (t.email || '').toLowerCase().includes(wanted));
   said.textContent = found.length > MAX_FOUND ? `${found.length} tickets match: the first ${MAX_FOUND} are shown; type more to narrow it.`
     : `${found.length} ticket${found.length === 1 ? '' : 's'} match.`;
   list.replaceChildren(...found.slice(0, MAX_FOUND).map((t) => {
     const state = t.status === 'void' ? 'refunded' : mine.has(t.id) || t.checked_in_at_ms ? 'admitted' : 'not yet admitted';
     return el('li', {}, [
-      `Seat ${t.seat} · ${t.name || 'no name'} · ${t.email || 'no e-mail'} · ${state} `,
+      `Seat ${t.seat} · ${t.name || 'no name'} · ${state} `,
       t.status === 'void' ? '' : el('button', { type: 'button', class: 'secondary', text: `Admit seat ${t.seat}`, onclick: async () => {
         await check(t.id);
         resultBox.scrollIntoView({ block: 'center' });
@@ -426,14 +435,15 @@ async function findTickets(text) {
   }));
 }
 
-// A day after a showing's door closed, the device forgets its ticket list
-// (buyers' names and e-mails) and its admissions, unless scans of it still
-// wait to be sent.
-const KEEP_AFTER_CLOSE_MS = 24 * 3600 * 1000;
+// An hour after a showing's door closed (`forget_at_ms` in its list), the
+// device forgets its ticket list (buyers' names) and its admissions,
+// online or not, whether or not its scans were all sent: those stay
+// queued, and are sent when the device signs into that showing again.
+const KEEP_AFTER_CLOSE_MS = 3600 * 1000;
 async function forgetPast() {
-  const waiting = new Set((await store.all('queue')).map((q) => q.showing_id));
+  const now = workerNow();
   const past = (await store.all('manifests')).map((m) => m.showing)
-    .filter((s) => s.door_close_at_ms + KEEP_AFTER_CLOSE_MS < Date.now() && !waiting.has(s.id));
+    .filter((s) => (s.forget_at_ms || s.door_close_at_ms + KEEP_AFTER_CLOSE_MS) <= now);
   if (!past.length) return;
   const gone = new Set(past.map((s) => s.id));
   const admitted = (await store.all('admitted')).filter((a) => gone.has(a.showing_id));
@@ -441,6 +451,10 @@ async function forgetPast() {
     for (const s of past) tx.objectStore('manifests').delete(s.id);
     for (const a of admitted) tx.objectStore('admitted').delete(a.ticket_id);
   });
+  if (manifest && gone.has(manifest.showing.id)) {
+    useManifest(Object.assign({}, manifest, { tickets: [], keys: [], conflicts: [] }));
+    showState();
+  }
 }
 
 // Sends the scans made offline, a batch at a time; each is removed once
@@ -502,8 +516,6 @@ async function startScanning() {
     if (refusal === 'wrong') return Promise.resolve();
     round = round || (async () => {
       try {
-        // A session not given at sign-in (the network went) is asked again.
-        if (!session) await askSession();
         await syncQueue();
         await refreshManifest();
       } finally {
@@ -518,52 +530,63 @@ async function startScanning() {
   window.addEventListener('online', catchUp);
 }
 
-// Asks for a door session, and keeps the sign-in with it for reloads.
-async function askSession() {
-  const issued = await reach(`/api/door/showings/${showingId}/session`, { method: 'POST' });
-  noteSignIn(issued);
-  if (issued && issued.status === 200) {
-    session = issued.body.session;
-    keepSignIn();
-  }
-}
-
+// Keeps the door session (never the PIN or token) for a reload of this tab.
 function keepSignIn() {
-  sessionStorage.setItem('door-signin', JSON.stringify({ showingId, credential, session }));
+  sessionStorage.setItem('door-signin', JSON.stringify({ showingId, session, device }));
 }
 
-async function signIn(chosen, given, keptSession) {
+// A door session for `given` (a PIN or the staff door token), or why not.
+async function askSession(chosen, given) {
+  const issued = await reach(`/api/door/showings/${chosen}/session`, { method: 'POST', headers: credentialHeaders(given) });
+  if (!issued) return 'No network: sign in once with a network to fetch this showing\'s tickets.';
+  if (issued.status === 429) return 'Too many wrong PINs from this network. Wait ten minutes, or use the staff door token.';
+  if (issued.status === 409) return 'This showing\'s door closed over two days ago.';
+  if (issued.status !== 200) return 'Wrong PIN or token for this showing.';
+  session = issued.body.session;
+  device = issued.body.device;
+  keepSignIn();
+  return null;
+}
+
+// What the page knows of a showing whose ticket list the Worker no
+// longer hands out (its door closed): enough to send the scans waiting.
+function closedShowing(chosen, body) {
+  const listed = listedShowings.find((s) => s.id === chosen) || { id: chosen, title: 'This showing', starts_at_ms: body.door_close_at_ms };
+  const showing = Object.assign({}, listed, { door_close_at_ms: body.door_close_at_ms || listed.door_close_at_ms });
+  return { showing, tickets: [], keys: [], conflicts: [], generated_at_ms: workerNow() };
+}
+
+// Signs in with the PIN or token `given`, or goes on with the session a
+// reload of this tab kept (`kept`).
+async function signIn(chosen, given, kept) {
   showingId = chosen;
-  credential = given;
-  session = keptSession || null;
+  session = kept ? kept.session : null;
+  device = kept ? kept.device : null;
   refusal = null;
   const error = document.getElementById('signin-error');
-  let reply = await refreshManifest();
-  if (reply && reply.status === 401 && session) {
-    // A session of an old PIN (staff set a new one): try the PIN as given.
-    session = null;
-    reply = await refreshManifest();
+  if (!session) {
+    const refused = await askSession(chosen, given);
+    if (refused) { error.textContent = refused; return; }
   }
-  if (reply && reply.status !== 200) {
-    error.textContent = reply.status === 429
-      ? 'Too many wrong PINs for this showing. Wait ten minutes, or use the staff door token.'
-      : 'Wrong PIN or token for this showing.';
+  const reply = await refreshManifest();
+  if (reply && reply.status === 401) {
+    // The kept session ended (a new PIN was drawn): sign in afresh.
+    sessionStorage.removeItem('door-signin');
+    session = null;
+    error.textContent = 'This sign-in has ended (was a new PIN drawn?): sign in again.';
     return;
   }
-  if (!reply) {
-    // No network: only a sign-in this tab already made online, with its
-    // ticket list kept, can go on.
-    const before = JSON.parse(sessionStorage.getItem('door-signin') || 'null');
-    const kept = await store.get('manifests', chosen);
-    if (!before || before.showingId !== chosen || before.credential !== given || !kept) {
-      error.textContent = 'No network: sign in once with a network to fetch this showing\'s tickets.';
-      return;
-    }
-    useManifest(kept);
+  if (reply && reply.status === 409 && reply.body.error === 'door_not_open') {
+    error.textContent = `This showing's ticket list opens at ${clockTime(reply.body.opens_at_ms)}.`;
+    return;
   }
-  if (reply && !session) await askSession();
+  if (!reply || reply.status !== 200) {
+    const keptList = await store.get('manifests', chosen);
+    if (keptList) useManifest(keptList);
+    else if (reply && reply.status === 409) useManifest(closedShowing(chosen, reply.body));
+    else { error.textContent = 'No network: sign in once with a network to fetch this showing\'s tickets.'; return; }
+  }
   error.textContent = '';
-  keepSignIn();
   await startScanning();
 }
 
@@ -610,23 +633,28 @@ async function scanWithCamera() {
   // so a device reloaded after the start still finds it. Offline, the
   // showings whose tickets this device keeps.
   let listed = null;
+  window.setInterval(forgetPast, REFRESH_MS);
   try {
     const reply = await api('/api/door/showings');
     if (reply.status === 200) listed = reply.body.showings;
   } catch (_) { /* offline */ }
+  await forgetPast();
   if (!listed) {
     offlineSince = Date.now();
     listed = (await store.all('manifests')).map((m) => m.showing);
-  } else {
-    await forgetPast();
   }
+  listedShowings = listed;
   for (const s of listed) {
     const closes = `door closes ${clockTime(s.door_close_at_ms)}`;
     select.append(el('option', { value: s.id, text: `${s.title}, ${when(s.starts_at_ms)}${s.cancelled ? ' (cancelled)' : `, ${closes}`}` }));
   }
   document.getElementById('signin').addEventListener('submit', (event) => {
     event.preventDefault();
-    signIn(select.value, document.getElementById('pin').value);
+    const pin = document.getElementById('pin');
+    const given = pin.value;
+    // The PIN is sent once and not kept, not even in the form.
+    pin.value = '';
+    signIn(select.value, given, null);
   });
   document.getElementById('signout').addEventListener('click', async () => {
     // Scans not yet sent go only with this showing's sign-in: try first.
@@ -653,5 +681,7 @@ async function scanWithCamera() {
     scanWithCamera().catch(() => resultBox.replaceChildren(el('div', { class: 'message error', role: 'alert', text: 'The camera could not be opened; type or scan the code instead.' }))));
   // A reload (with or without a network) goes on where this tab was.
   const before = JSON.parse(sessionStorage.getItem('door-signin') || 'null');
-  if (before) await signIn(before.showingId, before.credential, before.session);
+  // A sign-in kept before devices were named by their session is dropped.
+  if (before && !(before.session && before.device)) sessionStorage.removeItem('door-signin');
+  else if (before) await signIn(before.showingId, null, before);
 })();

@@ -11,4 +11,4 @@ document.getElementById('find').addEventListener('submit', async (event) => {
   say(messages, 'error', body.detail || 'That did not work. Try again.');
   document.getElementById('email').focus();
 });
-Turnstile.mount(document.getElementById('turnstile'));
+Turnstile.mount(document.getElementById('turnstile'), 'lookup');

@@ -538,7 +538,10 @@ async function pay(payment) {
   paying = true;
   let answer;
   try {
-    answer = await api(`/api/showings/${sid}/holds/${hold.hold_id}/checkout`, { json: payment });
+    // Free seats have no card to pay with: the Turnstile check guards them.
+    const headers = payment.source_id ? {} : await Turnstile.headers();
+    answer = await api(`/api/showings/${sid}/holds/${hold.hold_id}/checkout`, { json: payment, headers });
+    if (!payment.source_id) Turnstile.reset();
   } catch (_) {
     say(payMessages, 'error', 'The connection dropped while paying. Checking again in a moment; you will not be charged twice.', { focus: true });
     setTimeout(recover, 3000);
@@ -644,7 +647,7 @@ async function release() {
     document.getElementById('limit').textContent = '';
     say(messages, 'info', `${salesText(body.sales)}: no seats can be held for this showing now.`);
   }
-  Turnstile.mount(document.getElementById('turnstile'));
+  Turnstile.mount(document.getElementById('turnstile'), 'buy');
   document.getElementById('hold').addEventListener('click', holdSeats);
   document.getElementById('map').addEventListener('keydown', moveCursor);
   window.addEventListener('resize', showScrollCue);

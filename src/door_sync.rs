@@ -1,8 +1,9 @@
 //! Scans a door device made offline and sends later (`POST
-//! /api/door/sync`): the batch, checked; the rows D1 records; and what
-//! became of each scan once D1 took the batch. The earliest admission of
-//! a ticket stands, online or offline; D1 makes it so with one
-//! conditional write for the whole batch (`db::door`). Pure.
+//! /api/door/sync`): the batch, checked; the rows D1 records, each dated
+//! within its session's life and the door's window; and what became of
+//! each scan once D1 took the batch. A ticket's first recorded admission
+//! stands, online or offline, and is never overwritten; D1 makes it so
+//! with one conditional write for the whole batch (`db::door`). Pure.
 
 use serde::{Deserialize, Serialize};
 
@@ -47,8 +48,37 @@ pub struct QueuedScan {
 #[serde(deny_unknown_fields)]
 pub struct SyncRequest {
     pub showing_id: String,
-    pub device: String,
+    /// The device the scans are from, if named: it must be the one its
+    /// door session names, which is the one they are recorded under.
+    #[serde(default)]
+    pub device: Option<String>,
     pub scans: Vec<QueuedScan>,
+}
+
+/// When a scan may be dated: from when its session was given (or the
+/// door list opened, if later) to when the batch arrived (or the door
+/// closed, if earlier). A device cannot date a scan before it signed in,
+/// nor after the door closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dating {
+    pub session_from_ms: u64,
+    pub received_ms: u64,
+    pub door_open_ms: u64,
+    pub door_close_ms: u64,
+}
+
+impl Dating {
+    /// `at_ms` brought within the session's life and the door's window
+    /// (the close wins when the two do not meet: a session given after
+    /// the close dates its scans at the close), and never after the batch
+    /// came (a door list that opens later dates its scans on arrival).
+    pub fn clamp(&self, at_ms: u64) -> u64 {
+        let from = self.session_from_ms.max(self.door_open_ms);
+        at_ms
+            .max(from)
+            .min(self.door_close_ms)
+            .min(self.received_ms)
+    }
 }
 
 /// Why `id` (a device name or a scan id, called `what`) is refused, if it
@@ -71,7 +101,7 @@ impl SyncRequest {
         if self.scans.is_empty() || self.scans.len() > MAX_SCANS {
             return Some(format!("a sync sends 1 to {MAX_SCANS} scans"));
         }
-        if let Some(problem) = id_problem("device", &self.device) {
+        if let Some(problem) = self.device.as_deref().and_then(|d| id_problem("device", d)) {
             return Some(problem);
         }
         let mut ids: Vec<&str> = self.scans.iter().map(|s| s.id.as_str()).collect();
@@ -107,23 +137,20 @@ impl SyncRequest {
     }
 
     /// The rows D1 records, each scan's code checked here (the device's
-    /// word is not taken for which ticket it names). A device clock ahead
-    /// of the Worker's is brought back to when the batch arrived; scans
-    /// dated too long before it are left out (see [`MAX_SCAN_AGE_MS`]).
-    pub fn rows(
-        &self,
-        verify: impl Fn(&str) -> Option<TicketRef>,
-        received_ms: u64,
-    ) -> Vec<ScanRow> {
+    /// word is not taken for which ticket it names) and its time brought
+    /// within `dating` (a device clock ahead of the Worker's comes back to
+    /// when the batch arrived); scans dated too long before the batch are
+    /// left out (see [`MAX_SCAN_AGE_MS`]).
+    pub fn rows(&self, verify: impl Fn(&str) -> Option<TicketRef>, dating: Dating) -> Vec<ScanRow> {
         self.scans
             .iter()
-            .filter(|scan| !Self::too_old(scan, received_ms))
+            .filter(|scan| !Self::too_old(scan, dating.received_ms))
             .map(|scan| ScanRow {
                 id: scan.id.clone(),
                 ticket_id: verify(&scan.code)
                     .filter(|t| t.showing_id == self.showing_id)
                     .map(|t| t.ticket_id),
-                at_ms: scan.at_ms.min(received_ms),
+                at_ms: dating.clamp(scan.at_ms),
                 result: scan.result,
             })
             .collect()
@@ -161,6 +188,8 @@ pub struct TicketState {
     pub status: String,
     pub checked_in_at_ms: Option<u64>,
     pub checked_in_by: Option<String>,
+    /// The scan (its device's id of it) whose admission stands.
+    pub checked_in_scan: Option<String>,
 }
 
 /// What became of one scan.
@@ -168,9 +197,10 @@ pub struct TicketState {
 pub struct Outcome {
     pub id: String,
     /// `admitted`: this scan is the ticket's admission; `duplicate`: the
-    /// device admitted it, but an earlier admission stands (`admitted_by`
-    /// and `admitted_at_ms` say whose); `void`: the ticket is void (a
-    /// refund the device did not know of, when it admitted); `invalid`:
+    /// device admitted it, but an admission recorded before stands
+    /// (`admitted_by` and `admitted_at_ms` say whose); `void`: the ticket
+    /// is void (a refund the device did not know of, when it admitted);
+    /// `cancelled`: the showing was cancelled, so nothing admits; `invalid`:
     /// the code names no ticket of this showing; `recorded`: the device
     /// turned it away, and it is kept as it was; `too_old`: dated more
     /// than [`MAX_SCAN_AGE_MS`] before the sync, and not recorded.
@@ -185,8 +215,14 @@ pub struct Outcome {
     pub admitted_at_ms: Option<u64>,
 }
 
-/// Each scan's outcome, given the tickets as they stand.
-pub fn outcomes(device: &str, rows: &[ScanRow], tickets: &[TicketState]) -> Vec<Outcome> {
+/// Each scan's outcome, given the tickets as they stand and whether the
+/// showing is cancelled.
+pub fn outcomes(
+    device: &str,
+    rows: &[ScanRow],
+    tickets: &[TicketState],
+    cancelled: bool,
+) -> Vec<Outcome> {
     rows.iter()
         .map(|row| {
             let ticket = row
@@ -206,9 +242,10 @@ pub fn outcomes(device: &str, rows: &[ScanRow], tickets: &[TicketState]) -> Vec<
             };
             out.outcome = match (ticket.status.as_str(), row.result) {
                 ("void", _) => "void",
+                ("valid", DeviceResult::Admitted) if cancelled => "cancelled",
                 ("valid", DeviceResult::Admitted) => {
                     let stands = ticket.checked_in_by.as_deref() == Some(device)
-                        && ticket.checked_in_at_ms == Some(row.at_ms);
+                        && ticket.checked_in_scan.as_deref() == Some(row.id.as_str());
                     if !stands {
                         out.admitted_by = ticket.checked_in_by.clone();
                         out.admitted_at_ms = ticket.checked_in_at_ms;
@@ -245,8 +282,19 @@ mod tests {
     fn batch(scans: Vec<QueuedScan>) -> SyncRequest {
         SyncRequest {
             showing_id: SID.into(),
-            device: "door-2".into(),
+            device: Some("door-2".into()),
             scans,
+        }
+    }
+
+    /// A session given at 0, a door open from 0 and closing far ahead:
+    /// only the batch's arrival bounds a scan's time.
+    fn received(received_ms: u64) -> Dating {
+        Dating {
+            session_from_ms: 0,
+            received_ms,
+            door_open_ms: 0,
+            door_close_ms: u64::MAX,
         }
     }
 
@@ -260,13 +308,16 @@ mod tests {
         })
     }
 
-    fn ticket(id: &str, status: &str, by: Option<(&str, u64)>) -> TicketState {
+    /// A ticket, admitted (`by`: the device, the time and the scan's id)
+    /// or not.
+    fn ticket(id: &str, status: &str, by: Option<(&str, u64, &str)>) -> TicketState {
         TicketState {
             id: id.into(),
             seat: format!("seat of {id}"),
             status: status.into(),
-            checked_in_at_ms: by.map(|(_, at)| at),
-            checked_in_by: by.map(|(d, _)| d.to_string()),
+            checked_in_at_ms: by.map(|(_, at, _)| at),
+            checked_in_by: by.map(|(d, _, _)| d.to_string()),
+            checked_in_scan: by.map(|(_, _, scan)| scan.to_string()),
         }
     }
 
@@ -295,8 +346,10 @@ mod tests {
         )]);
         assert!(long_id.problem().is_some());
         let mut bad_device = batch(vec![scan("s1", "x", now, DeviceResult::Admitted)]);
-        bad_device.device = "<door>".into();
+        bad_device.device = Some("<door>".into());
         assert!(bad_device.problem().is_some());
+        bad_device.device = None;
+        assert_eq!(bad_device.problem(), None, "the session names the device");
     }
 
     #[test]
@@ -317,7 +370,7 @@ mod tests {
             ),
         ]);
         assert_eq!(sent.problem(), None, "the rest of the batch is taken");
-        let rows = sent.rows(verify, now);
+        let rows = sent.rows(verify, received(now));
         let kept: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(kept, ["edge"]);
         let old = sent.too_old_outcomes(now);
@@ -333,7 +386,7 @@ mod tests {
             scan("b", "ffffffffffffffff/t9", 4_100, DeviceResult::Admitted),
             scan("c", "forged", 9_999, DeviceResult::Invalid),
         ]);
-        let rows = sent.rows(verify, now);
+        let rows = sent.rows(verify, received(now));
         assert_eq!(rows[0].ticket_id.as_deref(), Some("t1"));
         assert_eq!(
             rows[1].ticket_id, None,
@@ -343,8 +396,40 @@ mod tests {
         assert_eq!(rows[2].at_ms, now, "a device clock ahead is not believed");
     }
 
+    /// A scan is dated no earlier than its session was given or the door
+    /// list opened, and no later than the door closed or the batch came.
     #[test]
-    fn the_earliest_admission_stands_and_the_others_are_duplicates() {
+    fn a_scans_time_is_kept_within_its_sessions_life_and_the_doors_window() {
+        let dating = Dating {
+            session_from_ms: 2_000,
+            received_ms: 9_000,
+            door_open_ms: 1_000,
+            door_close_ms: 8_000,
+        };
+        let clamped: Vec<u64> = [0, 1_500, 3_000, 8_500, 20_000]
+            .into_iter()
+            .map(|at| dating.clamp(at))
+            .collect();
+        assert_eq!(clamped, [2_000, 2_000, 3_000, 8_000, 8_000]);
+        let after_close = Dating {
+            session_from_ms: 8_500,
+            ..dating
+        };
+        assert_eq!(after_close.clamp(3_000), 8_000, "the door's close wins");
+        let opens_later = Dating {
+            door_open_ms: 4_000,
+            ..dating
+        };
+        assert_eq!(opens_later.clamp(2_500), 4_000);
+        let not_open_yet = Dating {
+            door_open_ms: 9_500,
+            ..dating
+        };
+        assert_eq!(not_open_yet.clamp(2_500), 8_000, "never in the future");
+    }
+
+    #[test]
+    fn the_admission_recorded_first_stands_and_the_others_are_duplicates() {
         let rows = batch(vec![
             scan("a", &format!("{SID}/t1"), 4_000, DeviceResult::Admitted),
             scan("b", &format!("{SID}/t2"), 4_100, DeviceResult::Admitted),
@@ -356,14 +441,18 @@ mod tests {
             ),
             scan("d", &format!("{SID}/t3"), 4_300, DeviceResult::Admitted),
             scan("e", "junk", 4_400, DeviceResult::Invalid),
+            scan("f", &format!("{SID}/t4"), 3_000, DeviceResult::Admitted),
         ])
-        .rows(verify, 10_000);
+        .rows(verify, received(10_000));
         let tickets = [
-            ticket("t1", "valid", Some(("door-2", 4_000))),
-            ticket("t2", "valid", Some(("door-1", 3_900))),
+            ticket("t1", "valid", Some(("door-2", 4_000, "a"))),
+            ticket("t2", "valid", Some(("door-1", 3_900, "x"))),
             ticket("t3", "void", None),
+            // Admitted later, by this very device under another scan: the
+            // earlier scan does not take it back.
+            ticket("t4", "valid", Some(("door-2", 3_500, "g"))),
         ];
-        let all = outcomes("door-2", &rows, &tickets);
+        let all = outcomes("door-2", &rows, &tickets, false);
         let said: Vec<(&str, &str)> = all.iter().map(|o| (o.id.as_str(), o.outcome)).collect();
         assert_eq!(
             said,
@@ -373,6 +462,7 @@ mod tests {
                 ("c", "recorded"),
                 ("d", "void"),
                 ("e", "invalid"),
+                ("f", "duplicate"),
             ]
         );
         let dup = &all[1];
@@ -380,6 +470,21 @@ mod tests {
             (dup.admitted_by.as_deref(), dup.admitted_at_ms),
             (Some("door-1"), Some(3_900))
         );
+    }
+
+    #[test]
+    fn a_cancelled_showing_admits_nothing_a_device_sends() {
+        let rows = batch(vec![
+            scan("a", &format!("{SID}/t1"), 4_000, DeviceResult::Admitted),
+            scan("b", &format!("{SID}/t2"), 4_100, DeviceResult::Cancelled),
+        ])
+        .rows(verify, received(10_000));
+        let tickets = [ticket("t1", "valid", None), ticket("t2", "valid", None)];
+        let said: Vec<&str> = outcomes("door-2", &rows, &tickets, true)
+            .iter()
+            .map(|o| o.outcome)
+            .collect();
+        assert_eq!(said, ["cancelled", "recorded"]);
     }
 
     /// A scan first recorded online (its answer lost, the scan then queued
@@ -391,7 +496,7 @@ mod tests {
             scan("lost", &format!("{SID}/t1"), 9_000, DeviceResult::Admitted),
             scan("new", &format!("{SID}/t2"), 9_100, DeviceResult::Admitted),
         ])
-        .rows(verify, 10_000);
+        .rows(verify, received(10_000));
         let online = ScanRow {
             id: "lost".into(),
             ticket_id: Some("t1".into()),
@@ -403,10 +508,10 @@ mod tests {
         assert_eq!(rows[0], online);
         assert_eq!(rows[1].id, "new");
         let tickets = [
-            ticket("t1", "valid", Some(("door-2", 5_000))),
-            ticket("t2", "valid", Some(("door-2", 9_100))),
+            ticket("t1", "valid", Some(("door-2", 5_000, "lost"))),
+            ticket("t2", "valid", Some(("door-2", 9_100, "new"))),
         ];
-        let said: Vec<&str> = outcomes("door-2", &rows, &tickets)
+        let said: Vec<&str> = outcomes("door-2", &rows, &tickets, false)
             .iter()
             .map(|o| o.outcome)
             .collect();

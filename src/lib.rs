@@ -63,12 +63,29 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
         );
         return with_security_headers(refusal.into_response()?, https);
     }
-    let resp = if req.method() == worker::Method::Post && req.path() == "/webhooks/square" {
+    if let Some(secure) = https_redirect(&req) {
+        return with_security_headers(Response::redirect_with_status(secure, 301)?, https);
+    }
+    // Square's webhooks and order-link requests are answered before the
+    // work they ask for, which runs in the request's `waitUntil`.
+    let post = req.method() == worker::Method::Post;
+    let resp = if post && path == "/webhooks/square" {
         routes::square_webhook(req, env, &ctx).await?
+    } else if post && path == "/api/orders/lookup" {
+        routes::order_lookup(req, env, &ctx).await?
     } else {
         routes::handle(req, env).await?
     };
     with_security_headers(resp, https)
+}
+
+/// The HTTPS address of a staff or door page asked for over plain HTTP
+/// (`pages::https_location`).
+fn https_redirect(req: &Request) -> Option<worker::Url> {
+    let url = req.url().ok()?;
+    let host = url.host_str()?;
+    let location = pages::https_location(url.scheme(), host, url.path(), url.query())?;
+    worker::Url::parse(&location).ok()
 }
 
 /// Headers on every answer of the Worker: no page of ours inside another

@@ -44,6 +44,32 @@ pub fn content_security_policy(scripts: &[&str]) -> String {
     .replace("  ", " ")
 }
 
+/// Where a request over plain HTTP for a staff or door page is sent: the
+/// same address over HTTPS (the default port), since their sign-ins and
+/// cookies must never cross the network in the clear. A machine's own
+/// address (`npm start`, the tests) stays on HTTP, as does every other page.
+pub fn https_location(scheme: &str, host: &str, path: &str, query: Option<&str>) -> Option<String> {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let local = host == "localhost"
+        || bare
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if scheme != "http" || local || !is_staff_page(path) {
+        return None;
+    }
+    let query = query.map(|q| format!("?{q}")).unwrap_or_default();
+    Some(format!("https://{host}{path}{query}"))
+}
+
+/// Whether a path is one of the staff pages (`/admin…`) or the door's
+/// (`/door…`), which are served over HTTPS only.
+pub fn is_staff_page(path: &str) -> bool {
+    ["/admin", "/door"].iter().any(|page| {
+        path.strip_prefix(page)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
+}
+
 /// `scheme://host[:port]` of an absolute http(s) URL.
 fn origin_of(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
@@ -87,6 +113,38 @@ pub fn fill(html: &str, venue: &Venue) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn staff_pages_over_http_move_to_https_but_on_the_machine_itself() {
+        let site = "tickets.cinema.example";
+        assert_eq!(
+            https_location("http", site, "/admin/showings/ab12", Some("x=1")).as_deref(),
+            Some("https://tickets.cinema.example/admin/showings/ab12?x=1")
+        );
+        assert_eq!(
+            https_location("http", site, "/door", None).as_deref(),
+            Some("https://tickets.cinema.example/door")
+        );
+        assert_eq!(https_location("https", site, "/admin", None), None);
+        assert_eq!(https_location("http", site, "/showings/ab12", None), None);
+        for local in ["localhost", "127.0.0.1", "127.0.0.2", "[::1]"] {
+            assert_eq!(
+                https_location("http", local, "/admin", None),
+                None,
+                "{local}"
+            );
+        }
+    }
+
+    #[test]
+    fn staff_and_door_pages_are_known_by_path_and_their_scripts_are_not_pages() {
+        for path in ["/admin", "/admin/showings/new", "/door", "/door/"] {
+            assert!(is_staff_page(path), "{path}");
+        }
+        for path in ["/", "/admin.js", "/door-sw.js", "/doorway", "/showings/1"] {
+            assert!(!is_staff_page(path), "{path}");
+        }
+    }
 
     #[test]
     fn the_policy_allows_no_inline_script_and_the_sdks_own_origin() {

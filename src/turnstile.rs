@@ -5,6 +5,16 @@
 //! a token the answer is `403 turnstile_required`, with a bad one `403
 //! turnstile_failed`; if siteverify cannot be asked, `503
 //! turnstile_unavailable` (closed, never open: an outage is no pass).
+//!
+//! A token says where it was solved: siteverify answers the `hostname`
+//! whose page showed the widget and the `action` the page rendered it
+//! with, and Cloudflare asks that both be checked
+//! (developers.cloudflare.com/turnstile/get-started/server-side-validation/,
+//! and .../additional-configuration/hostname-management/any-hostname/:
+//! "Always validate the hostname field in Siteverify responses"). A token
+//! passes only when solved on this site's own host, for the action the
+//! request is: one solved on another site that shares the widget, or on
+//! the order-lookup page, does not buy seats.
 
 use futures_util::future::{select, Either};
 use serde::Deserialize;
@@ -66,11 +76,56 @@ pub fn idempotency_uuid(scope: &str, key: &str) -> String {
     )
 }
 
+/// What a page's widget guards, rendered as its `action` (`public/app.js`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The seat map page: holds, and checkouts of free seats.
+    Buy,
+    /// The order-lookup page.
+    Lookup,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Buy => "buy",
+            Action::Lookup => "lookup",
+        }
+    }
+}
+
+/// Cloudflare's documented test secrets: they answer for no real widget
+/// (their hostname is always `example.com`), and accept any token from the
+/// test sitekeys, so only `success` means anything with them.
+const TEST_SECRETS: [&str; 3] = [
+    "1x0000000000000000000000000000000AA",
+    "2x0000000000000000000000000000000AA",
+    "3x0000000000000000000000000000000AA",
+];
+
 #[derive(Deserialize)]
 struct Verdict {
     success: bool,
     #[serde(rename = "error-codes", default)]
     error_codes: Vec<String>,
+    #[serde(default)]
+    hostname: String,
+    #[serde(default)]
+    action: String,
+}
+
+impl Verdict {
+    /// Why a successful verdict is still refused: solved elsewhere, or for
+    /// another action.
+    fn mismatch(&self, secret: &str, host: &str, action: Action) -> Option<&'static str> {
+        if TEST_SECRETS.contains(&secret) {
+            return None;
+        }
+        if !self.hostname.eq_ignore_ascii_case(host) {
+            return Some("hostname-mismatch");
+        }
+        (self.action != action.as_str()).then_some("action-mismatch")
+    }
 }
 
 /// Passes when Turnstile is off, or the request's token is good.
@@ -78,6 +133,7 @@ pub async fn require(
     req: &Request,
     env: &Env,
     idempotency: Option<String>,
+    action: Action,
 ) -> Result<(), ApiError> {
     let Some(secret) = site_key(env).and(secret(env)) else {
         return Ok(());
@@ -118,15 +174,15 @@ pub async fn require(
         error.retry_after_s = Some(5);
         error
     })?;
-    if verdict.success {
-        Ok(())
-    } else {
-        worker::console_log!(
-            "{}",
-            json!({ "event": "turnstile_failed", "codes": verdict.error_codes })
-        );
-        Err(failed())
-    }
+    // The page's own host, as the browser asked for it.
+    let host = req.url()?.host_str().unwrap_or_default().to_string();
+    let codes = match verdict.mismatch(&secret, &host, action) {
+        _ if !verdict.success => verdict.error_codes,
+        Some(mismatch) => vec![mismatch.to_string()],
+        None => return Ok(()),
+    };
+    worker::console_log!("{}", json!({ "event": "turnstile_failed", "codes": codes }));
+    Err(failed())
 }
 
 async fn ask(url: &str, body: &str) -> Result<Verdict, String> {
@@ -160,6 +216,46 @@ async fn ask(url: &str, body: &str) -> Result<Verdict, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn verdict(hostname: &str, action: &str) -> Verdict {
+        Verdict {
+            success: true,
+            error_codes: Vec::new(),
+            hostname: hostname.to_string(),
+            action: action.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_token_passes_only_for_this_host_and_action_but_with_a_test_secret() {
+        let secret = "0x4AAAAAAA-a-real-secret";
+        let host = "tickets.cinema.example";
+        assert_eq!(
+            verdict(host, "buy").mismatch(secret, host, Action::Buy),
+            None
+        );
+        assert_eq!(
+            verdict("TICKETS.cinema.example", "lookup").mismatch(secret, host, Action::Lookup),
+            None
+        );
+        assert_eq!(
+            verdict("evil.example", "buy").mismatch(secret, host, Action::Buy),
+            Some("hostname-mismatch")
+        );
+        assert_eq!(
+            verdict(host, "lookup").mismatch(secret, host, Action::Buy),
+            Some("action-mismatch")
+        );
+        assert_eq!(
+            verdict(host, "").mismatch(secret, host, Action::Buy),
+            Some("action-mismatch")
+        );
+        let test_secret = TEST_SECRETS[0];
+        assert_eq!(
+            verdict("example.com", "").mismatch(test_secret, host, Action::Buy),
+            None
+        );
+    }
 
     #[test]
     fn an_idempotency_uuid_is_a_version_4_uuid_stable_per_request() {

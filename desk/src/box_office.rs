@@ -26,6 +26,7 @@ impl Desk {
         d: &mut Decision,
     ) -> Result<Reply, Refusal> {
         self.showing()?;
+        crate::bounds::check_seat_request(&sale.seats, &sale.prices)?;
         self.refuse_if_cancelled()?;
         let reason = sale.payment.reason.as_deref().map(str::trim).unwrap_or("");
         let reason_ok = reason.chars().count() <= MAX_COMP_REASON_CHARS

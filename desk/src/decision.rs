@@ -52,6 +52,9 @@ pub enum Effect {
 pub enum OrderWrite {
     /// The order as paid-for and one live ticket per seat.
     Order {
+        /// The showing the tickets are for: carried here, never filled in
+        /// by the shell from what it has in memory.
+        showing_id: String,
         seats: Vec<String>,
         payment_id: String,
         /// Each seat's category and price (empty for an older order).

@@ -76,7 +76,9 @@ impl Desk {
             return self.order_status(&order_id);
         }
         self.refuse_if_cancelled()?;
-        if !free {
+        if free {
+            self.refuse_free_hoarding(now_ms, &req.client, &req.email, d)?;
+        } else {
             self.refuse_card_testing(now_ms, &hold_id, &req.hold.buyer, &req.client, d)?;
         }
         let order = OrderStart {
@@ -134,6 +136,41 @@ impl Desk {
         Ok(())
     }
 
+    /// Bounds the free orders of this showing one network places, and one
+    /// address receives (`rate::FREE_ORDERS_PER_NETWORK`, `…_PER_ADDRESS`).
+    /// The address is kept only as a hash, in any case.
+    fn refuse_free_hoarding(
+        &mut self,
+        now_ms: u64,
+        client: &str,
+        email: &str,
+        d: &mut Decision,
+    ) -> Result<(), Refusal> {
+        use sha2::{Digest, Sha256};
+        let address = hex::encode(&Sha256::digest(email.to_lowercase().as_bytes())[..16]);
+        let caps = [
+            (
+                format!("free:{client}"),
+                crate::rate::FREE_ORDERS_PER_NETWORK,
+                "your network",
+            ),
+            (
+                format!("free-to:{address}"),
+                crate::rate::FREE_ORDERS_PER_ADDRESS,
+                "this e-mail address",
+            ),
+        ];
+        for (key, cap, whose) in caps {
+            if self.take_free_order(&key, cap, now_ms, d).is_err() {
+                return Err(Refusal::new(
+                    Code::TooManyFreeOrders,
+                    format!("{whose} already has {cap} free orders for this showing, as many as one may"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Starts the checkout of a hold whose seats are priced: its seats
     /// start paying, the order is recorded pending, and its first steps go
     /// out. Online orders and box-office sales both start here.
@@ -152,6 +189,7 @@ impl Desk {
             prices,
             desk,
         } = start;
+        self.count_started_checkout(d);
         let showing = self
             .showing
             .as_mut()

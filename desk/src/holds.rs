@@ -6,7 +6,8 @@
 //! storage know only the token's SHA-256, so stored data cannot be turned
 //! back into tokens, and a lookup reveals nothing through timing.
 
-use std::collections::{BTreeSet, HashMap};
+pub use crate::owners::Owner;
+use crate::replays::{Recorded, REPLAY_TTL_MS};
 
 use ledger::{HoldError, HoldId, HoldRecord};
 use serde_json::Value;
@@ -21,77 +22,15 @@ use crate::{Decision, Desk};
 
 /// Hold tokens are 32 hex characters.
 pub const TOKEN_LEN: usize = 32;
-/// How long an `Idempotency-Key` answer is kept.
-pub const REPLAY_TTL_MS: u64 = 24 * 3600 * 1000;
 /// How long an ended hold's owner is kept, so its buyer can still be told
 /// how it ended.
 pub const ENDED_HOLD_TTL_MS: u64 = 3600 * 1000;
 /// Most seat names a refusal lists: enough to show a buyer, too few to
 /// make a stored refusal a way to fill storage.
 pub const MAX_NAMED_SEATS: usize = 20;
-/// Most stale replays one hold forgets, so cleaning never makes it slow.
-const REPLAY_PURGE_BATCH: usize = 20;
 /// Most ended hold owners one alarm forgets: far more holds than can end
 /// between two alarms of a busy showing.
 const OWNER_PURGE_BATCH: usize = 2_000;
-
-/// Who made a hold and how it ended.
-#[derive(Debug, Clone)]
-pub struct Owner {
-    pub buyer: String,
-    /// The network the hold was asked from (empty for the box office and
-    /// for holds made before it was kept).
-    pub client: String,
-    pub seats: Vec<String>,
-    /// Each seat's price as held (empty for a hold made before seats had
-    /// prices: each then costs the showing's default price).
-    pub prices: Vec<SeatPrice>,
-    pub ended: Option<(HoldEnd, u64)>,
-}
-
-/// A stored first answer to an idempotent request.
-#[derive(Debug, Clone)]
-pub struct Recorded {
-    pub fingerprint: String,
-    pub status: u16,
-    pub body: String,
-    pub buyer: String,
-    pub created_at_ms: u64,
-}
-
-/// The kept answers by key, and by age for forgetting the oldest.
-#[derive(Debug, Default)]
-pub struct Replays {
-    pub by_key: HashMap<String, Recorded>,
-    pub by_age: BTreeSet<(u64, String)>,
-}
-
-impl Replays {
-    pub fn insert(&mut self, key: String, recorded: Recorded) {
-        if let Some(old) = self.by_key.get(&key) {
-            self.by_age.remove(&(old.created_at_ms, key.clone()));
-        }
-        self.by_age.insert((recorded.created_at_ms, key.clone()));
-        self.by_key.insert(key, recorded);
-    }
-
-    /// Forgets a few answers older than the replay window.
-    fn forget_stale(&mut self, now_ms: u64, d: &mut Decision) {
-        let cutoff = now_ms.saturating_sub(REPLAY_TTL_MS);
-        let stale: Vec<(u64, String)> = self
-            .by_age
-            .iter()
-            .take_while(|(at, _)| *at < cutoff)
-            .take(REPLAY_PURGE_BATCH)
-            .cloned()
-            .collect();
-        for entry in stale {
-            self.by_age.remove(&entry);
-            self.by_key.remove(&entry.1);
-            d.writes.push(Write::ForgetReplay { key: entry.1 });
-        }
-    }
-}
 
 pub fn hold_id_of(token: &str) -> HoldId {
     let digest = hex::encode(Sha256::digest(token.as_bytes()));
@@ -201,28 +140,13 @@ impl Desk {
             )
             .retry_after(wait_ms.div_ceil(1000)));
         }
+        // Bounded before anything is looked up or kept: a body out of
+        // bounds is refused the same whenever it is sent, so its refusal
+        // is not kept for a replay.
+        crate::bounds::check_seat_request(&new.seats, &new.prices)?;
         if let Some(idem) = &new.idempotency {
-            if let Some(recorded) = self.replays.by_key.get(&idem.key) {
-                if recorded.created_at_ms.saturating_add(REPLAY_TTL_MS) > now_ms {
-                    // Only to the buyer who made it: the answer names a
-                    // hold, which is as good as the hold itself.
-                    if !same_buyer(&recorded.buyer, &new.caller.buyer) {
-                        return Err(Refusal::new(
-                            Code::IdempotencyKeyInUse,
-                            "this Idempotency-Key belongs to another request; send a new key",
-                        ));
-                    }
-                    if recorded.fingerprint != idem.fingerprint {
-                        return Err(Refusal::new(
-                            Code::IdempotencyKeyReused,
-                            "this Idempotency-Key was used with a different request body",
-                        ));
-                    }
-                    return Ok(Reply::Replayed {
-                        status: recorded.status,
-                        body: recorded.body.clone(),
-                    });
-                }
+            if let Some(replayed) = self.replay(now_ms, idem, &new.caller.buyer, d)? {
+                return Ok(replayed);
             }
         }
         self.refuse_if_cancelled()?;
@@ -234,9 +158,59 @@ impl Desk {
         answer.map(Reply::Held)
     }
 
-    /// Keeps the answer for replays of the same `Idempotency-Key`.
-    /// Refusals that depend on the moment (rate limits, a busy showing) are
-    /// not kept, so a retry of those is decided afresh.
+    /// The answer kept for this `Idempotency-Key`, if one is: only to the
+    /// buyer who sent it first, and only for the same body. A kept
+    /// `seats_unavailable` gets the seat map as it is now.
+    fn replay(
+        &mut self,
+        now_ms: u64,
+        idem: &crate::protocol::Idempotency,
+        buyer: &str,
+        d: &mut Decision,
+    ) -> Result<Option<Reply>, Refusal> {
+        let Some(recorded) = self.replays.get(&idem.key) else {
+            return Ok(None);
+        };
+        if recorded.created_at_ms.saturating_add(REPLAY_TTL_MS) <= now_ms {
+            return Ok(None);
+        }
+        // Only to the buyer who made it: the answer names a hold, which
+        // is as good as the hold itself.
+        if !same_buyer(&recorded.buyer, buyer) {
+            return Err(Refusal::new(
+                Code::IdempotencyKeyInUse,
+                "this Idempotency-Key belongs to another request; send a new key",
+            ));
+        }
+        if recorded.fingerprint != idem.fingerprint {
+            return Err(Refusal::new(
+                Code::IdempotencyKeyReused,
+                "this Idempotency-Key was used with a different request body",
+            ));
+        }
+        let (status, mut body) = (recorded.status, recorded.body.clone());
+        if status == Code::SeatsUnavailable.status() {
+            // Holds that ended are let go first, as for any seat map.
+            self.sweep(now_ms, d);
+            if let (Ok(mut value), Some(showing)) =
+                (serde_json::from_str::<Value>(&body), self.showing.as_ref())
+            {
+                if value["error"] == Code::SeatsUnavailable.as_str() {
+                    value["availability"] =
+                        serde_json::to_value(showing.codes()).unwrap_or(Value::Null);
+                    body = value.to_string();
+                }
+            }
+        }
+        self.replays.touch(&idem.key, now_ms, d);
+        Ok(Some(Reply::Replayed { status, body }))
+    }
+
+    /// Keeps the answer for replays of the same `Idempotency-Key`: a
+    /// granted hold or a 409, which depend on the seats at that moment.
+    /// A 400 depends on the body alone and a 429 or 503 on the moment, so
+    /// a retry of those is decided afresh. The seat map a
+    /// `seats_unavailable` carries is not kept: a replay gets today's.
     fn record_replay(
         &mut self,
         now_ms: u64,
@@ -247,26 +221,25 @@ impl Desk {
     ) {
         let (status, body) = match answer {
             Ok(granted) => (201, serde_json::to_value(granted).unwrap_or(Value::Null)),
-            Err(e) if matches!(e.status(), 400 | 409) => (e.status(), e.body()),
+            Err(e) if e.status() == 409 => {
+                let mut body = e.body();
+                if let Some(fields) = body.as_object_mut() {
+                    fields.remove("availability");
+                }
+                (409, body)
+            }
             Err(_) => return,
         };
-        self.replays.forget_stale(now_ms, d);
+        self.replays.forget_stale_on_hold(now_ms, d);
         let recorded = Recorded {
             fingerprint: idem.fingerprint.clone(),
             status,
             body: body.to_string(),
             buyer: buyer.to_string(),
             created_at_ms: now_ms,
+            used_at_ms: now_ms,
         };
-        d.writes.push(Write::Replay {
-            key: idem.key.clone(),
-            fingerprint: recorded.fingerprint.clone(),
-            status,
-            body: recorded.body.clone(),
-            buyer: recorded.buyer.clone(),
-            at_ms: now_ms,
-        });
-        self.replays.insert(idem.key.clone(), recorded);
+        self.replays.record(idem.key.clone(), recorded, d);
     }
 
     fn decide_hold(
@@ -337,10 +310,7 @@ impl Desk {
         };
         let cap = self.settings.hold_rate.seats_held as usize;
         let (mut held, mut first_end) = (0, u64::MAX);
-        for (id, owner) in &self.owners {
-            if owner.ended.is_some() || owner.client != client {
-                continue;
-            }
+        for id in self.owners.open_of_client(client) {
             let Ok(id) = HoldId::new(id.as_str()) else {
                 continue;
             };
@@ -389,6 +359,12 @@ impl Desk {
             prices: prices.to_vec(),
             record,
         });
+        // Past the cap, a new hold makes room by forgetting the holds that
+        // ended first, so the table stays bounded between alarms too.
+        for old in self.owners.to_forget(0, 2) {
+            self.owners.remove(&old);
+            d.writes.push(Write::ForgetOwner { hold_id: old });
+        }
         self.owners.insert(
             hold_id.as_str().to_string(),
             Owner {
@@ -416,19 +392,16 @@ impl Desk {
     /// The seats of the buyer's live hold and when it ends, if they have one.
     fn live_hold_of(&self, buyer: &str, now_ms: u64) -> Option<(Vec<String>, u64)> {
         let showing = self.showing.as_ref()?;
-        self.owners
-            .iter()
-            .filter(|(_, owner)| owner.ended.is_none() && owner.buyer == buyer)
-            .find_map(|(id, _)| {
-                let id = HoldId::new(id.as_str()).ok()?;
-                let record = live(showing, &id, now_ms)?;
-                let seats = record
-                    .seats
-                    .iter()
-                    .map(|&u| showing.ledger.unit_name(u).unwrap_or_default().to_string())
-                    .collect();
-                Some((seats, record.expires_at_ms))
-            })
+        self.owners.open_of_buyer(buyer).find_map(|id| {
+            let id = HoldId::new(id.as_str()).ok()?;
+            let record = live(showing, &id, now_ms)?;
+            let seats = record
+                .seats
+                .iter()
+                .map(|&u| showing.ledger.unit_name(u).unwrap_or_default().to_string())
+                .collect();
+            Some((seats, record.expires_at_ms))
+        })
     }
 
     /// The caller's hold, after checking that the caller made it.
@@ -495,18 +468,12 @@ impl Desk {
         Ok(Reply::Done)
     }
 
-    /// Forgets owners of holds that ended over an hour ago, a batch at a
-    /// time. Run by the alarm and the cron sweep rather than by every hold.
+    /// Forgets owners of holds that ended over an hour ago, or the oldest
+    /// ended past [`crate::owners::MAX_ENDED_OWNERS`], a batch at a time.
+    /// Run by the alarm and the cron sweep rather than by every hold.
     pub(crate) fn forget_ended_owners(&mut self, now_ms: u64, d: &mut Decision) {
         let cutoff = now_ms.saturating_sub(ENDED_HOLD_TTL_MS);
-        let old: Vec<String> = self
-            .owners
-            .iter()
-            .filter(|(_, o)| o.ended.is_some_and(|(_, at)| at < cutoff))
-            .map(|(id, _)| id.clone())
-            .take(OWNER_PURGE_BATCH)
-            .collect();
-        for hold_id in old {
+        for hold_id in self.owners.to_forget(cutoff, OWNER_PURGE_BATCH) {
             self.owners.remove(&hold_id);
             d.writes.push(Write::ForgetOwner { hold_id });
         }

@@ -1,10 +1,9 @@
 //! Every decision of one showing's `Showtime` Durable Object, made in
 //! memory with the time passed in: holds and their replays, the checkout of
-//! each order, the door PIN window, the per-address hold rate and the seat
-//! maps. The object around it only loads the desk from storage, passes each
-//! request in, writes the rows a [`Decision`] names, performs its effects
-//! and feeds their answers back, and sets its alarm to
-//! [`Desk::poll_timeout`].
+//! each order, the per-address hold rate and the seat maps. The object
+//! around it only loads the desk from storage, passes each request in,
+//! writes the rows a [`Decision`] names, performs its effects and feeds
+//! their answers back, and sets its alarm to [`Desk::poll_timeout`].
 //!
 //! Like `ledger` and `checkout` (which it drives), this crate does no I/O,
 //! reads no clock and draws no randomness, and it never names the Workers
@@ -12,48 +11,54 @@
 //!
 //! # Code map
 //! - `protocol`: [`Request`] and [`Reply`], the Worker↔object protocol.
+//! - `bounds`: what a request for seats may name, checked on both sides.
 //! - `refusal`: [`Refusal`] and every [`Code`] with its HTTP status.
 //! - `decision`: [`Decision`], [`Effect`] and the effects' [`Answer`]s.
 //! - `storage`: the object's tables, [`Write`] (every row kind), loading.
 //! - `showing`: setting up and editing a showing, seat maps, stats, voids.
 //! - `holds`: holding, reading and releasing seats; idempotent replays.
+//! - `owners`: who made each hold, indexed by buyer and network.
+//! - `replays`: the first answer to each `Idempotency-Key`, bounded.
 //! - `driver`: starting each order's checkout, its status, webhooks, answers.
 //! - `box_office`: staff selling or giving seats at the desk.
 //! - `outbox`: what each checkout asks for, one Square or D1 step at a time.
 //! - `square`: the requests checkout steps send and what answers mean.
-//! - `door`: wrong door PINs counted in a sliding window.
 //! - `rate`: the per-network token buckets for holds and card payments.
 //! - `window`: when a showing sells and when its door admits.
 
+pub mod bounds;
 mod box_office;
 mod decision;
-mod door;
 mod driver;
 mod holds;
 mod live;
 mod outbox;
+mod owners;
 pub mod protocol;
 mod rate;
 mod refusal;
+mod replays;
 mod restore;
 mod showing;
 pub mod square;
 pub mod storage;
 pub mod window;
 
-use std::collections::HashMap;
-
 pub use decision::{Answer, Decision, Effect, OrderWrite, Record, StoreOutcome};
 pub use driver::status_name;
-pub use live::PushPeriod;
+pub use live::{admit_watcher, PushPeriod, MAX_WATCHERS_PER_NETWORK};
+pub use outbox::MAX_UNPAID_CHECKOUTS;
+pub use owners::MAX_ENDED_OWNERS;
 pub use protocol::{Reply, Request};
-pub use rate::{client_key, CardLimit, RateLimit, MAX_CARDS_PER_HOLD};
+pub use rate::{client_key, CardLimit, RateLimit, MAX_CARDS_PER_HOLD, MAX_CLIENTS};
 pub use refusal::{Code, Refusal};
+pub use replays::{MAX_REPLAYS, MAX_REPLAY_BODY_BYTES, MAX_REPLAY_BYTES};
 pub use showing::STANDARD_PRICE;
 pub use storage::Write;
 
-use holds::{Owner, Replays};
 use outbox::Checkouts;
+use owners::Owners;
+use replays::Replays;
 use showing::Showing;
 
 /// The settings a desk decides with, read once from the environment by the
@@ -82,10 +87,9 @@ pub struct Desk {
     showing: Option<Showing>,
     /// Who made each hold (by hold id), kept an hour after it ended so
     /// its buyer can still be told how it ended.
-    owners: HashMap<String, Owner>,
+    owners: Owners,
     replays: Replays,
     checkouts: Checkouts,
-    door: door::Window,
     rate: rate::HoldRate,
     last_alarm_ms: Option<u64>,
     failpoint_fired: bool,
@@ -106,10 +110,9 @@ impl Desk {
         Desk {
             settings,
             showing: None,
-            owners: HashMap::new(),
+            owners: Owners::default(),
             replays: Replays::default(),
             checkouts: Checkouts::default(),
-            door: door::Window::default(),
             rate: rate::HoldRate::default(),
             last_alarm_ms: None,
             failpoint_fired: false,
@@ -154,9 +157,6 @@ impl Desk {
                 self.showing_mut()?;
                 self.resume(now_ms, d);
                 Ok(Reply::Done)
-            }
-            Request::DoorAttempt { matched, client } => {
-                self.door_attempt(now_ms, matched, &client, d)
             }
             Request::VoidSeats(void) => self.void(now_ms, &void, d),
             Request::Watch { watchers } => self.watch(now_ms, watchers, d),
@@ -219,6 +219,8 @@ impl Desk {
     fn resume(&mut self, now_ms: u64, d: &mut Decision) {
         self.sweep(now_ms, d);
         self.forget_ended_owners(now_ms, d);
+        self.replays
+            .forget_stale(now_ms, replays::STALE_PER_ALARM, d);
         self.forget_finished_checkouts(now_ms, d);
         self.resume_checkouts(now_ms, d);
     }

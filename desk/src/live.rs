@@ -14,6 +14,29 @@
 
 use serde::Serialize;
 
+use crate::{Code, Refusal};
+
+/// Most live maps of one showing open at once from one client network (an
+/// IPv4 address or an IPv6 /64): a household's phones and a box office's
+/// screens fit, while one script cannot take the showing's watcher places
+/// (or its object's thread) from everyone else.
+pub const MAX_WATCHERS_PER_NETWORK: usize = 5;
+
+/// Whether one more socket may open from a network that has `open` open
+/// already (the shell counts them by the tag each socket carries).
+pub fn admit_watcher(open: usize) -> Result<(), Refusal> {
+    if open < MAX_WATCHERS_PER_NETWORK {
+        return Ok(());
+    }
+    Err(Refusal::new(
+        Code::TooManyLiveMaps,
+        format!(
+            "{MAX_WATCHERS_PER_NETWORK} live maps of this showing are open from your network already; the page reads the map instead"
+        ),
+    )
+    .retry_after(30))
+}
+
 /// How often a showing's map may be pushed: at most once a `min_ms`, and
 /// with many watchers less often, so that the object sends at most about
 /// `sends_per_s` messages a second however many watch. A send costs the
@@ -214,6 +237,16 @@ mod tests {
 
     fn whole_map(version: u64, codes: &str) -> String {
         format!(r#"{{"version":{version},"codes":"{codes}"}}"#)
+    }
+
+    #[test]
+    fn a_network_may_open_five_live_maps_and_no_more() {
+        for open in 0..MAX_WATCHERS_PER_NETWORK {
+            assert_eq!(admit_watcher(open), Ok(()));
+        }
+        let refused = admit_watcher(MAX_WATCHERS_PER_NETWORK).unwrap_err();
+        assert_eq!(refused.code, Code::TooManyLiveMaps);
+        assert_eq!(refused.code.status(), 429);
     }
 
     #[test]

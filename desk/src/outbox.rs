@@ -28,6 +28,9 @@ pub struct Checkouts {
     /// is read by. Nothing is sent for such an order meanwhile. A restart
     /// forgets them, and the outbox is sent again.
     pub awaiting: HashMap<String, Action>,
+    /// Memory only: checkouts started since the settled unpaid ones were
+    /// last counted against their cap.
+    pub started_since_trim: usize,
 }
 
 impl Checkouts {
@@ -77,6 +80,15 @@ impl Checkouts {
 pub const FINISHED_CHECKOUT_TTL_MS: u64 = 7 * 24 * 3600 * 1000;
 /// Most finished checkouts one alarm forgets.
 const CHECKOUT_PURGE_BATCH: usize = 500;
+/// Most settled checkouts that took no money (declined, seat lost,
+/// failed) kept for one showing, before their week is up: a card tester
+/// spread over many networks makes these and nothing else. Past it the
+/// oldest go first; their orders stay in D1.
+pub const MAX_UNPAID_CHECKOUTS: usize = 500;
+/// Checkouts started between two counts of the unpaid ones, which a count
+/// brings this far below their cap: one count per this many checkouts
+/// keeps the work per checkout constant and the table within its cap.
+const UNPAID_TRIM_SLACK: usize = 50;
 
 impl crate::Desk {
     /// Forgets checkouts finished over [`FINISHED_CHECKOUT_TTL_MS`] ago,
@@ -100,10 +112,53 @@ impl crate::Desk {
             self.checkouts.remove(&order_id);
             d.writes.push(Write::ForgetCheckout { order_id });
         }
+        self.forget_unpaid_past_cap(d);
+    }
+
+    /// Counted once every [`UNPAID_TRIM_SLACK`] checkouts (and by every
+    /// alarm): forgets the oldest settled checkouts that took no money
+    /// until [`MAX_UNPAID_CHECKOUTS`] less the slack are left.
+    pub(crate) fn forget_unpaid_past_cap(&mut self, d: &mut Decision) {
+        let checkouts = &mut self.checkouts;
+        checkouts.started_since_trim = 0;
+        let mut unpaid: Vec<(u64, String)> = checkouts
+            .machines
+            .iter()
+            .filter(|(id, m)| {
+                m.is_finished()
+                    && matches!(
+                        m.status(),
+                        checkout::PublicStatus::Declined { .. }
+                            | checkout::PublicStatus::SeatLost { .. }
+                            | checkout::PublicStatus::Failed { .. }
+                    )
+                    && !checkouts.outbox.contains_key(*id)
+                    && !checkouts.awaiting.contains_key(*id)
+            })
+            .map(|(id, m)| (m.last_active_ms(), id.clone()))
+            .collect();
+        let keep = MAX_UNPAID_CHECKOUTS - UNPAID_TRIM_SLACK;
+        if unpaid.len() <= keep {
+            return;
+        }
+        unpaid.sort_unstable();
+        let over = unpaid.len() - keep;
+        for (_, order_id) in unpaid.into_iter().take(over) {
+            checkouts.remove(&order_id);
+            d.writes.push(Write::ForgetCheckout { order_id });
+        }
+    }
+
+    /// Notes a checkout started, counting the unpaid ones when due.
+    pub(crate) fn count_started_checkout(&mut self, d: &mut Decision) {
+        self.checkouts.started_since_trim += 1;
+        if self.checkouts.started_since_trim >= UNPAID_TRIM_SLACK {
+            self.forget_unpaid_past_cap(d);
+        }
     }
 }
 
-fn store_write(action: &Action) -> Option<OrderWrite> {
+fn store_write(action: &Action, showing_id: &str) -> Option<OrderWrite> {
     Some(match action {
         Action::WriteOrder {
             seats,
@@ -111,6 +166,7 @@ fn store_write(action: &Action) -> Option<OrderWrite> {
             prices,
             ..
         } => OrderWrite::Order {
+            showing_id: showing_id.to_string(),
             seats: seats.clone(),
             payment_id: payment_id.clone(),
             prices: prices.clone(),
@@ -256,6 +312,11 @@ impl Desk {
         let Some(action) = self.checkouts.outbox.get(order_id) else {
             return;
         };
+        // A checkout exists only in a showing's desk; without the showing
+        // the action waits rather than be written under no showing.
+        let Some(showing_id) = self.showing.as_ref().map(|s| s.meta.showing_id.as_str()) else {
+            return;
+        };
         let current = self
             .checkouts
             .machines
@@ -269,7 +330,7 @@ impl Desk {
                     step,
                     call,
                 }),
-                None => store_write(action).map(|write| Effect::Store {
+                None => store_write(action, showing_id).map(|write| Effect::Store {
                     order_id: order_id.to_string(),
                     step,
                     write,

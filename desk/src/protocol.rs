@@ -205,13 +205,6 @@ pub enum Request {
     PaymentObserved(PaymentObserved),
     /// The cron sweep's nudge: release expired holds, resume due orders.
     Recover,
-    /// A door PIN was tried for this showing, and whether it was right.
-    DoorAttempt {
-        matched: bool,
-        /// The network the PIN came from.
-        #[serde(default)]
-        client: String,
-    },
     VoidSeats(VoidSeats),
     /// A browser asks to watch the map; `watchers` already watch.
     Watch {
@@ -220,6 +213,33 @@ pub enum Request {
     /// The benchmark's floors: nothing, and one storage write.
     BenchNoop,
     BenchWrite,
+}
+
+impl Request {
+    /// Whether asking twice decides no more than asking once: a read, a
+    /// hold under an `Idempotency-Key`, a checkout (the same hold and card
+    /// find the same order), and the requests the desk answers the same
+    /// when repeated. What the shell may send again when the runtime says
+    /// the first try did not arrive.
+    pub fn is_idempotent(&self) -> bool {
+        match self {
+            Request::Hold(new) => new.idempotency.is_some(),
+            other => matches!(
+                other,
+                Request::Init(_)
+                    | Request::Cancel
+                    | Request::Seats
+                    | Request::SeatCodes
+                    | Request::Summary
+                    | Request::Stats
+                    | Request::GetHold(_)
+                    | Request::Checkout(_)
+                    | Request::OrderStatus { .. }
+                    | Request::PaymentObserved(_)
+                    | Request::Recover
+            ),
+        }
+    }
 }
 
 /// The seat map by name, in layout order.

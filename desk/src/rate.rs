@@ -87,6 +87,13 @@ impl Default for CardLimit {
 /// seats again (when the hold ends), which the hold rate bounds.
 pub const MAX_CARDS_PER_HOLD: usize = 3;
 
+/// Free orders one client network may place for a showing: a free
+/// showing has no card to stop a script emptying it (one hold at a time
+/// from many cookies) or mailing tickets to strangers.
+pub const FREE_ORDERS_PER_NETWORK: u32 = 10;
+/// Free orders one e-mail address may receive for a showing.
+pub const FREE_ORDERS_PER_ADDRESS: u32 = 4;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bucket {
     pub tokens_milli: u64,
@@ -207,6 +214,20 @@ impl Desk {
         let taken = self
             .rate
             .take_per(limit.burst, limit.per_hour, 3_600_000, key, now_ms);
+        self.store_bucket(key, taken, true, d)
+    }
+
+    /// Takes one of the free orders a key (`free:<network>` or
+    /// `free-to:<hash of the address>`) may place for this showing: a
+    /// bucket of `cap` that earns nothing back, stored at once.
+    pub(crate) fn take_free_order(
+        &mut self,
+        key: &str,
+        cap: u32,
+        now_ms: u64,
+        d: &mut Decision,
+    ) -> Result<(), u64> {
+        let taken = self.rate.take_per(cap, 0, 3_600_000, key, now_ms);
         self.store_bucket(key, taken, true, d)
     }
 

@@ -5,9 +5,10 @@
 
 use ledger::{Ledger, Snapshot, UnitRow};
 
-use crate::holds::{Owner, Recorded, Replays};
+use crate::holds::Owner;
 use crate::outbox::Checkouts;
 use crate::rate::{Bucket, HoldRate};
+use crate::replays::{Recorded, Replays, REPLAY_TTL_MS};
 use crate::showing::{Showing, ShowingMeta};
 use crate::storage::{self, from_json, Stored, Write, FORMAT};
 use crate::{Desk, Settings};
@@ -74,6 +75,7 @@ impl Desk {
                 body: row.body.clone(),
                 buyer: row.buyer.clone(),
                 created_at_ms: row.created_at_ms as u64,
+                used_at_ms: row.used_at_ms as u64,
             };
             desk.replays.insert(row.key.clone(), recorded);
         }
@@ -90,11 +92,6 @@ impl Desk {
                 .outbox
                 .insert(row.order_id.clone(), from_json(&row.action)?);
         }
-        desk.door.failures = stored
-            .door_failures
-            .iter()
-            .map(|r| (r.at_ms as u64, r.client.clone().unwrap_or_default()))
-            .collect();
         desk.rate = HoldRate::default();
         for row in &stored.buckets {
             let bucket = Bucket {
@@ -103,13 +100,21 @@ impl Desk {
             };
             desk.rate.restore(row.client.clone(), bucket);
         }
-        let upgrade = if stored.format < FORMAT {
+        let mut upgrade = if stored.format < FORMAT {
             vec![Write::Upgrade {
                 from: stored.format,
             }]
         } else {
             Vec::new()
         };
+        // The answers left unread go from storage once a load, and a table
+        // kept by older code is brought within today's caps.
+        upgrade.push(Write::ForgetStaleReplays {
+            before_ms: stored.read_at_ms.saturating_sub(REPLAY_TTL_MS),
+        });
+        let mut d = crate::Decision::default();
+        desk.replays.make_room(0, &mut d);
+        upgrade.extend(d.writes);
         Ok((desk, upgrade))
     }
 

@@ -78,20 +78,15 @@ impl Showing {
     }
 
     /// Prices each seat of a hold: the category the buyer chose for it, or
-    /// the default. A category the showing does not have, or a price for a
-    /// seat not being held, is refused.
+    /// the default. A category the showing does not have is refused; the
+    /// request was bounded first (`bounds`), so a price is chosen only for
+    /// a seat being held and every id it names is short.
     pub fn price_seats(
         &self,
         seats: &[String],
         chosen: &std::collections::BTreeMap<String, String>,
     ) -> Result<Vec<SeatPrice>, Refusal> {
         let categories = self.categories();
-        if let Some(stray) = chosen.keys().find(|seat| !seats.contains(seat)) {
-            return Err(Refusal::new(
-                Code::UnknownPrice,
-                format!("a price was chosen for {stray}, which is not being held"),
-            ));
-        }
         seats
             .iter()
             .map(|seat| {
@@ -163,7 +158,7 @@ impl Showing {
         changes: &Changes,
         subject: Option<(&ledger::HoldId, HoldEnd)>,
         now_ms: u64,
-        owners: &mut std::collections::HashMap<String, crate::holds::Owner>,
+        owners: &mut crate::owners::Owners,
         d: &mut Decision,
     ) {
         if changes.is_empty() {
@@ -185,16 +180,13 @@ impl Showing {
             };
             // One statement ends it: the record goes from the owner row
             // as the row says how it ended.
-            match owners.get_mut(hold.as_str()) {
-                Some(owner) if owner.ended.is_none() => {
-                    owner.ended = Some((how, now_ms));
-                    d.writes.push(Write::HoldEnded {
-                        id,
-                        how,
-                        at_ms: now_ms,
-                    });
-                }
-                _ => d.writes.push(Write::Hold { id, record: None }),
+            match owners.end(hold.as_str(), how, now_ms) {
+                true => d.writes.push(Write::HoldEnded {
+                    id,
+                    how,
+                    at_ms: now_ms,
+                }),
+                false => d.writes.push(Write::Hold { id, record: None }),
             }
         }
         for order in &changes.orders {
@@ -354,9 +346,8 @@ impl Desk {
         });
         let open: Vec<ledger::HoldId> = self
             .owners
-            .iter()
-            .filter(|(_, owner)| owner.ended.is_none())
-            .filter_map(|(id, _)| ledger::HoldId::new(id.as_str()).ok())
+            .open()
+            .filter_map(|id| ledger::HoldId::new(id.as_str()).ok())
             .collect();
         let showing = self.showing_mut()?;
         let unpaid: Vec<ledger::HoldId> = open

@@ -6,12 +6,14 @@
 //! One row per seat, hold, order and checkout, so a decision writes only
 //! the rows it changed, whatever the size of the venue. The meta row
 //! `format` says which version of these tables an object has: objects set
-//! up before it (format 0) lack the outbox, door and rate tables, those of
+//! up before it (format 0) lack the outbox and rate tables, those of
 //! format 1 the hold's client network, those of format 2 keep it in a
 //! table of its own (`hold_clients`), and those of formats 0 to 3 keep each
 //! live hold's record in a table of its own (`holds`) beside its owner row;
 //! they are brought up to date the first time they load
-//! ([`Write::Upgrade`]).
+//! ([`Write::Upgrade`]). Format 5 keeps when each idempotent answer was
+//! last replayed (`used_at_ms`), so the least recently used goes first,
+//! and no longer keeps wrong door PINs (D1 counts them per network).
 
 use ledger::{Ledger, UnitId, UnitState};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -19,7 +21,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use crate::Decision;
 
 /// The version of the tables this code writes.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 
 pub const SHOWING: &str = "showing";
 pub const LAST_ALARM: &str = "last_alarm_ms";
@@ -34,13 +36,11 @@ const SCHEMA: &[&str] = &[
     // and while it lives the ledger's record of it; kept for an hour after
     // it ends, to tell its buyer how.
     "CREATE TABLE IF NOT EXISTS hold_owners (hold_id TEXT PRIMARY KEY, buyer TEXT NOT NULL, seats TEXT NOT NULL, ended TEXT, ended_at_ms INTEGER, client TEXT, record TEXT)",
-    "CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, buyer TEXT NOT NULL, created_at_ms INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, body TEXT NOT NULL, buyer TEXT NOT NULL, created_at_ms INTEGER NOT NULL, used_at_ms INTEGER)",
     "CREATE TABLE IF NOT EXISTS checkouts (order_id TEXT PRIMARY KEY, auth_key TEXT NOT NULL UNIQUE, record TEXT NOT NULL, due_at_ms INTEGER)",
     "CREATE TABLE IF NOT EXISTS outbox (order_id TEXT PRIMARY KEY, action TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS door_failures (at_ms INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS rate_buckets (client TEXT PRIMARY KEY, tokens_milli INTEGER NOT NULL, at_ms INTEGER NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS door_failures_from (at_ms INTEGER NOT NULL, client TEXT NOT NULL)",
-    "INSERT INTO meta (key, value) VALUES ('format', '4') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    "INSERT INTO meta (key, value) VALUES ('format', '5') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 ];
 
 /// A value bound to a statement.
@@ -180,6 +180,16 @@ pub enum Write {
     ForgetReplay {
         key: String,
     },
+    /// An idempotent answer was replayed at `at_ms`.
+    ReplayUsed {
+        key: String,
+        at_ms: u64,
+    },
+    /// Every idempotent answer made before `before_ms`, or too large to
+    /// have been made by this code, goes: what a loaded desk never reads.
+    ForgetStaleReplays {
+        before_ms: u64,
+    },
     Checkout {
         order_id: String,
         auth_key: String,
@@ -191,14 +201,6 @@ pub enum Write {
     Outbox {
         order_id: String,
         action: Option<String>,
-    },
-    DoorFailure {
-        at_ms: u64,
-        /// The network the wrong PIN came from.
-        client: String,
-    },
-    ForgetDoorFailures {
-        before_ms: u64,
     },
     RateBucket {
         client: String,
@@ -256,6 +258,12 @@ impl Write {
                          WHERE h.id = hold_owners.hold_id)",
                     );
                     sql.push("DROP TABLE holds");
+                }
+                if *from < 5 {
+                    sql.push("ALTER TABLE idempotency ADD COLUMN used_at_ms INTEGER");
+                    // Wrong door PINs are counted per network in D1 now.
+                    sql.push("DROP TABLE IF EXISTS door_failures");
+                    sql.push("DROP TABLE IF EXISTS door_failures_from");
                 }
                 sql.extend_from_slice(SCHEMA);
                 sql.into_iter().map(|sql| Statement { sql, args: vec![] }).collect()
@@ -329,7 +337,7 @@ impl Write {
                 "INSERT INTO idempotency (key, fingerprint, status, body, buyer, created_at_ms) \
                  VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET fingerprint = \
                  excluded.fingerprint, status = excluded.status, body = excluded.body, \
-                 buyer = excluded.buyer, created_at_ms = excluded.created_at_ms",
+                 buyer = excluded.buyer, created_at_ms = excluded.created_at_ms, used_at_ms = NULL",
                 vec![
                     key.clone().into(),
                     fingerprint.clone().into(),
@@ -340,6 +348,14 @@ impl Write {
                 ],
             ),
             Write::ForgetReplay { key } => stmt("DELETE FROM idempotency WHERE key = ?", vec![key.clone().into()]),
+            Write::ReplayUsed { key, at_ms } => stmt(
+                "UPDATE idempotency SET used_at_ms = ? WHERE key = ?",
+                vec![(*at_ms).into(), key.clone().into()],
+            ),
+            Write::ForgetStaleReplays { before_ms } => stmt(
+                "DELETE FROM idempotency WHERE created_at_ms < ? OR length(body) > ?",
+                vec![(*before_ms).into(), (crate::replays::MAX_REPLAY_BODY_BYTES as u64).into()],
+            ),
             Write::Checkout { order_id, auth_key, record, due_at_ms } => stmt(
                 "INSERT INTO checkouts (order_id, auth_key, record, due_at_ms) VALUES (?, ?, ?, ?) \
                  ON CONFLICT (order_id) DO UPDATE SET record = excluded.record, due_at_ms = excluded.due_at_ms",
@@ -351,24 +367,6 @@ impl Write {
             ),
             Write::Outbox { order_id, action: None } => {
                 stmt("DELETE FROM outbox WHERE order_id = ?", vec![order_id.clone().into()])
-            }
-            Write::DoorFailure { at_ms, client } => stmt(
-                "INSERT INTO door_failures_from (at_ms, client) VALUES (?, ?)",
-                vec![(*at_ms).into(), client.clone().into()],
-            ),
-            Write::ForgetDoorFailures { before_ms } => {
-                // Failures stored before the network was kept live in the
-                // older table until they age out.
-                vec![
-                    Statement {
-                        sql: "DELETE FROM door_failures WHERE at_ms <= ?",
-                        args: vec![(*before_ms).into()],
-                    },
-                    Statement {
-                        sql: "DELETE FROM door_failures_from WHERE at_ms <= ?",
-                        args: vec![(*before_ms).into()],
-                    },
-                ]
             }
             Write::RateBucket { client, tokens_milli, at_ms } => stmt(
                 "INSERT INTO rate_buckets (client, tokens_milli, at_ms) VALUES (?, ?, ?) \
@@ -467,20 +465,14 @@ pub(crate) struct ReplayRow {
     pub body: String,
     pub buyer: String,
     pub created_at_ms: f64,
+    /// When it was last replayed; its creation for a row never replayed.
+    pub used_at_ms: f64,
 }
 
 #[derive(Deserialize)]
 pub(crate) struct OutboxRow {
     pub order_id: String,
     pub action: String,
-}
-
-#[derive(Deserialize)]
-pub(crate) struct AtRow {
-    pub at_ms: f64,
-    /// The network, where the row kept it.
-    #[serde(default)]
-    pub client: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -492,6 +484,9 @@ pub(crate) struct BucketRow {
 
 /// Everything an object stored, as rows.
 pub struct Stored {
+    /// When it was read: the idempotent answers of the day before it
+    /// were left unread.
+    pub(crate) read_at_ms: u64,
     pub(crate) format: u32,
     pub(crate) meta: Vec<MetaRow>,
     pub(crate) units: Vec<UnitRow>,
@@ -501,7 +496,6 @@ pub struct Stored {
     pub(crate) replays: Vec<ReplayRow>,
     pub(crate) checkouts: Vec<RecordRow>,
     pub(crate) outbox: Vec<OutboxRow>,
-    pub(crate) door_failures: Vec<AtRow>,
     pub(crate) buckets: Vec<BucketRow>,
 }
 
@@ -518,10 +512,12 @@ impl Stored {
     }
 }
 
-/// Reads an object's rows, or `None` when it was never set up. Reading
-/// writes nothing, so asking about a showing that does not exist leaves
-/// no storage behind.
-pub fn load(read: &mut impl ReadRows) -> Result<Option<Stored>, String> {
+/// Reads an object's rows at `now_ms`, or `None` when it was never set
+/// up. Reading writes nothing, so asking about a showing that does not
+/// exist leaves no storage behind. Idempotent answers past the replay
+/// window, or larger than an answer may be, are not read at all, so rows
+/// that could never be replayed cost a load nothing.
+pub fn load(read: &mut impl ReadRows, now_ms: u64) -> Result<Option<Stored>, String> {
     #[derive(Deserialize)]
     struct Name {
         #[allow(dead_code)]
@@ -541,7 +537,18 @@ pub fn load(read: &mut impl ReadRows) -> Result<Option<Stored>, String> {
         .find(|m| m.key == FORMAT_KEY)
         .and_then(|m| m.value.parse().ok())
         .unwrap_or(0);
+    let replays_since = now_ms.saturating_sub(crate::replays::REPLAY_TTL_MS);
+    let used_at = match format >= 5 {
+        true => "COALESCE(used_at_ms, created_at_ms)",
+        false => "created_at_ms",
+    };
+    let replays = format!(
+        "SELECT key, fingerprint, status, body, buyer, created_at_ms, {used_at} AS used_at_ms \
+         FROM idempotency WHERE created_at_ms >= {replays_since} AND length(body) <= {}",
+        crate::replays::MAX_REPLAY_BODY_BYTES
+    );
     let mut stored = Stored {
+        read_at_ms: now_ms,
         format,
         meta,
         units: read.rows("SELECT name, state, owner FROM units ORDER BY idx")?,
@@ -552,23 +559,13 @@ pub fn load(read: &mut impl ReadRows) -> Result<Option<Stored>, String> {
         },
         orders: read.rows("SELECT record FROM orders")?,
         owners: Vec::new(),
-        replays: read
-            .rows("SELECT key, fingerprint, status, body, buyer, created_at_ms FROM idempotency")?,
+        replays: read.rows(&replays)?,
         checkouts: read.rows("SELECT record FROM checkouts")?,
         outbox: Vec::new(),
-        door_failures: Vec::new(),
         buckets: Vec::new(),
     };
     if format >= 1 {
         stored.outbox = read.rows("SELECT order_id, action FROM outbox")?;
-        stored.door_failures = if format >= 2 {
-            read.rows(
-                "SELECT at_ms, NULL AS client FROM door_failures \
-                 UNION ALL SELECT at_ms, client FROM door_failures_from ORDER BY at_ms",
-            )?
-        } else {
-            read.rows("SELECT at_ms, NULL AS client FROM door_failures ORDER BY at_ms")?
-        };
         stored.buckets = read.rows("SELECT client, tokens_milli, at_ms FROM rate_buckets")?;
     }
     stored.owners = if format >= 3 {

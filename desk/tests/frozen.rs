@@ -13,6 +13,7 @@ use support::Sqlite;
 const DUMP: &str = include_str!("frozen/v0.sql");
 const DUMP_V2: &str = include_str!("frozen/v2.sql");
 const DUMP_V3: &str = include_str!("frozen/v3.sql");
+const DUMP_V4: &str = include_str!("frozen/v4.sql");
 /// The frozen run's clock: its last decision.
 const THEN_MS: u64 = 1_796_070_079_550;
 const PAID: &str = "d0a2472b80e867944c4e3c90bdca5d2ad700570e";
@@ -346,4 +347,80 @@ fn kind(write: &desk::Write) -> &'static str {
         desk::Write::RateBucket { .. } => "rate bucket",
         _ => "other",
     }
+}
+
+/// Format 4 kept every idempotent answer, of any size and age, and loaded
+/// them all; format 5 loads only those a replay could still give, deletes
+/// the rest, and keeps when each was last replayed. The dump holds a day-old
+/// answer, a 20 KB refusal quoting its whole input (as format 4 kept), a
+/// granted hold and a `seats_unavailable` with the map of its moment.
+#[test]
+fn a_showing_stored_in_format_four_loads_only_the_answers_a_replay_could_give() {
+    let db = Sqlite::from_dump(DUMP_V4);
+    let then = 1_800_000_000_000 + 5_400_000;
+    let mut desk = db.load_at(Settings::default(), then);
+    let kept: Vec<String> = {
+        let mut stmt =
+            db.0.prepare("SELECT key FROM idempotency ORDER BY key")
+                .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(
+        kept,
+        ["ana-key", "bob-key"],
+        "the stale and the oversized rows are gone"
+    );
+    let replay = |desk: &mut desk::Desk, buyer: &str, key: &str, seats: &[&str]| {
+        let hold = Request::Hold(NewHold {
+            caller: Caller {
+                buyer: buyer.into(),
+                client: "192.0.2.4".into(),
+            },
+            seats: seats.iter().map(|s| s.to_string()).collect(),
+            idempotency: Some(Idempotency {
+                key: key.into(),
+                fingerprint: format!("{key}-body"),
+            }),
+            prices: Default::default(),
+            token: format!("{:0>32}", hex::encode(buyer)),
+        });
+        let decided = desk.handle_request(then, hold);
+        db.apply(&decided.writes);
+        match reply(&decided) {
+            Reply::Replayed { status, body } => (
+                status,
+                serde_json::from_str::<serde_json::Value>(&body).unwrap(),
+            ),
+            other => panic!("{other:?}"),
+        }
+    };
+    let (status, body) = replay(&mut desk, "ana", "ana-key", &["A1", "A2"]);
+    assert_eq!(
+        (status, body["seats"].clone()),
+        (201, serde_json::json!(["A1", "A2"]))
+    );
+    let (status, body) = replay(&mut desk, "bob", "bob-key", &["A1"]);
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("seats_unavailable"))
+    );
+    assert_eq!(
+        body["availability"]["codes"], "aaaaaaaa",
+        "the map as it is now: ana's hold has ended since"
+    );
+    let used: i64 =
+        db.0.query_row(
+            "SELECT used_at_ms FROM idempotency WHERE key = 'bob-key'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(used as u64, then, "a replay marks its answer used");
+    // A second load finds nothing to upgrade (a second ALTER would fail).
+    let mut desk = db.load_at(Settings::default(), then);
+    let (status, _) = replay(&mut desk, "ana", "ana-key", &["A1", "A2"]);
+    assert_eq!(status, 201);
 }

@@ -1,5 +1,7 @@
 //! What the cinema writes to people, decided without I/O or a clock.
 //!
+//! - [`address`]: the buyer's e-mail address and name, checked before
+//!   either is stored or written into a message.
 //! - [`venue`]: the cinema's name, address and time zone; times in its
 //!   local words, and local times typed by staff read back as instants.
 //! - [`money`]: amounts in a currency's minor units, written for people.
@@ -12,6 +14,7 @@
 //! The Worker reads the rows, calls these, and hands the result to the
 //! platform's e-mail binding; nothing here knows that binding.
 
+pub mod address;
 pub mod compose;
 pub mod ics;
 pub mod money;

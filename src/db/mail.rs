@@ -134,6 +134,38 @@ pub async fn queue_to(
     Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
 }
 
+/// Queues an order-link message to `to` unless it was sent `limit` of
+/// them since `since_ms`, in one statement, so lookups handled at once
+/// cannot each count the same few and all queue; answers whether it did.
+pub async fn queue_lookup(
+    db: &D1Database,
+    row_id: &str,
+    to: &str,
+    since_ms: u64,
+    limit: u64,
+    now_ms: u64,
+) -> Result<bool> {
+    let kind = Kind::Lookup.as_str();
+    let result = db
+        .prepare(
+            "INSERT INTO mail_outbox (id, kind, to_addr, status, next_try_at_ms, created_at_ms, \
+             updated_at_ms) SELECT ?1, ?2, ?3, 'queued', ?4, ?4, ?4 \
+             WHERE (SELECT COUNT(*) FROM mail_outbox WHERE to_addr = ?3 AND kind = ?2 \
+             AND created_at_ms >= ?5) < ?6 ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(&[
+            row_id.into(),
+            kind.into(),
+            to.into(),
+            num(now_ms),
+            num(since_ms),
+            num(limit),
+        ])?
+        .run()
+        .await?;
+    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
+}
+
 #[derive(Debug, Deserialize)]
 pub struct MailRow {
     pub id: String,
@@ -271,24 +303,6 @@ pub async fn of_order(db: &D1Database, order_id: &str) -> Result<Vec<serde_json:
             })
         })
         .collect())
-}
-
-/// How many messages of `kind` went to `to` since `since_ms` (order-link
-/// requests are limited per address).
-pub async fn count_to(db: &D1Database, to: &str, kind: Kind, since_ms: u64) -> Result<u64> {
-    #[derive(Deserialize)]
-    struct Row {
-        n: f64,
-    }
-    let row: Option<Row> = db
-        .prepare(
-            "SELECT COUNT(*) AS n FROM mail_outbox WHERE to_addr = ?1 AND kind = ?2 \
-             AND created_at_ms >= ?3",
-        )
-        .bind(&[to.into(), kind.as_str().into(), num(since_ms)])?
-        .first(None)
-        .await?;
-    Ok(row.map_or(0, |r| r.n as u64))
 }
 
 /// An order as a lookup mail lists it.

@@ -278,7 +278,7 @@ pub struct TicketRow {
 
 /// Money read back from D1 (a JSON number, so f64) is written out as the
 /// integer it is: `800`, never `800.0`.
-fn whole_number<S: serde::Serializer>(
+pub(super) fn whole_number<S: serde::Serializer>(
     value: &Option<f64>,
     out: S,
 ) -> std::result::Result<S::Ok, S::Error> {
@@ -472,9 +472,11 @@ pub async fn check_in(
     // admission here would have no row of its own.
     let admit = db
         .prepare(
-            "UPDATE tickets SET checked_in_at_ms = ?1, checked_in_by = ?2 WHERE id = ?3 \
+            "UPDATE tickets SET checked_in_at_ms = ?1, checked_in_by = ?2, \
+             checked_in_scan = COALESCE(?5, 'online-' || id) WHERE id = ?3 \
              AND showing_id = ?4 AND status = 'valid' AND checked_in_at_ms IS NULL \
-             AND NOT EXISTS (SELECT 1 FROM door_scans WHERE device = ?2 AND scan_id = ?5)",
+             AND NOT EXISTS (SELECT 1 FROM door_scans WHERE showing_id = ?4 AND device = ?2 \
+             AND scan_id = ?5)",
         )
         .bind(&args)?;
     // The admission is kept among the door's scans too (in the same
@@ -487,7 +489,7 @@ pub async fn check_in(
              received_at_ms, device_result, offline) \
              SELECT ?2, COALESCE(?5, 'online-' || id), ?4, id, ?1, ?1, 'admitted', 0 \
              FROM tickets WHERE id = ?3 AND showing_id = ?4 AND checked_in_by = ?2 \
-             AND checked_in_at_ms = ?1 ON CONFLICT (device, scan_id) DO NOTHING",
+             AND checked_in_at_ms = ?1 ON CONFLICT (showing_id, device, scan_id) DO NOTHING",
         )
         .bind(&args)?;
     let results = db.batch(vec![admit, record]).await?;
@@ -512,12 +514,13 @@ pub async fn check_in(
     let row: Option<Row> = db
         .prepare(
             "SELECT t.status, t.checked_in_at_ms, \
-             (SELECT s.scanned_at_ms FROM door_scans s WHERE s.device = ?3 AND s.scan_id = ?4 \
+             (SELECT s.scanned_at_ms FROM door_scans s WHERE s.showing_id = ?2 \
+             AND s.device = ?3 AND s.scan_id = ?4 \
              AND s.ticket_id = t.id AND s.device_result = 'admitted' \
-             AND t.checked_in_by = s.device AND t.checked_in_at_ms = s.scanned_at_ms) \
+             AND t.checked_in_by = s.device AND t.checked_in_scan = s.scan_id) \
              AS this_scan_at_ms, \
-             EXISTS (SELECT 1 FROM door_scans s WHERE s.device = ?3 AND s.scan_id = ?4) \
-             AS this_scan_recorded \
+             EXISTS (SELECT 1 FROM door_scans s WHERE s.showing_id = ?2 AND s.device = ?3 \
+             AND s.scan_id = ?4) AS this_scan_recorded \
              FROM tickets t WHERE t.id = ?1 AND t.showing_id = ?2",
         )
         .bind(&[
@@ -556,10 +559,10 @@ pub struct DoorTicket {
     pub checked_in_at_ms: Option<f64>,
     /// The door device that admitted it.
     pub checked_in_by: Option<String>,
-    /// The buyer's name and e-mail, so that door staff can find the
-    /// ticket of someone whose phone will not show it.
+    /// The buyer's name, so that door staff can find the ticket of someone
+    /// whose phone will not show it. Never the e-mail: a device keeps this
+    /// list, and an address is found online only, asked exactly.
     pub name: Option<String>,
-    pub email: Option<String>,
     /// The number printed under the ticket's QR code, so that a device
     /// finds a typed one without knowing how it is made. Not a column:
     /// the manifest fills it in.
@@ -576,7 +579,7 @@ pub async fn door_tickets(
 ) -> Result<Vec<DoorTicket>> {
     db.prepare(
         "SELECT t.id, t.seat, t.status, t.price_name AS category, t.checked_in_at_ms, \
-           t.checked_in_by, o.name, o.email \
+           t.checked_in_by, o.name \
          FROM tickets t JOIN orders o ON o.id = t.order_id \
          WHERE t.showing_id = ?1 AND t.status IN ('valid', 'void') ORDER BY t.id LIMIT ?2",
     )

@@ -541,19 +541,35 @@ pub async fn attention(req: Request, ctx: RouteContext<()>) -> Handled {
     )?)
 }
 
-/// A spreadsheet reads a cell starting with one of these as a formula; a
-/// buyer's name must never run as one.
+/// A cell's text for the export, with every formula trigger defused.
 fn csv_cell(value: &Value) -> String {
     let text = match value {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
-    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{text}")
-    } else {
-        text
+    defuse_formulas(&text)
+}
+
+/// What makes a spreadsheet read a cell as a formula when it starts with
+/// it: a buyer's name or a comp's reason must never run as one.
+const FORMULA_TRIGGERS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// Puts a `'` before a formula trigger at the start of the text, and at
+/// the start of every part after a `,` or `;` (spaces skipped): a
+/// spreadsheet that opens the file with another separator, or splits a
+/// column, starts a cell there.
+fn defuse_formulas(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    let mut part_starts = true;
+    for c in text.chars() {
+        if part_starts && FORMULA_TRIGGERS.contains(&c) {
+            out.push('\'');
+        }
+        part_starts = matches!(c, ',' | ';') || (part_starts && c == ' ');
+        out.push(c);
     }
+    out
 }
 
 /// A time as the cinema's clock showed it, with the zone's abbreviation.
@@ -574,7 +590,11 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
         .ok_or_else(|| ApiError::not_found("showing"))?;
     let rows = admin_rows::ticket_export(&db, sid).await?;
     let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
-    let mut out = csv::Writer::from_writer(Vec::new());
+    // Every cell quoted, so no separator or line break in a buyer's text
+    // can start another cell or row.
+    let mut out = csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::Always)
+        .from_writer(Vec::new());
     let csv_error = |e: csv::Error| ApiError::internal(e.to_string());
     out.write_record([
         "seat",
@@ -653,6 +673,18 @@ mod tests {
         assert_eq!(csv_cell(&json!("Ana Lima")), "Ana Lima");
         assert_eq!(csv_cell(&json!(12)), "12");
         assert_eq!(csv_cell(&Value::Null), "");
+    }
+
+    #[test]
+    fn a_formula_after_a_comma_or_semicolon_is_defused_too() {
+        assert_eq!(
+            defuse_formulas("Ana;=cmd|' /C calc'!A0"),
+            "Ana;'=cmd|' /C calc'!A0"
+        );
+        assert_eq!(defuse_formulas("Lima, -2+3"), "Lima, '-2+3");
+        assert_eq!(defuse_formulas("a,b;@c, +d"), "a,b;'@c, '+d");
+        assert_eq!(defuse_formulas("x-y=z @ w"), "x-y=z @ w");
+        assert_eq!(defuse_formulas("Ana-Maria O'Neil"), "Ana-Maria O'Neil");
     }
 
     #[test]

@@ -40,11 +40,12 @@ pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?.to_string();
     let body: SaleBody = parse_json(&read_body(&mut req).await?)?;
+    desk::bounds::check_seat_request(&body.seats, &body.prices)?;
     let name = body.name.trim().to_string();
     let email = body.email.trim().to_string();
-    if name.len() > checkout::MAX_BUYER_NAME_BYTES || name.chars().any(char::is_control) {
+    if !super::orders::name_ok(&name) {
         return Err(invalid(format!(
-            "name: at most {} bytes of text",
+            "name: at most {} bytes of text, without control or invisible formatting characters",
             checkout::MAX_BUYER_NAME_BYTES
         )));
     }

@@ -1,24 +1,25 @@
-//! The door: scanning tickets, behind a door credential (the showing's door
-//! PIN or the staff door token), which reaches nothing else.
+//! The door: scanning tickets, behind a door credential (a device's door
+//! session, or the showing's door PIN or the staff door token, which
+//! reach nothing else; see `credential`): check-ins, the ticket list a
+//! device keeps while the door is open, finding a buyer's tickets by
+//! e-mail, and the scans a device sends after working offline.
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
-use subtle::ConstantTimeEq;
 use worker::{Env, Request, Response, RouteContext};
 
 use super::{parse_json, read_body, showing_id, Handled};
 use crate::api_error::ApiError;
+use crate::db::door::{self as door_rows, TryKind};
 use crate::db::orders::{self as order_rows, CheckIn};
-use crate::keys::Purpose;
-use crate::showtime::client::ShowtimeClient;
-use crate::{auth, db, door_session, door_sync, ticket_code};
+use crate::{auth, db, door_sync, ticket_code};
+use credential::{require_door, Credential};
 use desk::Code;
 use worker::D1Database;
 
-const MIN_PIN_DIGITS: usize = 4;
-const MAX_PIN_DIGITS: usize = 12;
-const MAX_DEVICE_BYTES: usize = 64;
+mod credential;
+
+pub use credential::draw as draw_pin;
 
 thread_local! {
     /// The ticket keys, read once per isolate: an Ed25519 key's public half
@@ -62,99 +63,12 @@ pub fn add_codes(env: &Env, showing_id: &str, tickets: &mut Value) -> Result<(),
     Ok(())
 }
 
-/// Marks a PIN hash made with the door-PIN key.
-const KEYED: &str = "hmac:";
-
-/// How a showing's PIN is stored: HMAC-SHA256 with a key derived from
-/// `SESSION_SECRET`, so that a copy of the database cannot be turned back
-/// into PINs by trying every 4- to 12-digit number, over a salt drawn each
-/// time the PIN is set (`hmac:<salt>.<tag>`), so that setting even the same
-/// PIN again changes the hash and ends the door sessions bound to it.
-/// Hashes stored before the salt (`hmac:<tag>`) are read as they were.
-fn pin_hash(
-    env: &Env,
-    showing_id: &str,
-    pin: &str,
-    salt: Option<&str>,
-) -> Result<String, ApiError> {
-    use hmac::{Hmac, Mac};
-    let key = auth::key(env, Purpose::DoorPin)?;
-    let mut mac = Hmac::<Sha256>::new_from_slice(&key).expect("HMAC takes any key length");
-    let (message, prefix) = match salt {
-        Some(salt) => (format!("{showing_id}:{salt}:{pin}"), format!("{salt}.")),
-        None => (format!("{showing_id}:{pin}"), String::new()),
-    };
-    mac.update(message.as_bytes());
-    Ok(format!(
-        "{KEYED}{prefix}{}",
-        hex::encode(mac.finalize().into_bytes())
-    ))
-}
-
-/// Whether `pin` is the one `stored`: keyed (salted or not), or an unkeyed
-/// SHA-256 as PINs were stored before (those still work until staff set
-/// the PIN again).
-fn pin_matches(env: &Env, showing_id: &str, pin: &str, stored: &str) -> Result<bool, ApiError> {
-    let expected = match stored.strip_prefix(KEYED) {
-        Some(keyed) => {
-            let salt = keyed.split_once('.').map(|(salt, _)| salt);
-            pin_hash(env, showing_id, pin, salt)?
-        }
-        None => hex::encode(Sha256::digest(format!("{showing_id}:{pin}").as_bytes())),
-    };
-    Ok(bool::from(expected.as_bytes().ct_eq(stored.as_bytes())))
-}
-
-/// Door staff for `showing_id`: a door session of this showing, the staff
-/// door token, or this showing's PIN.
-async fn require_door(req: &Request, env: &Env, showing_id: &str) -> Result<(), ApiError> {
-    let valid_id = showing_id.len() == 16 && showing_id.bytes().all(|b| b.is_ascii_hexdigit());
-    if let Some(session) = req.headers().get(door_session::HEADER)? {
-        // An HMAC no one can guess: no count of wrong ones, and no PIN
-        // lock, which is for PINs typed at sign-in.
-        if valid_id {
-            let stored = db::door_pin_hash(&db::database(env)?, showing_id).await?;
-            let key = auth::door_session_key(env, stored.as_deref())?;
-            if door_session::verify(&key, &session, showing_id, super::now_ms() as u64) {
-                return Ok(());
-            }
-        }
-        return Err(ApiError::unauthorized());
-    }
-    if let Some(given) = auth::bearer(req) {
-        // A bearer is the door token or nothing: a wrong one is a guess.
-        let guess = auth::Guess::start(req, env).await?;
-        let token = env
-            .secret("DOOR_TOKEN")
-            .map(|s| s.to_string())
-            .unwrap_or_default();
-        if !token.is_empty() && bool::from(given.as_bytes().ct_eq(token.as_bytes())) {
-            return Ok(());
-        }
-        guess.wrong().await?;
-        return Err(ApiError::unauthorized());
-    }
-    let pin = req.headers().get("x-door-pin")?.unwrap_or_default();
-    if pin.is_empty() || !valid_id {
-        return Err(ApiError::unauthorized());
-    }
-    let db = db::database(env)?;
-    let Some(stored) = db::door_pin_hash(&db, showing_id).await? else {
-        return Err(ApiError::unauthorized());
-    };
-    let matched = pin_matches(env, showing_id, &pin, &stored)?;
-    // The showing's object counts wrong PINs and locks the PIN after too
-    // many, so a 4-digit PIN cannot be guessed by trying them all.
-    ShowtimeClient::new(env, showing_id)?
-        .door_attempt(matched, crate::routes::client_address(req))
-        .await
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Scan {
     code: String,
     showing_id: String,
+    /// The device scanning, if named: it must be its door session's.
     device: Option<String>,
     /// The device's own id of this scan, the one it queues the scan under
     /// if the answer does not come: the admission is then recorded once.
@@ -163,7 +77,8 @@ struct Scan {
 
 pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let scan: Scan = parse_json(&read_body(&mut req).await?)?;
-    require_door(&req, &ctx.env, &scan.showing_id).await?;
+    let credential = require_door(&req, &ctx.env, &scan.showing_id).await?;
+    credential.check_named(scan.device.as_deref())?;
     if let Some(problem) = scan
         .scan_id
         .as_deref()
@@ -171,50 +86,33 @@ pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
     {
         return Err(ApiError::new(Code::InvalidScans, problem));
     }
-    let device: String = scan
-        .device
-        .unwrap_or_else(|| "door".into())
-        .chars()
-        .take(MAX_DEVICE_BYTES)
-        .collect();
     let db = db::database(&ctx.env)?;
+    let sid = scan.showing_id.as_str();
     let ticket = match ticket_code::verify(&signing_keys(&ctx.env)?, &scan.code) {
         Some(ticket) => ticket,
-        None => match typed_ticket(&db, &scan.showing_id, &scan.code).await? {
+        None => match typed_ticket(&db, sid, &scan.code).await? {
             Ok(ticket) => ticket,
-            Err(result) => return answer(&db, &scan.showing_id, json!({ "result": result })).await,
+            Err(result) => return answer(&db, sid, json!({ "result": result })).await,
         },
     };
     let base = json!({ "ticket_id": ticket.ticket_id, "seat": ticket.seat });
-    if ticket.showing_id != scan.showing_id {
+    if ticket.showing_id != sid {
         let body = merge(
             base,
             json!({ "result": "wrong_showing", "ticket_showing_id": ticket.showing_id }),
         );
-        return answer(&db, &scan.showing_id, body).await;
+        return answer(&db, sid, body).await;
     }
     let now_ms = worker::Date::now().as_millis();
-    // After the door closes a ticket is no longer admitted: late enough
-    // that it is not this showing the holder means to see.
-    if let Some(showing) = db::get_showing(&db, &scan.showing_id).await? {
-        // A cancelled showing admits no one, though its refunds may not
-        // all have voided their tickets yet.
-        if showing.cancelled_at_ms.is_some() {
-            let cancelled = json!({ "result": "cancelled" });
-            return answer(&db, &scan.showing_id, merge(base, cancelled)).await;
-        }
-        let windows = showing.windows(crate::settings::window_defaults(&ctx.env));
-        if !windows.door_admits(now_ms as i64) {
-            let closed =
-                json!({ "result": "door_closed", "door_close_at_ms": windows.door_close_at_ms });
-            return answer(&db, &scan.showing_id, merge(base, closed)).await;
-        }
+    if let Some(refused) = not_admitting(&ctx.env, &db, sid, now_ms).await? {
+        return answer(&db, sid, merge(base, refused)).await;
     }
+    let device = credential.device();
     let found = order_rows::check_in(
         &db,
         &ticket.ticket_id,
-        &scan.showing_id,
-        &device,
+        sid,
+        device,
         scan.scan_id.as_deref(),
         now_ms,
     )
@@ -228,7 +126,33 @@ pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
         CheckIn::Unknown => json!({ "result": "invalid" }),
         CheckIn::JudgedOnDevice => json!({ "result": "judged_on_device" }),
     };
-    answer(&db, &scan.showing_id, merge(base, result)).await
+    answer(&db, sid, merge(base, result)).await
+}
+
+/// Why the showing admits no ticket now, as a scan's result: it was
+/// cancelled (though its refunds may not all have voided their tickets
+/// yet), or its door closed (late enough that it is not this showing the
+/// holder means to see).
+async fn not_admitting(
+    env: &Env,
+    db: &D1Database,
+    showing_id: &str,
+    now_ms: u64,
+) -> Result<Option<Value>, ApiError> {
+    let Some(showing) = db::get_showing(db, showing_id).await? else {
+        return Ok(None);
+    };
+    if showing.cancelled_at_ms.is_some() {
+        return Ok(Some(json!({ "result": "cancelled" })));
+    }
+    let windows = showing.windows(crate::settings::window_defaults(env));
+    if !windows.door_admits(now_ms as i64) {
+        let close = windows.door_close_at_ms;
+        return Ok(Some(
+            json!({ "result": "door_closed", "door_close_at_ms": close }),
+        ));
+    }
+    Ok(None)
 }
 
 /// The ticket of this showing whose number door staff typed (its short
@@ -264,13 +188,22 @@ async fn typed_ticket(
 /// after refunds, and still a download a phone can keep.
 const MAX_MANIFEST_TICKETS: u32 = 50_000;
 
+/// How long after its door closes a device keeps a showing's ticket list
+/// (its buyers' names): long enough to finish with the last latecomer,
+/// short enough that a lost device holds little. Scans waiting to be sent
+/// are kept until they are.
+const FORGET_AFTER_CLOSE_MS: i64 = 60 * 60 * 1000;
+
 /// `GET /api/door/showings/{sid}/manifest`: what a door device needs to
 /// scan this showing with no network: the public keys that check ticket
-/// codes, every paid or void ticket with its seat, category, check-in and
-/// short code, and the showing's door window. Behind the same door credential as a
-/// scan.
+/// codes, every paid or void ticket with its seat, category, check-in,
+/// short code and buyer's name (never the e-mail), and the showing's door
+/// window with when the device forgets the list. Behind the same door
+/// credential as a scan, and only from when the door lists the showing
+/// until its door closes.
 pub async fn manifest(req: Request, ctx: RouteContext<()>) -> Handled {
     let (sid, db, showing, windows) = door_showing(&req, &ctx).await?;
+    door_open(&windows)?;
     let keys = signing_keys(&ctx.env)?;
     let mut tickets = order_rows::door_tickets(&db, sid, MAX_MANIFEST_TICKETS + 1).await?;
     let complete = tickets.len() <= MAX_MANIFEST_TICKETS as usize;
@@ -282,6 +215,7 @@ pub async fn manifest(req: Request, ctx: RouteContext<()>) -> Handled {
         "showing": {
             "id": showing.id, "title": showing.title, "starts_at_ms": showing.starts_at_ms,
             "door_close_at_ms": windows.door_close_at_ms,
+            "forget_at_ms": windows.door_close_at_ms.saturating_add(FORGET_AFTER_CLOSE_MS),
             "cancelled": showing.cancelled_at_ms.is_some(),
         },
         "generated_at_ms": super::now_ms(),
@@ -295,6 +229,35 @@ pub async fn manifest(req: Request, ctx: RouteContext<()>) -> Handled {
     });
     // A list of every ticket: kept by the door device, never by a cache.
     no_store(&body)
+}
+
+/// When the door lists a showing, and so may be handed its buyers: six
+/// hours before its start (`desk::window::DOOR_LIST_MS`).
+fn door_opens_at_ms(windows: &desk::window::Windows) -> i64 {
+    windows
+        .starts_at_ms
+        .saturating_sub(desk::window::DOOR_LIST_MS)
+}
+
+/// Refuses what only an open door is told (the ticket list, a buyer's
+/// tickets) before the door lists the showing and once its door closed.
+fn door_open(windows: &desk::window::Windows) -> Result<(), ApiError> {
+    let now = super::now_ms();
+    let opens_at_ms = door_opens_at_ms(windows);
+    if now < opens_at_ms {
+        return Err(ApiError::new(
+            Code::DoorNotOpen,
+            "the door does not list this showing yet: six hours before its start",
+        )
+        .with("opens_at_ms", opens_at_ms));
+    }
+    if !windows.door_admits(now) {
+        return Err(
+            ApiError::new(Code::DoorClosed, "this showing's door has closed")
+                .with("door_close_at_ms", windows.door_close_at_ms),
+        );
+    }
+    Ok(())
 }
 
 /// The route's showing, for door staff: its id, the database, the showing
@@ -320,14 +283,15 @@ fn no_store(body: &Value) -> Handled {
     Ok(resp)
 }
 
-/// `POST /api/door/showings/{sid}/session`: a session for a door device
-/// that signed in with the PIN (or the door token), which it scans with
-/// from then on, so that wrong PINs guessed elsewhere, which lock the PIN,
-/// do not stop it. It lasts until two days after the door closes.
+/// `POST /api/door/showings/{sid}/session`: signing a door device in with
+/// the PIN (or the door token): a session naming a device id drawn here,
+/// which the device keeps in place of the PIN and scans and syncs with
+/// from then on, so that wrong PINs guessed elsewhere do not stop it. It
+/// lasts until two days after the door closes.
 pub async fn session(req: Request, ctx: RouteContext<()>) -> Handled {
     let (sid, db, _, windows) = door_showing(&req, &ctx).await?;
-    let expires_at_ms =
-        (windows.door_close_at_ms.max(0) as u64).saturating_add(door_session::AFTER_CLOSE_MS);
+    let expires_at_ms = (windows.door_close_at_ms.max(0) as u64)
+        .saturating_add(crate::door_session::AFTER_CLOSE_MS);
     if super::now_ms() as u64 >= expires_at_ms {
         return Err(ApiError::new(
             Code::DoorClosed,
@@ -335,54 +299,132 @@ pub async fn session(req: Request, ctx: RouteContext<()>) -> Handled {
         ));
     }
     let stored = db::door_pin_hash(&db, sid).await?;
-    let key = auth::door_session_key(&ctx.env, stored.as_deref())?;
-    let body = json!({
-        "session": door_session::sign(&key, sid, expires_at_ms),
-        "expires_at_ms": expires_at_ms,
-    });
-    no_store(&body)
+    no_store(&credential::new_session(
+        &ctx.env,
+        sid,
+        stored.as_deref(),
+        expires_at_ms,
+    )?)
 }
 
 /// `POST /api/door/sync`: the scans a device queued while offline, sent
-/// when the network is back (door credential for the batch's showing).
-/// Each scan is recorded once however often the batch is sent; the
-/// earliest admission of a ticket stands, and the answer says what became
-/// of each scan, with the showing's conflicts and running count.
+/// when the network is back, with the device's door session (a PIN or the
+/// door token alone names no device). Each scan is recorded once however
+/// often the batch is sent, under the session's device, dated within the
+/// session's life and the door's window; a ticket's admission recorded
+/// first stands, and the answer says what became of each scan, with the
+/// showing's conflicts and running count.
 pub async fn sync(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let batch: door_sync::SyncRequest = parse_json(&read_body(&mut req).await?)?;
-    require_door(&req, &ctx.env, &batch.showing_id).await?;
+    let Credential::Session(session) = require_door(&req, &ctx.env, &batch.showing_id).await?
+    else {
+        return Err(ApiError::new(
+            Code::DoorSessionRequired,
+            "a sync is sent with the device's door session (X-Door-Session), not a PIN or token",
+        ));
+    };
+    Credential::Session(session.clone()).check_named(batch.device.as_deref())?;
     let now = super::now_ms() as u64;
     if let Some(problem) = batch.problem() {
         return Err(ApiError::new(Code::InvalidScans, problem));
     }
     let db = db::database(&ctx.env)?;
-    if db::get_showing(&db, &batch.showing_id).await?.is_none() {
+    let Some(showing) = db::get_showing(&db, &batch.showing_id).await? else {
         return Err(ApiError::not_found("showing"));
-    }
+    };
+    let windows = showing.windows(crate::settings::window_defaults(&ctx.env));
+    let dating = door_sync::Dating {
+        session_from_ms: session.issued_at_ms,
+        received_ms: now,
+        door_open_ms: door_opens_at_ms(&windows).max(0) as u64,
+        door_close_ms: windows.door_close_at_ms.max(0) as u64,
+    };
     let keys = signing_keys(&ctx.env)?;
     // A ticket found offline by its typed number is sent by its whole id;
     // the door credential already lets its holder admit any ticket of the
     // showing that way, and D1 admits only tickets of this showing.
     let rows = batch.rows(
         |code| ticket_code::verify(&keys, code).or_else(|| ticket_code::whole_id(code)),
-        now,
+        dating,
     );
-    let sid = batch.showing_id.as_str();
+    let (sid, device) = (batch.showing_id.as_str(), session.device.as_str());
     let rows = match rows.is_empty() {
         true => rows,
         false => {
-            let recorded = db::door::record_sync(&db, sid, &batch.device, &rows, now).await?;
+            let recorded = door_rows::record_sync(&db, sid, device, &rows, now).await?;
             door_sync::as_recorded(rows, recorded)
         }
     };
-    let tickets = db::door::tickets_named(&db, sid, &rows).await?;
-    let mut scans = door_sync::outcomes(&batch.device, &rows, &tickets);
+    let tickets = door_rows::tickets_named(&db, sid, &rows).await?;
+    let cancelled = showing.cancelled_at_ms.is_some();
+    let mut scans = door_sync::outcomes(device, &rows, &tickets, cancelled);
     scans.extend(batch.too_old_outcomes(now));
     let body = json!({
         "scans": scans,
-        "conflicts": db::door::conflicts(&db, sid).await?,
+        "conflicts": door_rows::conflicts(&db, sid).await?,
     });
     answer(&db, sid, body).await
+}
+
+/// Tickets one client network may look up by e-mail within
+/// [`LOOKUP_WINDOW_MS`], for any showings: a door's busy night, not a way
+/// to learn who bought.
+const LOOKUP_TRIES: u32 = 30;
+const LOOKUP_WINDOW_MS: u64 = 10 * 60 * 1000;
+/// The longest e-mail address looked up (RFC 5321's limit).
+const MAX_EMAIL_BYTES: usize = 254;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Lookup {
+    email: String,
+}
+
+/// `POST /api/door/showings/{sid}/find`: the tickets of this showing bought
+/// with exactly this e-mail address (letter case aside), for door staff
+/// finding a buyer with no code to show. Online only (a device's ticket
+/// list carries no e-mail), while the door is open, and limited per
+/// client network.
+pub async fn find(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    let lookup: Lookup = parse_json(&read_body(&mut req).await?)?;
+    let (sid, db, _, windows) = door_showing(&req, &ctx).await?;
+    door_open(&windows)?;
+    let email = lookup.email.trim();
+    let well_formed = (3..=MAX_EMAIL_BYTES).contains(&email.len())
+        && email.contains('@')
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control());
+    if !well_formed {
+        return Err(ApiError::new(
+            Code::BadSearch,
+            format!(
+                "a buyer is found by their whole e-mail address, at most {MAX_EMAIL_BYTES} bytes"
+            ),
+        ));
+    }
+    let client = super::client_address(&req);
+    let now = super::now_ms() as u64;
+    let taken = door_rows::take_try(
+        &db,
+        TryKind::Lookup,
+        &client,
+        now,
+        LOOKUP_WINDOW_MS,
+        LOOKUP_TRIES,
+    )
+    .await?;
+    if let Err(wait_ms) = taken {
+        let mut limited = ApiError::new(
+            Code::TooManyLookups,
+            "too many e-mail lookups from this network; wait, or find the ticket by name or seat",
+        );
+        limited.retry_after_s = Some(wait_ms.div_ceil(1000));
+        return Err(limited);
+    }
+    let mut tickets = door_rows::tickets_of_buyer(&db, sid, email).await?;
+    for ticket in &mut tickets {
+        ticket.short_code = ticket_code::short_code(&ticket.id);
+    }
+    no_store(&json!({ "tickets": tickets }))
 }
 
 /// `GET /api/admin/showings/{sid}/door-conflicts`: admissions that do not
@@ -432,32 +474,4 @@ fn merge(mut base: Value, extra: Value) -> Value {
         base.extend(extra);
     }
     base
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DoorPin {
-    pin: String,
-}
-
-/// `POST /api/admin/showings/{sid}/door-pin`: sets the showing's door PIN.
-pub async fn set_pin(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    auth::require_admin(&req, &ctx.env).await?;
-    let sid = showing_id(&ctx)?;
-    let body: DoorPin = parse_json(&read_body(&mut req).await?)?;
-    let digits_ok = (MIN_PIN_DIGITS..=MAX_PIN_DIGITS).contains(&body.pin.len())
-        && body.pin.bytes().all(|b| b.is_ascii_digit());
-    if !digits_ok {
-        return Err(ApiError::new(
-            Code::InvalidPin,
-            format!("a door PIN is {MIN_PIN_DIGITS} to {MAX_PIN_DIGITS} digits"),
-        ));
-    }
-    let db = db::database(&ctx.env)?;
-    let salt = crate::ids::random_hex(16).map_err(|e| ApiError::internal(e.to_string()))?;
-    let hash = pin_hash(&ctx.env, sid, &body.pin, Some(&salt))?;
-    if !db::set_door_pin_hash(&db, sid, &hash).await? {
-        return Err(ApiError::not_found("showing"));
-    }
-    Ok(Response::empty()?.with_status(204))
 }

@@ -25,6 +25,7 @@ mod webhooks;
 
 pub use door::signing_keys;
 use futures_util::StreamExt;
+pub use orders::order_lookup;
 pub(crate) use showings::client_address;
 pub use sweep::recovery_sweep;
 pub use webhooks::square_webhook;
@@ -115,7 +116,7 @@ fn admin_routes() -> Router<'static, ()> {
             respond(box_office::sell(req, ctx))
         })
         .post_async("/api/admin/showings/:sid/door-pin", |req, ctx| {
-            respond(door::set_pin(req, ctx))
+            respond(door::draw_pin(req, ctx))
         })
         .get_async("/api/admin/showings/:sid/door-conflicts", |req, ctx| {
             respond(door::conflicts(req, ctx))
@@ -216,9 +217,6 @@ fn bench_routes() -> Router<'static, ()> {
 fn other_api_routes() -> Router<'static, ()> {
     Router::new()
         .get_async("/api/health", |req, ctx| respond(health(req, ctx)))
-        .post_async("/api/orders/lookup", |req, ctx| {
-            respond(orders::lookup(req, ctx))
-        })
         .get_async("/api/orders/:oid", |req, ctx| {
             respond(orders::get(req, ctx))
         })
@@ -226,6 +224,9 @@ fn other_api_routes() -> Router<'static, ()> {
         .get_async("/api/door/showings", |_, ctx| respond(door::showings(ctx)))
         .get_async("/api/door/showings/:sid/manifest", |req, ctx| {
             respond(door::manifest(req, ctx))
+        })
+        .post_async("/api/door/showings/:sid/find", |req, ctx| {
+            respond(door::find(req, ctx))
         })
         .post_async("/api/door/showings/:sid/session", |req, ctx| {
             respond(door::session(req, ctx))

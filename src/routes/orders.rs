@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{Request, Response, RouteContext};
+use worker::{Context, Env, Request, Response, RouteContext};
 
 use super::showings::hold_ref;
 use super::{param, parse_json, read_body, showing_id, Handled};
@@ -14,7 +14,6 @@ use crate::{db, ids};
 use checkout::PublicStatus;
 use desk::protocol::{CheckoutRequest, OrderAnswer};
 use desk::Code;
-use mail::outbox::Kind;
 
 const MAX_EMAIL_BYTES: usize = checkout::MAX_BUYER_EMAIL_BYTES;
 const MAX_NAME_BYTES: usize = checkout::MAX_BUYER_NAME_BYTES;
@@ -35,12 +34,16 @@ fn invalid(field: &str, detail: &str) -> ApiError {
     ApiError::new(Code::InvalidBuyer, format!("{field}: {detail}")).with("field", field)
 }
 
+/// One plain mailbox (`mail::address`): no display name, list, quotes or
+/// literal, so the address names exactly one recipient.
 pub(super) fn email_ok(email: &str) -> bool {
-    email.len() <= MAX_EMAIL_BYTES
-        && email
-            .split_once('@')
-            .is_some_and(|(a, b)| !a.is_empty() && b.contains('.'))
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+    email.len() <= MAX_EMAIL_BYTES && mail::address::is_addr_spec(email)
+}
+
+/// A name that draws as itself: no control or Unicode format character
+/// (a bidi override could turn a receipt's or a staff list's text around).
+pub(super) fn name_ok(name: &str) -> bool {
+    name.len() <= MAX_NAME_BYTES && mail::address::is_plain_name(name)
 }
 
 impl CheckoutBody {
@@ -53,10 +56,12 @@ impl CheckoutBody {
                 "give an e-mail address like name@example.com",
             ));
         }
-        if name.is_empty() || name.len() > MAX_NAME_BYTES || name.chars().any(char::is_control) {
+        if name.is_empty() || !name_ok(&name) {
             return Err(invalid(
                 "name",
-                &format!("give a name of 1 to {MAX_NAME_BYTES} bytes"),
+                &format!(
+                    "give a name of 1 to {MAX_NAME_BYTES} bytes, without control or invisible formatting characters"
+                ),
             ));
         }
         let source_ok = self.source_id.len() <= MAX_SOURCE_ID_BYTES
@@ -80,6 +85,15 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let hold = hold_ref(&req, &ctx)?;
     let body: CheckoutBody = parse_json(&read_body(&mut req).await?)?;
     let body = body.check()?;
+    // A checkout without a card token is free (the object refuses it for
+    // seats that cost money), so nothing but Turnstile stands between a
+    // script and tickets mailed to any address. The same hold always
+    // verifies under one key, so a retried checkout may send its token again.
+    if body.source_id.is_empty() {
+        let key =
+            crate::turnstile::idempotency_uuid(&format!("checkout:{}", hold.buyer), &hold.token);
+        crate::turnstile::require(&req, &ctx.env, Some(key), crate::turnstile::Action::Buy).await?;
+    }
     let request = CheckoutRequest {
         hold,
         source_id: body.source_id,
@@ -180,12 +194,34 @@ const LOOKUPS_PER_ADDRESS_HOUR: u64 = 2;
 const HOUR_MS: u64 = 3600 * 1000;
 
 /// `POST /api/orders/lookup {"email"}`: mails the address the links of its
-/// orders. The answer is the same `202` whether or not the address bought
-/// anything, so it tells nobody who did; an address gets at most a couple
-/// of these mails an hour, and a client may ask a few times an hour.
-pub async fn lookup(mut req: Request, ctx: RouteContext<()>) -> Handled {
-    let body: LookupBody = parse_json(&read_body(&mut req).await?)?;
-    crate::turnstile::require(&req, &ctx.env, None).await?;
+/// orders. Before the answer the Worker does the same work whatever the
+/// address (the body, Turnstile, the client's rate); whether the address
+/// bought anything is looked up after the answer (the request's
+/// `waitUntil`), so neither the answer nor its time tells who did. An
+/// address gets at most a couple of these mails an hour, and a client may
+/// ask a few times an hour.
+pub async fn order_lookup(mut req: Request, env: Env, ctx: &Context) -> worker::Result<Response> {
+    match lookup_accepted(&mut req, &env).await {
+        Ok((email, now)) => {
+            ctx.wait_until(async move {
+                if let Err(e) = mail_links(&env, &email, now).await {
+                    worker::console_error!("order links: not sent: {}", e.detail);
+                }
+            });
+            Ok(Response::from_json(&json!({
+                "status": "accepted",
+                "detail": "if that address has orders with us, a message with their links is on its way",
+            }))?
+            .with_status(202))
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+/// Everything before the answer: the address, checked, and the time.
+async fn lookup_accepted(req: &mut Request, env: &Env) -> Result<(String, u64), ApiError> {
+    let body: LookupBody = parse_json(&read_body(req).await?)?;
+    crate::turnstile::require(req, env, None, crate::turnstile::Action::Lookup).await?;
     let email = body.email.trim().to_lowercase();
     if !email_ok(&email) {
         return Err(invalid(
@@ -193,10 +229,10 @@ pub async fn lookup(mut req: Request, ctx: RouteContext<()>) -> Handled {
             "give an e-mail address like name@example.com",
         ));
     }
-    let db = db::database(&ctx.env)?;
+    let db = db::database(env)?;
     let now = crate::routes::now_ms() as u64;
     // An IPv4 address, or the /64 of an IPv6 one.
-    let client = super::showings::client_address(&req);
+    let client = super::showings::client_address(req);
     let since = now.saturating_sub(HOUR_MS);
     if !mail_rows::note_lookup(&db, &client, since, LOOKUPS_PER_CLIENT_HOUR, now).await? {
         let mut error = ApiError::new(
@@ -206,25 +242,29 @@ pub async fn lookup(mut req: Request, ctx: RouteContext<()>) -> Handled {
         error.retry_after_s = Some(HOUR_MS / 1000);
         return Err(error);
     }
-    let known =
-        !mail_rows::orders_of_address(&db, &email, now.saturating_sub(90 * 24 * HOUR_MS), now)
-            .await?
-            .is_empty();
-    if known
-        && mail_rows::count_to(&db, &email, Kind::Lookup, since).await? < LOOKUPS_PER_ADDRESS_HOUR
-    {
-        let row_id = format!(
-            "lookup:{}",
-            ids::random_hex(8).map_err(|e| ApiError::internal(e.to_string()))?
-        );
-        mail_rows::queue_to(&db, &row_id, Kind::Lookup, &email, now).await?;
-        crate::mail::send_row_now(&ctx.env, &row_id).await;
+    Ok((email, now))
+}
+
+/// After the answer: the message with the address's order links, if it
+/// has orders from the last 90 days or for showings to come and has not
+/// had its mails this hour.
+async fn mail_links(env: &Env, email: &str, now: u64) -> Result<(), ApiError> {
+    let db = db::database(env)?;
+    let since = now.saturating_sub(HOUR_MS);
+    let orders =
+        mail_rows::orders_of_address(&db, email, now.saturating_sub(90 * 24 * HOUR_MS), now)
+            .await?;
+    if orders.is_empty() {
+        return Ok(());
     }
-    Ok(Response::from_json(&json!({
-        "status": "accepted",
-        "detail": "if that address has orders with us, a message with their links is on its way",
-    }))?
-    .with_status(202))
+    let row_id = format!(
+        "lookup:{}",
+        ids::random_hex(8).map_err(|e| ApiError::internal(e.to_string()))?
+    );
+    if mail_rows::queue_lookup(&db, &row_id, email, since, LOOKUPS_PER_ADDRESS_HOUR, now).await? {
+        crate::mail::send_row_now(env, &row_id).await;
+    }
+    Ok(())
 }
 
 /// The checkout's answer to its buyer: its HTTP status and body.

@@ -117,7 +117,8 @@ async fn summary(env: &Env, sid: &str) -> Option<Summary> {
     ShowtimeClient::new(env, sid).ok()?.summary().await.ok()
 }
 
-/// `GET /api/showings/{id}`: the showing and its seats. A visitor without
+/// `GET /api/showings/{id}`: the showing and its seats (the Worker's copy
+/// of the map, as `…/seats` answers it). A visitor without
 /// a session is given one here, before choosing seats, so that a hold
 /// whose answer is lost can be asked again as the same buyer (a replay is
 /// only ever made to the buyer who asked first).
@@ -128,14 +129,16 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
     let showing = db::get_showing(&db, sid)
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
-    let availability = ShowtimeClient::new(&ctx.env, sid)?.seats().await?;
+    let availability: Value =
+        serde_json::from_str(&cached_map(&ctx.env, sid, MapKind::Seats).await?)
+            .map_err(|e| ApiError::internal(e.to_string()))?;
     let sales = showing.sales_json(crate::settings::window_defaults(&ctx.env), now_ms());
     session.hand_cookie(Response::from_json(
         &json!({ "showing": showing, "sales": sales, "availability": availability }),
     )?)
 }
 
-/// The compact seat maps the pages read are kept this long in the Worker's
+/// The seat maps the pages read (both forms) are kept this long in the Worker's
 /// memory: however many phones watch a showing, and however fast its seats
 /// change, its object then serves each Worker instance about one map a
 /// second. A page told of a newer version than it got asks again a second
@@ -144,8 +147,8 @@ const MAP_CACHE_MS: u64 = 1_000;
 /// While one request fetches a newer map, the others are answered from the
 /// copy for up to this long, so a burst of polls costs the object one read.
 const MAP_STALE_MS: u64 = 3_000;
-/// Most showings whose map one Worker instance keeps.
-const MAP_CACHE_SHOWINGS: usize = 256;
+/// Most maps (of either kind) one Worker instance keeps.
+const MAP_CACHE_SHOWINGS: usize = 512;
 
 struct CachedMap {
     fetched_ms: u64,
@@ -159,26 +162,48 @@ thread_local! {
         std::cell::RefCell::new(std::collections::HashMap::new());
 }
 
-/// `GET /api/showings/{id}/seats`: seat name → state, always fresh from the
-/// object. With `?format=codes`: `{"version", "codes"}`, one letter per
-/// seat in layout order, usually at most [`MAP_CACHE_MS`] old (and never
-/// more than [`MAP_STALE_MS`]).
+/// `GET /api/showings/{id}/seats`: seat name → state. With
+/// `?format=codes`: `{"version", "codes"}`, one letter per seat in layout
+/// order. Either is this instance's copy, usually at most [`MAP_CACHE_MS`]
+/// old (and never more than [`MAP_STALE_MS`]): a flood of reads costs the
+/// showing's object about one a second, never one each.
 pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
     let url = req.url()?;
-    let query = |name: &str| {
-        url.query_pairs()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.to_string())
+    let codes = url
+        .query_pairs()
+        .any(|(k, v)| k == "format" && v == "codes");
+    let kind = if codes {
+        MapKind::Codes
+    } else {
+        MapKind::Seats
     };
-    if query("format").as_deref() != Some("codes") {
-        let map = ShowtimeClient::new(&ctx.env, sid)?.seats().await?;
-        return Ok(Response::from_json(&map)?);
-    }
+    let body = cached_map(&ctx.env, sid, kind).await?;
+    let resp = Response::ok(body)?;
+    resp.headers().set("content-type", "application/json")?;
+    Ok(resp)
+}
+
+/// The two forms of a showing's map the Worker keeps a copy of.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MapKind {
+    /// Seat name → state (`GET …/seats`, and the showing's page).
+    Seats,
+    /// One letter a seat (`?format=codes`).
+    Codes,
+}
+
+/// The map's JSON, from this instance's copy or, when that is old, from
+/// the object (one request fetching while the others keep the copy).
+async fn cached_map(env: &Env, sid: &str, kind: MapKind) -> Result<String, ApiError> {
+    let key = match kind {
+        MapKind::Seats => format!("{sid}:seats"),
+        MapKind::Codes => format!("{sid}:codes"),
+    };
     let now = now_ms() as u64;
     let cached = MAPS.with(|maps| {
         let mut maps = maps.borrow_mut();
-        let map = maps.get_mut(sid)?;
+        let map = maps.get_mut(&key)?;
         let age = now.saturating_sub(map.fetched_ms);
         if age < MAP_CACHE_MS || (map.refreshing && age < MAP_STALE_MS) {
             return Some(map.body.clone());
@@ -187,41 +212,40 @@ pub async fn seats(req: Request, ctx: RouteContext<()>) -> Handled {
         map.refreshing = true;
         None
     });
-    let body = match cached {
-        Some(body) => body,
-        None => {
-            let fetched = match ShowtimeClient::new(&ctx.env, sid)?.seat_codes().await {
-                Ok(codes) => codes,
-                Err(e) => {
-                    MAPS.with(|maps| maps.borrow_mut().remove(sid));
-                    return Err(e);
-                }
-            };
-            let body =
-                serde_json::to_string(&fetched).map_err(|e| ApiError::internal(e.to_string()))?;
-            MAPS.with(|maps| {
-                let mut maps = maps.borrow_mut();
-                if maps.len() >= MAP_CACHE_SHOWINGS {
-                    maps.retain(|_, m| now.saturating_sub(m.fetched_ms) < MAP_CACHE_MS);
-                }
-                if maps.len() < MAP_CACHE_SHOWINGS {
-                    let copy = body.clone();
-                    maps.insert(
-                        sid.to_string(),
-                        CachedMap {
-                            fetched_ms: now,
-                            body: copy,
-                            refreshing: false,
-                        },
-                    );
-                }
-            });
-            body
+    if let Some(body) = cached {
+        return Ok(body);
+    }
+    let object = ShowtimeClient::new(env, sid)?;
+    let fetched = match kind {
+        MapKind::Seats => object.seats().await.and_then(|m| to_json(&m)),
+        MapKind::Codes => object.seat_codes().await.and_then(|c| to_json(&c)),
+    };
+    let body = match fetched {
+        Ok(body) => body,
+        Err(e) => {
+            MAPS.with(|maps| maps.borrow_mut().remove(&key));
+            return Err(e);
         }
     };
-    let resp = Response::ok(body)?;
-    resp.headers().set("content-type", "application/json")?;
-    Ok(resp)
+    MAPS.with(|maps| {
+        let mut maps = maps.borrow_mut();
+        if maps.len() >= MAP_CACHE_SHOWINGS {
+            maps.retain(|_, m| now.saturating_sub(m.fetched_ms) < MAP_CACHE_MS);
+        }
+        if maps.len() < MAP_CACHE_SHOWINGS {
+            let map = CachedMap {
+                fetched_ms: now,
+                body: body.clone(),
+                refreshing: false,
+            };
+            maps.insert(key, map);
+        }
+    });
+    Ok(body)
+}
+
+fn to_json(value: &impl serde::Serialize) -> Result<String, ApiError> {
+    serde_json::to_string(value).map_err(|e| ApiError::internal(e.to_string()))
 }
 
 /// The buyer's session: from a valid cookie, or a new one.
@@ -340,13 +364,15 @@ async fn hold_request(
     let sid = showing_id(ctx)?;
     let bytes = read_body(&mut req).await?;
     let body: HoldBody = parse_json(&bytes)?;
+    // Bounded here, so the showing's object never reads an unbounded body.
+    desk::bounds::check_seat_request(&body.seats, &body.prices)?;
     let idempotency = idempotency(&req, &bytes)?;
     let session = Session::of(&req, &ctx.env)?;
     // A retry of one idempotent hold may send its token again.
     let verify_key = idempotency
         .as_ref()
         .map(|i| crate::turnstile::idempotency_uuid(&session.buyer, &i.key));
-    crate::turnstile::require(&req, &ctx.env, verify_key).await?;
+    crate::turnstile::require(&req, &ctx.env, verify_key, crate::turnstile::Action::Buy).await?;
     let new = NewHold {
         caller: Caller {
             buyer: session.buyer.clone(),

@@ -43,6 +43,45 @@ pub enum HoldAnswer {
 /// is what makes it the single place seats are decided.
 pub struct ShowtimeClient {
     stub: ShowtimeStub,
+    /// What a fresh stub is made from, for the one retry of a call the
+    /// runtime says did not arrive.
+    env: Env,
+    showing_id: String,
+}
+
+/// Whether the runtime marked a failed call `name` (`overloaded`,
+/// `retryable`): see Cloudflare's "Durable Objects: error handling".
+fn marked(error: &JsValue, name: &str) -> bool {
+    worker::js_sys::Reflect::get(error, &JsValue::from_str(name))
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+}
+
+/// An overloaded object is not asked again (that would only add to its
+/// load): the caller is told to come back, and nothing was decided.
+fn failed(error: JsValue) -> ApiError {
+    match marked(&error, "overloaded") {
+        true => Refusal::new(
+            desk::Code::ShowingBusy,
+            "this showing is busy right now; nothing was decided, try again in a moment",
+        )
+        .retry_after(1)
+        .into(),
+        false => worker::Error::from(error).into(),
+    }
+}
+
+fn stub_of(env: &Env, showing_id: &str) -> worker::Result<ShowtimeStub> {
+    Ok(env
+        .durable_object("SHOWTIME")?
+        .id_from_name(showing_id)?
+        .get_stub()?
+        .into_rpc())
+}
+
+async fn call(stub: &ShowtimeStub, request: &str) -> Result<JsValue, JsValue> {
+    JsFuture::from(stub.desk(request)?).await
 }
 
 fn unexpected(reply: Reply) -> ApiError {
@@ -51,21 +90,27 @@ fn unexpected(reply: Reply) -> ApiError {
 
 impl ShowtimeClient {
     pub fn new(env: &Env, showing_id: &str) -> worker::Result<ShowtimeClient> {
-        let stub = env
-            .durable_object("SHOWTIME")?
-            .id_from_name(showing_id)?
-            .get_stub()?
-            .into_rpc();
-        Ok(ShowtimeClient { stub })
+        Ok(ShowtimeClient {
+            stub: stub_of(env, showing_id)?,
+            env: env.clone(),
+            showing_id: showing_id.to_string(),
+        })
     }
 
     /// One request to the object, by RPC: the protocol's JSON text there
     /// and back, one string each way across the runtime.
     async fn ask(&self, request: &Request) -> Result<Reply, ApiError> {
-        let request =
-            serde_json::to_string(request).map_err(|e| ApiError::internal(e.to_string()))?;
-        let call = self.stub.desk(&request).map_err(worker::Error::from)?;
-        let answer = JsFuture::from(call).await.map_err(worker::Error::from)?;
+        let text = serde_json::to_string(request).map_err(|e| ApiError::internal(e.to_string()))?;
+        let answer = match call(&self.stub, &text).await {
+            Ok(answer) => answer,
+            // Asked once more, on a fresh stub, only when asking twice
+            // decides no more than asking once.
+            Err(e) if marked(&e, "retryable") && request.is_idempotent() => {
+                let stub = stub_of(&self.env, &self.showing_id)?;
+                call(&stub, &text).await.map_err(failed)?
+            }
+            Err(e) => return Err(failed(e)),
+        };
         let answer = answer
             .as_string()
             .ok_or_else(|| ApiError::internal("the showing's answer is not text"))?;
@@ -184,11 +229,6 @@ impl ShowtimeClient {
 
     pub async fn recover(&self) -> Result<(), ApiError> {
         self.done(&Request::Recover).await
-    }
-
-    /// A door PIN was tried; `Ok` lets the door in.
-    pub async fn door_attempt(&self, matched: bool, client: String) -> Result<(), ApiError> {
-        self.done(&Request::DoorAttempt { matched, client }).await
     }
 
     pub async fn void_seats(&self, void: VoidSeats) -> Result<(), ApiError> {

@@ -133,10 +133,10 @@ impl Showtime {
             Ok(db) => db,
             Err(e) => return stored(Err(e)),
         };
-        let showing_id = self.showing_id();
         let now = now_ms();
         match write {
             OrderWrite::Order {
+                showing_id,
                 seats,
                 payment_id,
                 prices,
@@ -266,13 +266,5 @@ impl Showtime {
         if let Err(e) = written {
             worker::console_error!("order {order_id}: record not written: {e}");
         }
-    }
-
-    fn showing_id(&self) -> String {
-        self.desk
-            .borrow()
-            .as_ref()
-            .and_then(|d| d.showing_id().map(str::to_string))
-            .unwrap_or_default()
     }
 }

@@ -19,6 +19,7 @@ mod effects;
 mod storage;
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 
 use desk::{Decision, Desk, Refusal, Reply, Request as DeskRequest};
 use wasm_bindgen::prelude::{wasm_bindgen, JsValue};
@@ -56,6 +57,39 @@ pub struct Showtime {
     /// Storage rows the last decision that changed anything wrote; staff
     /// stats show it, and tests check it stays small in a large venue.
     last_rows_written: Cell<u64>,
+    /// Orders a buyer's request is carrying forward here: performing a
+    /// step, or waiting for one to settle. One request an order does;
+    /// any other asking meanwhile is answered at once with the order as
+    /// it stands (`202 pending`), so repeated checkouts cannot pile
+    /// waiting requests onto the object's one thread.
+    attended: RefCell<HashSet<String>>,
+}
+
+/// An order taken into [`Showtime::attended`], given back when dropped.
+struct Attending<'a> {
+    attended: &'a RefCell<HashSet<String>>,
+    orders: Vec<String>,
+}
+
+impl<'a> Attending<'a> {
+    /// Takes the orders nobody attends yet.
+    fn take(attended: &'a RefCell<HashSet<String>>, orders: Vec<String>) -> Attending<'a> {
+        let mut set = attended.borrow_mut();
+        let orders = orders
+            .into_iter()
+            .filter(|o| set.insert(o.clone()))
+            .collect();
+        Attending { attended, orders }
+    }
+}
+
+impl Drop for Attending<'_> {
+    fn drop(&mut self) {
+        let mut set = self.attended.borrow_mut();
+        for order in &self.orders {
+            set.remove(order);
+        }
+    }
 }
 
 fn now_ms() -> u64 {
@@ -76,12 +110,13 @@ impl DurableObject for Showtime {
             desk: RefCell::new(None),
             alarm_at_ms: Cell::new(None),
             last_rows_written: Cell::new(0),
+            attended: RefCell::new(HashSet::new()),
         }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
         match (req.method(), req.path().as_str()) {
-            (Method::Get, LIVE_PATH) => self.watch().await,
+            (Method::Get, LIVE_PATH) => self.watch(&req).await,
             _ => crate::api_error::ApiError::from(Refusal::not_found("route")).into_response(),
         }
     }
@@ -160,8 +195,9 @@ impl Showtime {
     /// waits while its order's step is performed elsewhere.
     async fn answer(&self, request: DeskRequest) -> std::result::Result<Reply, Refusal> {
         let stats = matches!(request, DeskRequest::Stats);
+        let attend = matches!(request, DeskRequest::Checkout(_));
         let reply = self
-            .decide(|desk, now| desk.handle_request(now, request))
+            .decide_with(attend, |desk, now| desk.handle_request(now, request))
             .await?;
         let reply = reply.unwrap_or(Err(Refusal::internal("the decision had no reply")))?;
         match reply {
@@ -176,8 +212,11 @@ impl Showtime {
         }
     }
 
+    /// Waits while the order's step is performed elsewhere, if no other
+    /// request attends it; otherwise answers the order as it stands.
     async fn wait_for_order(&self, order_id: String) -> std::result::Result<Reply, Refusal> {
         let deadline = now_ms() + WAIT_FOR_STEP_MS;
+        let mut waiting: Option<Attending<'_>> = None;
         loop {
             let ask = DeskRequest::OrderStatus {
                 order_id: order_id.clone(),
@@ -187,6 +226,13 @@ impl Showtime {
                 .await?;
             match reply.unwrap_or(Err(Refusal::internal("no reply")))? {
                 Reply::Order(order) if order.settling && now_ms() < deadline => {
+                    if waiting.is_none() {
+                        let taken = Attending::take(&self.attended, vec![order_id.clone()]);
+                        if taken.orders.is_empty() {
+                            return Ok(Reply::Order(order));
+                        }
+                        waiting = Some(taken);
+                    }
                     worker::Delay::from(std::time::Duration::from_millis(50)).await;
                 }
                 other => return Ok(other),
@@ -200,6 +246,16 @@ impl Showtime {
         &self,
         f: impl FnOnce(&mut Desk, u64) -> Decision,
     ) -> std::result::Result<Option<std::result::Result<Reply, Refusal>>, Refusal> {
+        self.decide_with(false, f).await
+    }
+
+    /// [`Self::decide`]; with `attend`, the orders whose steps it performs
+    /// are attended meanwhile (a buyer's checkout carries them forward).
+    async fn decide_with(
+        &self,
+        attend: bool,
+        f: impl FnOnce(&mut Desk, u64) -> Decision,
+    ) -> std::result::Result<Option<std::result::Result<Reply, Refusal>>, Refusal> {
         let decision = {
             let mut slot = self.loaded()?;
             let desk = slot.as_mut().ok_or_else(|| Refusal::internal("no desk"))?;
@@ -208,6 +264,13 @@ impl Showtime {
         let reply = decision.reply.clone();
         self.write(&decision.writes)?;
         self.arm_alarm().await;
+        let stepped = decision.effects.iter().filter_map(|effect| match effect {
+            desk::Effect::Square { order_id, .. } | desk::Effect::Store { order_id, .. } => {
+                Some(order_id.clone())
+            }
+            _ => None,
+        });
+        let _attending = attend.then(|| Attending::take(&self.attended, stepped.collect()));
         self.perform(decision.effects).await;
         Ok(reply)
     }
@@ -245,15 +308,36 @@ impl Showtime {
     /// `GET /live`: a browser watching the seat map. The socket uses the
     /// hibernation API, so idle watchers cost the object nothing. It is
     /// sent the whole map first, then the desk's pushes (`desk::live`).
-    async fn watch(&self) -> Result<Response> {
+    /// Each socket is tagged with its client's network, so the sockets
+    /// open from one network are counted (hibernated ones too) and capped.
+    async fn watch(&self, req: &Request) -> Result<Response> {
+        // The Worker passes the browser's headers on, Cloudflare's
+        // `cf-connecting-ip` among them.
+        let address = req
+            .headers()
+            .get("cf-connecting-ip")?
+            .unwrap_or_else(|| "unknown".to_string());
+        let network = format!("net:{}", desk::client_key(&address));
+        let open_here = || self.state.get_websockets_with_tag(&network).len();
+        if let Err(refusal) = desk::admit_watcher(open_here()) {
+            return crate::api_error::ApiError::from(refusal).into_response();
+        }
         let watchers = self.state.get_websockets().len();
         let allowed = self
             .decide(|desk, now| desk.handle_request(now, DeskRequest::Watch { watchers }))
             .await;
         match allowed.map(|r| r.unwrap_or(Err(Refusal::internal("no reply")))) {
             Ok(Ok(Reply::Watch { map })) => {
+                // Counted again with no `await` before the socket is
+                // accepted: others from the network may have joined while
+                // the decision was written.
+                if let Err(refusal) = desk::admit_watcher(open_here()) {
+                    self.watcher_left();
+                    return crate::api_error::ApiError::from(refusal).into_response();
+                }
                 let pair = WebSocketPair::new()?;
-                self.state.accept_web_socket(&pair.server);
+                self.state
+                    .accept_websocket_with_tags(&pair.server, &[network.as_str()]);
                 pair.server.send_with_str(&map)?;
                 Response::from_websocket(pair.client)
             }

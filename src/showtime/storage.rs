@@ -27,7 +27,7 @@ impl ReadRows for Reader<'_> {
 /// The stored desk (or a new one for an object never set up), and the
 /// writes that bring its tables up to date.
 pub fn load(sql: &SqlStorage, settings: Settings) -> Result<(Desk, Vec<Write>), Refusal> {
-    match desk::storage::load(&mut Reader(sql)).map_err(|e| refused("read", e))? {
+    match desk::storage::load(&mut Reader(sql), now_ms()).map_err(|e| refused("read", e))? {
         Some(stored) => Desk::restore(settings, stored).map_err(|e| refused("stored row", e)),
         None => Ok((Desk::new(settings), Vec::new())),
     }

@@ -14,11 +14,12 @@
 //    them once they are taken (a page reloaded offline may be told it is
 //    online all along, and gets no "online" event: it tries the Worker
 //    again every few seconds while it cannot reach it or is refused).
-// 2. A device forgets a showing's ticket list a day after its door
-//    closed. Two devices offline both admit the same ticket, the later
-//    one (its clock ten minutes behind) comes back first: once both are
-//    back, the earlier admission stands and the other is listed as a
-//    conflict on the door page and in admin.
+// 2. A device forgets a showing's ticket list an hour after its door
+//    closed, keeping the scans of it still waiting to be sent. Two
+//    devices offline both admit the same ticket; the later one (its clock
+//    ten minutes behind) comes back first: its admission, recorded first,
+//    stands, and the earlier one is listed as a conflict on the door page
+//    and in admin.
 // It prints the device names for the Rust side to check D1.
 import assert from 'node:assert/strict';
 import { checkAccessibility, launch, newPage, staffPage } from './lib.mjs';
@@ -106,8 +107,9 @@ try {
   // dated by the Worker's clock, so it still does not come first.
   const late = await signedIn(browser, { width: 390, height: 844 }, 10 * 60 * 1000);
 
-  // A day after a showing's door closed, a device opened online forgets
-  // its ticket list (buyers' names) and admissions; today's it keeps.
+  // An hour after a showing's door closed, a device forgets its ticket
+  // list (buyers' names) and admissions, but not its scans waiting to be
+  // sent; today's it keeps.
   const kept = () => early.page.evaluate(async (today) => {
     const db = await new Promise((resolve, reject) => {
       const req = indexedDB.open('door', 1);
@@ -120,22 +122,24 @@ try {
     });
     const manifests = (await all('manifests')).map((m) => m.showing.id).sort();
     const admitted = (await all('admitted')).map((a) => a.ticket_id).sort();
+    const queued = (await all('queue')).map((q) => q.id).sort();
     db.close();
-    return { manifests, admitted, today };
+    return { manifests, admitted, queued, today };
   }, sid);
   await early.page.evaluate(async () => {
     const db = await new Promise((resolve) => { const req = indexedDB.open('door', 1); req.onsuccess = () => resolve(req.result); });
-    const tx = db.transaction(['manifests', 'admitted'], 'readwrite');
-    const closed = Date.now() - 2 * 24 * 3600 * 1000;
-    tx.objectStore('manifests').put({ showing: { id: 'past-showing', title: 'Past', starts_at_ms: closed, door_close_at_ms: closed }, tickets: [{ id: 'past-1', seat: 'A1', name: 'Ada', email: 'ada@example.com', status: 'valid' }], keys: [], generated_at_ms: closed });
+    const tx = db.transaction(['manifests', 'admitted', 'queue'], 'readwrite');
+    const closed = Date.now() - 61 * 60 * 1000;
+    tx.objectStore('manifests').put({ showing: { id: 'past-showing', title: 'Past', starts_at_ms: closed, door_close_at_ms: closed, forget_at_ms: closed + 3600 * 1000 }, tickets: [{ id: 'past-1', seat: 'A1', name: 'Ada', status: 'valid' }], keys: [], generated_at_ms: closed });
     tx.objectStore('admitted').put({ ticket_id: 'past-1', showing_id: 'past-showing', at_ms: closed });
+    tx.objectStore('queue').put({ id: 'past-scan', showing_id: 'past-showing', code: 'past-1', at_ms: closed, result: 'admitted' });
     await new Promise((resolve) => { tx.oncomplete = resolve; });
     db.close();
   });
-  assert.deepEqual(await kept(), { manifests: ['past-showing', sid].sort(), admitted: ['past-1'], today: sid });
+  assert.deepEqual(await kept(), { manifests: ['past-showing', sid].sort(), admitted: ['past-1'], queued: ['past-scan'], today: sid });
   await early.page.reload();
-  await early.page.getByText(/^Online · no scans waiting/).waitFor();
-  assert.deepEqual(await kept(), { manifests: [sid], admitted: [], today: sid });
+  await early.page.getByText(/^Online · no scans waiting · 1 scan of another showing waiting/).waitFor();
+  assert.deepEqual(await kept(), { manifests: [sid], admitted: [], queued: ['past-scan'], today: sid });
 
   await early.context.setOffline(true);
   await late.context.setOffline(true);
@@ -148,15 +152,15 @@ try {
   await late.page.getByText(/^Online · no scans waiting/).waitFor();
   await early.context.setOffline(false);
   await early.page.getByText(/^Online · no scans waiting/).waitFor();
-  const conflict = early.page.locator('#conflicts li').filter({ hasText: `Seat A3: admitted by ${late.device}` });
-  await conflict.filter({ hasText: `but ${early.device} admitted it first` }).waitFor();
+  const conflict = early.page.locator('#conflicts li').filter({ hasText: `Seat A3: admitted by ${early.device}` });
+  await conflict.filter({ hasText: `but ${late.device} admitted it first` }).waitFor();
   await early.page.screenshot({ path: `${shots}/door-conflicts-desktop.png`, fullPage: true });
 
   // Staff see it on the showing's admin page.
   const staff = await staffPage(browser, base);
   await staff.page.goto(`${base}/admin/showings/${sid}`);
   await staff.page.getByRole('heading', { name: 'Door conflicts' }).waitFor();
-  await staff.page.locator('#conflict-list li').filter({ hasText: `Seat A3: admitted again by ${late.device}` }).waitFor();
+  await staff.page.locator('#conflict-list li').filter({ hasText: `Seat A3: admitted again by ${early.device}` }).waitFor();
   await checkAccessibility(staff.page, 'the admin showing page with door conflicts');
 
   console.log(`devices ${JSON.stringify({ first: first.device, early: early.device, late: late.device })}`);

@@ -54,6 +54,21 @@ fn an_idempotent_hold_is_answered_once_even_across_a_restart() {
 }
 
 #[test]
+fn a_refusal_that_depends_on_the_body_alone_is_not_kept_for_its_key() {
+    check(
+        r"
+        @0 hold ana h1 key=k1 A1 A1   => 400 duplicate_seats
+        @1 hold ana h2 key=k1 A1      => 201 held A1 until 300001; push 1
+        @2 hold bob h3 key=k2 A2:vip  => 400 unknown_price
+        @3 hold bob h4 key=k2 A2      => 201 held A2 until 300003; push 2
+        @4 hold cai h5 key=k3 A1      => 409 seats_unavailable
+        @5 rows idempotency           => 3
+        @6 hold cai h6 key=k3 A1      => replayed 409
+        ",
+    );
+}
+
+#[test]
 fn a_key_is_replayed_only_to_its_buyer_and_never_past_the_rate() {
     check_with(
         Settings {

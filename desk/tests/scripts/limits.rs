@@ -1,54 +1,8 @@
-//! The door PIN window and the per-address hold rate, both kept as rows so
-//! an object evicted between tries forgets nothing.
+//! The per-address hold rate, kept as rows so an object evicted between
+//! tries forgets nothing.
 
 use crate::{check, check_with};
 use desk::{RateLimit, Settings};
-
-#[test]
-fn ten_wrong_pins_lock_the_door_for_ten_minutes_even_across_restarts() {
-    let mut script = String::new();
-    for i in 0..10 {
-        script += &format!("@{i} door wrong => 401 unauthorized\n");
-        if i == 4 {
-            script += "@4 restart => restarted\n";
-        }
-    }
-    script += "
-        @20 restart                   => restarted
-        @30 door right                => 429 door_pin_locked retry 600
-        @599999 door right            => 429 door_pin_locked retry 1
-        @600000 door right            => 204
-        @600001 door wrong            => 401 unauthorized
-        @600002 door wrong            => 401 unauthorized
-        @600003 rows door_failures_from => 9
-    ";
-    check(&script);
-}
-
-#[test]
-fn a_stranger_guessing_locks_only_their_own_network_and_many_lock_everyone() {
-    let mut script = String::new();
-    for i in 0..10 {
-        script += &format!("@{i} door wrong from=stranger => 401 unauthorized\n");
-    }
-    script += "
-        @10 door right from=stranger  => 429 door_pin_locked retry 600
-        @11 door right from=foyer     => 204
-        @12 restart                   => restarted
-        @13 door right from=stranger  => 429 door_pin_locked retry 600
-        @14 door right from=foyer     => 204
-    ";
-    // Twenty more wrong PINs from twenty networks: thirty in the window.
-    for i in 0..20 {
-        script += &format!("@{} door wrong from=net{i} => 401 unauthorized\n", 20 + i);
-    }
-    script += "
-        @40 door right from=foyer     => 429 door_pin_locked retry 600
-        @600000 door right from=foyer => 204
-        @600000 rows door_failures_from => 29
-    ";
-    check(&script);
-}
 
 #[test]
 fn an_address_gets_a_burst_of_holds_then_one_a_rate_even_across_a_restart() {

@@ -106,7 +106,7 @@ impl Script {
         };
         let request = match verb {
             "restart" => {
-                self.desk = self.db.load(self.settings.clone());
+                self.desk = self.db.load_at(self.settings.clone(), now);
                 self.desk.set_watchers(1);
                 self.pending.clear();
                 return "restarted".into();
@@ -220,15 +220,6 @@ impl Script {
                 Request::Configure(self.setup.clone())
             }
             "release" => Request::ReleaseHold(hold_ref(args[0], args[1])),
-            // door <right|wrong> [from=network]
-            "door" => Request::DoorAttempt {
-                matched: args[0] == "right",
-                client: args
-                    .get(1)
-                    .and_then(|a| a.strip_prefix("from="))
-                    .unwrap_or("1.1.1.1")
-                    .to_string(),
-            },
             "map" => Request::SeatCodes,
             // A second browser starts watching.
             "watch" => Request::Watch { watchers: 1 },

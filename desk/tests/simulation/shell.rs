@@ -94,7 +94,12 @@ impl World {
                     StoreOutcome::Unavailable
                 } else {
                     match write {
-                        OrderWrite::Order { seats, .. } => {
+                        OrderWrite::Order {
+                            showing_id, seats, ..
+                        } => {
+                            // Carried by the effect, whatever crashed
+                            // between its decision and now.
+                            assert_eq!(showing_id, crate::world::SHOWING_ID);
                             self.store.write_order(&order_id, &seats)
                         }
                         OrderWrite::MarkPaid { .. } => self.store.mark_paid(&order_id),
@@ -127,7 +132,7 @@ impl World {
                 self.carry_out(flight.effect, true);
             }
         }
-        let reloaded = self.db.load(self.settings.clone());
+        let reloaded = self.db.load_at(self.settings.clone(), self.now_ms);
         same_desk(&self.desk, &reloaded, &self.runs)?;
         for run in &self.runs {
             let stored =

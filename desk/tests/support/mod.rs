@@ -46,7 +46,12 @@ impl Sqlite {
 
     /// The desk as a restarted object loads it, with its upgrade applied.
     pub fn load(&self, settings: Settings) -> Desk {
-        let stored = desk::storage::load(&mut Reader(&self.0)).expect("rows read");
+        self.load_at(settings, 0)
+    }
+
+    /// The desk as an object restarted at `now_ms` loads it.
+    pub fn load_at(&self, settings: Settings, now_ms: u64) -> Desk {
+        let stored = desk::storage::load(&mut Reader(&self.0), now_ms).expect("rows read");
         match stored {
             Some(stored) => {
                 let (desk, upgrade) = Desk::restore(settings, stored).expect("the desk restores");

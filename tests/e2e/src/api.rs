@@ -195,11 +195,26 @@ impl Api {
         self.admin(Method::POST, path, body).await
     }
 
-    /// Sets a showing's door PIN, as staff do in admin.
-    pub async fn set_door_pin(&self, sid: &str, pin: &str) {
+    /// Draws a new door PIN for a showing, as staff do in admin, and
+    /// answers it.
+    pub async fn draw_door_pin(&self, sid: &str) -> String {
         let path = format!("/api/admin/showings/{sid}/door-pin");
-        let reply = self.admin_post(&path, Some(json!({ "pin": pin }))).await;
-        assert_eq!(reply.status, 204, "set the door PIN: {:?}", reply.body);
+        let reply = self.admin_post(&path, None).await;
+        assert_eq!(reply.status, 200, "draw a door PIN: {:?}", reply.body);
+        reply.body["pin"].as_str().expect("a PIN").to_string()
+    }
+
+    /// Signs a door device in to `sid` with the staff door token: its door
+    /// session and the device id the Worker drew, for `X-Door-Session`.
+    pub async fn door_session(&self, sid: &str) -> (String, String) {
+        let token = format!("Bearer door-{}", self.admin_token);
+        let path = format!("/api/door/showings/{sid}/session");
+        let reply = self
+            .send(Method::POST, &path, None, &[("authorization", &token)])
+            .await;
+        assert_eq!(reply.status, 200, "a door session: {:?}", reply.body);
+        let text = |key: &str| reply.body[key].as_str().expect(key).to_string();
+        (text("session"), text("device"))
     }
 
     /// Any request to an admin endpoint with the admin token.
@@ -239,7 +254,7 @@ impl Api {
     /// the body (`result`: admitted, already_checked_in, …).
     pub async fn door_scan(&self, code: &str, sid: &str) -> Value {
         let token = format!("Bearer door-{}", self.admin_token);
-        let body = json!({"code": code, "showing_id": sid, "device": "door-1"});
+        let body = json!({"code": code, "showing_id": sid});
         self.send(
             Method::POST,
             "/api/door/checkin",
@@ -300,10 +315,14 @@ impl Api {
         reply.body.as_str().expect("CSV text").to_string()
     }
 
+    /// The seat map as the showing's object has it now: the staff view,
+    /// since the buyers' `…/seats` is the Worker's copy (about a second old).
     pub async fn seat_map(&self, sid: &str) -> Value {
-        let reply = self.get(&format!("/api/showings/{sid}/seats")).await;
+        let reply = self
+            .admin(Method::GET, &format!("/api/admin/showings/{sid}"), None)
+            .await;
         assert_eq!(reply.status, 200, "seat map: {:?}", reply.body);
-        reply.body["seats"].clone()
+        reply.body["availability"]["seats"].clone()
     }
 
     /// Staff refund a whole order, and its tickets are void once Square's

@@ -310,7 +310,7 @@ async fn staff_see_each_seats_order_search_by_email_and_export_tickets() {
         &sid,
         &["B3"],
         "bo_b@example.org",
-        "=HYPERLINK(\"http://x\")",
+        "=HYPERLINK(\"http://x\"),Bo;@SUM(1)",
     )
     .await;
     let held = api.hold(&sid, &["B8"], None).await;
@@ -389,24 +389,28 @@ async fn staff_see_each_seats_order_search_by_email_and_export_tickets() {
 
     let text = api.tickets_csv(&sid).await;
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(
-        lines[0],
-        "seat,ticket,price,amount,currency,ticket_status,checked_in_at,voided_at,order,sold,comp_reason,order_status,name,email,ordered_at"
-    );
+    let header = "seat,ticket,price,amount,currency,ticket_status,checked_in_at,voided_at,order,sold,comp_reason,order_status,name,email,ordered_at";
+    let quoted: Vec<String> = header.split(',').map(|h| format!("\"{h}\"")).collect();
+    assert_eq!(lines[0], quoted.join(","), "every cell is quoted");
     assert_eq!(lines.len(), 4, "{text}");
     assert!(
-        lines[1].starts_with("A1,")
-            && lines[1].contains(",Standard,12.00,USD,valid,")
-            && lines[1].contains("Ana@Example.com")
+        lines[1].starts_with("\"A1\",")
+            && lines[1].contains(",\"Standard\",\"12.00\",\"USD\",\"valid\",")
+            && lines[1].contains("\"Ana@Example.com\""),
+        "{}",
+        lines[1]
     );
     // Times as the cinema's clock shows them (London), with the zone.
-    let ordered_at = lines[1].rsplit(',').next().unwrap();
+    let ordered_at = lines[1].rsplit(',').next().unwrap().trim_matches('"');
     assert!(
         ordered_at.ends_with(" GMT") || ordered_at.ends_with(" BST"),
         "{ordered_at}"
     );
+    // A formula is text at the start of the name and after each `,` or `;`
+    // (where a spreadsheet splitting the column would start a cell).
     assert!(
-        lines[3].starts_with("B3,") && lines[3].contains("\"'=HYPERLINK(\"\"http://x\"\")\""),
+        lines[3].starts_with("\"B3\",")
+            && lines[3].contains("\"'=HYPERLINK(\"\"http://x\"\"),Bo;'@SUM(1)\""),
         "a name that looks like a formula is exported as text: {}",
         lines[3]
     );

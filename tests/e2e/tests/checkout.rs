@@ -1,7 +1,7 @@
 //! Checkout through the real Worker, Showtime object and D1, paying the
 //! Square stand-in.
 
-use e2e::{sixteen_seat_room, Api, Stack, StackOptions};
+use e2e::{sixteen_seat_room, Api, Method, Stack, StackOptions};
 use serde_json::{json, Value};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -111,27 +111,66 @@ async fn order_until(api: &Api, link: &str, want: &str) -> Value {
     }
 }
 
+/// One request an order waits for its payment to settle; the same
+/// checkout sent meanwhile is answered at once with the order pending, so
+/// repeats cannot pile up on the showing's object.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_same_checkout_sent_five_times_at_once_pays_once() {
+async fn the_same_checkout_sent_five_times_pays_once_and_only_the_first_waits() {
     let stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let hold = api.hold(&sid, &["B1"], None).await;
+    stack
+        .square
+        .control(
+            "/_control/faults",
+            serde_json::json!({"endpoint": "create_payment", "fault": {"delay_ms": 8000}, "times": 1}),
+        )
+        .await;
+    let first = {
+        let (api, sid, hold) = (api.clone(), sid.clone(), hold.clone());
+        tokio::spawn(async move { api.checkout(&sid, &hold, "cnon:card-nonce-ok").await })
+    };
+    // The first is paying (and waiting on the slow Square) once its hold
+    // names the order.
+    let hold_path = format!(
+        "/api/showings/{sid}/holds/{}",
+        hold.body["hold_id"].as_str().unwrap()
+    );
+    let cookie = hold.cookie.clone().expect("the hold's session");
+    loop {
+        let read = api
+            .send(Method::GET, &hold_path, None, &[("cookie", &cookie)])
+            .await;
+        if read.body["order_id"].is_string() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     let mut set = tokio::task::JoinSet::new();
-    for _ in 0..5 {
+    for _ in 0..4 {
         let (api, sid, hold) = (api.clone(), sid.clone(), hold.clone());
         set.spawn(async move { api.checkout(&sid, &hold, "cnon:card-nonce-ok").await });
     }
-    let answers = set.join_all().await;
+    let mut answers = set.join_all().await;
+    assert!(
+        !first.is_finished(),
+        "the others did not wait for the first"
+    );
+    assert!(
+        answers
+            .iter()
+            .all(|a| a.status == 202 && a.body["status"] == "pending"),
+        "{answers:?}"
+    );
+    let first = first.await.unwrap();
+    assert_eq!(first.status, 201, "{:?}", first.body);
+    answers.insert(0, first);
     let orders: std::collections::BTreeSet<_> = answers
         .iter()
         .map(|a| a.body["order_id"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(orders.len(), 1, "{answers:?}");
-    assert!(
-        answers.iter().all(|a| a.status == 201 || a.status == 202),
-        "{answers:?}"
-    );
     let order_id = orders.into_iter().next().unwrap();
     let link = answers[0].body["order_url"].as_str().unwrap();
     assert_eq!(

@@ -13,7 +13,7 @@ async fn buy(api: &Api, sid: &str, seat: &str) -> Reply {
 }
 
 async fn scan(api: &Api, credential: (&str, &str), code: &str, sid: &str) -> Reply {
-    let body = json!({"code": code, "showing_id": sid, "device": "door-1"});
+    let body = json!({"code": code, "showing_id": sid});
     api.send(
         Method::POST,
         "/api/door/checkin",
@@ -21,6 +21,23 @@ async fn scan(api: &Api, credential: (&str, &str), code: &str, sid: &str) -> Rep
         &[credential],
     )
     .await
+}
+
+/// A showing whose door lists it now: it starts in an hour.
+fn starting_soon() -> Value {
+    let mut room = sixteen_seat_room(None);
+    room["starts_at"] = json!(e2e::time_from_now(3_600_000));
+    room
+}
+
+/// A PIN that is not `pin`, for guessing wrong.
+fn not(pin: &str, n: u32) -> String {
+    let guess = format!("{:08}", n);
+    if guess == pin {
+        format!("{:08}", n + 1)
+    } else {
+        guess
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -35,12 +52,35 @@ async fn fifty_doors_scanning_one_ticket_admit_it_once() {
         .unwrap()
         .to_string();
 
-    api.set_door_pin(&sid, "4321").await;
+    // Staff do not choose the PIN: the server draws eight digits.
+    let chosen = api
+        .admin_post(
+            &format!("/api/admin/showings/{sid}/door-pin"),
+            Some(json!({"pin": "1234"})),
+        )
+        .await;
+    assert_eq!(
+        (chosen.status, &chosen.body["error"]),
+        (400, &json!("invalid_pin"))
+    );
+    let pin = api.draw_door_pin(&sid).await;
+    assert!(
+        pin.len() == 8 && pin.bytes().all(|b| b.is_ascii_digit()),
+        "{pin}"
+    );
 
+    // Fifty doors, each signed in with the PIN (one after another: each
+    // PIN typed takes one of the network's tries while it is checked).
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..50 {
+        let path = format!("/api/door/showings/{sid}/session");
+        let signed_in = api
+            .send(Method::POST, &path, None, &[("x-door-pin", &pin)])
+            .await;
+        assert_eq!(signed_in.status, 200, "{:?}", signed_in.body);
+        let session = signed_in.body["session"].as_str().unwrap().to_string();
         let (api, code, sid) = (api.clone(), code.clone(), sid.clone());
-        set.spawn(async move { scan(&api, ("x-door-pin", "4321"), &code, &sid).await });
+        set.spawn(async move { scan(&api, ("x-door-session", &session), &code, &sid).await });
     }
     let results: Vec<Value> = set
         .join_all()
@@ -61,7 +101,8 @@ async fn fifty_doors_scanning_one_ticket_admit_it_once() {
         49
     );
 
-    let again = scan(&api, ("x-door-pin", "4321"), &code, &sid).await;
+    let door_pin = ("x-door-pin", pin.as_str());
+    let again = scan(&api, door_pin, &code, &sid).await;
     assert_eq!(again.body["result"], "already_checked_in");
     assert_eq!(again.body["seat"], "A1");
     assert!(again.body["checked_in_at_ms"].as_u64().is_some());
@@ -69,17 +110,32 @@ async fn fifty_doors_scanning_one_ticket_admit_it_once() {
         (again.body["admitted"].as_u64(), again.body["sold"].as_u64()),
         (Some(1), Some(1))
     );
+    // A PIN names no device: a check-in naming one is refused.
+    let named = api
+        .send(
+            Method::POST,
+            "/api/door/checkin",
+            Some(
+                json!({"code": code, "showing_id": sid, "device": "door-1"})
+                    .to_string()
+                    .into_bytes(),
+            ),
+            &[door_pin],
+        )
+        .await;
+    assert_eq!(
+        (named.status, &named.body["error"]),
+        (403, &json!("wrong_device"))
+    );
 
     let forged = code.replace(".QTE.", ".QTI.");
     assert_ne!(forged, code);
     assert_eq!(
-        scan(&api, ("x-door-pin", "4321"), &forged, &sid).await.body["result"],
+        scan(&api, door_pin, &forged, &sid).await.body["result"],
         "invalid"
     );
     assert_eq!(
-        scan(&api, ("x-door-pin", "4321"), "not a code", &sid)
-            .await
-            .body["result"],
+        scan(&api, door_pin, "not a code", &sid).await.body["result"],
         "invalid"
     );
 
@@ -94,7 +150,9 @@ async fn fifty_doors_scanning_one_ticket_admit_it_once() {
 
     // Wrong credentials get nothing, and door credentials reach no admin function.
     assert_eq!(
-        scan(&api, ("x-door-pin", "0000"), &code, &sid).await.status,
+        scan(&api, ("x-door-pin", &not(&pin, 0)), &code, &sid)
+            .await
+            .status,
         401
     );
     assert_eq!(
@@ -121,48 +179,64 @@ async fn fifty_doors_scanning_one_ticket_admit_it_once() {
         .is_some());
 }
 
+/// A check-in with `pin` from the client network `network`.
+async fn pin_from(api: Api, network: &str, pin: String, sid: String, code: String) -> Reply {
+    let body = json!({"code": code, "showing_id": sid});
+    api.send(
+        Method::POST,
+        "/api/door/checkin",
+        Some(body.to_string().into_bytes()),
+        &[("x-door-pin", &pin), ("cf-connecting-ip", network)],
+    )
+    .await
+}
+
+/// Wrong PINs count against the network they come from, for every
+/// showing: ten lock it out of all of them, across a restart, while the
+/// door token still works there. Forty wrong PINs from four networks do
+/// not stop the door's own network signing in with the right one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ten_wrong_pins_lock_a_showings_pin_across_a_restart_but_not_the_door_token_or_other_showings(
-) {
+async fn wrong_pins_lock_only_their_own_network_out_of_every_showing_across_a_restart() {
     let mut stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     let other = api.create_showing(sixteen_seat_room(None)).await;
-    for showing in [&sid, &other] {
-        api.set_door_pin(showing, "2468").await;
-    }
+    let pin = api.draw_door_pin(&sid).await;
+    let other_pin = api.draw_door_pin(&other).await;
     let paid = buy(&api, &sid, "A3").await;
     let code = paid.body["tickets"][0]["code"]
         .as_str()
         .unwrap()
         .to_string();
-
+    let from = |network: &'static str, pin: String, sid: String| {
+        pin_from(api.clone(), network, pin, sid, code.clone())
+    };
     // Ten wrong guesses at once: each refused, none lets the next through.
     let mut set = tokio::task::JoinSet::new();
     for guess in 0..10 {
-        let (api, code, sid) = (api.clone(), code.clone(), sid.clone());
-        set.spawn(async move {
-            let pin = format!("{:04}", 1000 + guess);
-            scan(&api, ("x-door-pin", &pin), &code, &sid).await.status
-        });
+        set.spawn(from("203.0.113.1", not(&pin, guess), sid.clone()));
     }
-    let statuses = set.join_all().await;
+    let statuses: Vec<u16> = set.join_all().await.iter().map(|r| r.status).collect();
     assert_eq!(statuses, vec![401; 10]);
 
-    // Now even the right PIN is refused for a while, with the wait.
-    let locked = scan(&api, ("x-door-pin", "2468"), &code, &sid).await;
+    // Now even the right PIN is refused from there, for every showing.
+    let locked = from("203.0.113.1", pin.clone(), sid.clone()).await;
     assert_eq!(
         (locked.status, &locked.body["error"]),
         (429, &json!("door_pin_locked"))
     );
     let wait: u64 = locked.retry_after.as_deref().unwrap().parse().unwrap();
     assert!((1..=600).contains(&wait), "{wait}");
+    let elsewhere = from("203.0.113.1", other_pin.clone(), other.clone()).await;
+    assert_eq!(elsewhere.status, 429, "{:?}", elsewhere.body);
 
-    // The lock is stored with the showing: a restart (every object
-    // evicted) keeps it.
+    // The count is stored: a restart (every object evicted) keeps it.
     stack.restart();
     let api = Api::new(&stack);
-    let locked = scan(&api, ("x-door-pin", "2468"), &code, &sid).await;
+    let from = |network: &'static str, pin: String, sid: String| {
+        pin_from(api.clone(), network, pin, sid, code.clone())
+    };
+    let locked = from("203.0.113.1", pin.clone(), sid.clone()).await;
     assert_eq!(locked.status, 429, "{:?}", locked.body);
 
     // The PIN is stored keyed: the database alone cannot be searched for it.
@@ -171,137 +245,194 @@ async fn ten_wrong_pins_lock_a_showings_pin_across_a_restart_but_not_the_door_to
     ));
     let stored = stored[0]["door_pin_hash"].as_str().unwrap();
     assert!(stored.starts_with("hmac:"), "{stored}");
-    let unkeyed = hex::encode(Sha256::digest(format!("{sid}:2468")));
+    let unkeyed = hex::encode(Sha256::digest(format!("{sid}:{pin}")));
     assert!(!stored.contains(&unkeyed));
-    let tickets = stack.d1_query(&format!(
-        "SELECT checked_in_at_ms FROM tickets WHERE showing_id = '{sid}'"
-    ));
-    assert_eq!(
-        tickets[0]["checked_in_at_ms"],
-        Value::Null,
-        "nothing admitted"
-    );
 
-    // The guesses locked out only the network they came from: the door's
-    // own, elsewhere, still signs in with the PIN.
-    let body = json!({"code": code, "showing_id": sid, "device": "door-2"});
-    let foyer = api
+    // Ten more wrong PINs from each of three other networks: each is
+    // locked out in turn, and the door's own network is not.
+    for network in ["203.0.113.2", "203.0.113.3", "2001:db8:5:5::1"] {
+        for guess in 0..11 {
+            let reply = from(network, not(&pin, 100 + guess), sid.clone()).await;
+            let expected = if guess < 10 { 401 } else { 429 };
+            assert_eq!(
+                reply.status, expected,
+                "{network} {guess}: {:?}",
+                reply.body
+            );
+        }
+    }
+    let foyer = from("198.51.100.9", pin.clone(), sid.clone()).await;
+    assert_eq!(foyer.body["result"], "admitted", "{:?}", foyer.body);
+    let signed_in = api
+        .send(
+            Method::POST,
+            &format!("/api/door/showings/{sid}/session"),
+            None,
+            &[("x-door-pin", &pin), ("cf-connecting-ip", "198.51.100.9")],
+        )
+        .await;
+    assert_eq!(signed_in.status, 200, "{:?}", signed_in.body);
+
+    // The staff door token still works from the locked network.
+    let token = format!("Bearer {}", stack.door_token());
+    let body = json!({"code": code, "showing_id": sid});
+    let again = api
         .send(
             Method::POST,
             "/api/door/checkin",
             Some(body.to_string().into_bytes()),
-            &[("x-door-pin", "2468"), ("cf-connecting-ip", "198.51.100.9")],
+            &[
+                ("authorization", &token),
+                ("cf-connecting-ip", "203.0.113.1"),
+            ],
         )
         .await;
-    assert_eq!(foyer.body["result"], "admitted", "{:?}", foyer.body);
-
-    // The staff door token still works, and other showings' PINs too.
-    let token = format!("Bearer {}", stack.door_token());
-    let again = scan(&api, ("authorization", &token), &code, &sid).await;
     assert_eq!(
         again.body["result"], "already_checked_in",
         "{:?}",
         again.body
     );
-    let elsewhere = scan(&api, ("x-door-pin", "2468"), &code, &other).await;
-    assert_eq!(elsewhere.body["result"], "wrong_showing");
 }
 
-/// A door device signs in with the PIN and is given a session: guesses
-/// from three other networks then lock the PIN for everyone, but the
-/// device scans, syncs and fetches its list with the session as before. A
-/// session is refused for another showing, altered, without a
-/// credential, and once staff set the PIN again, even to the same one.
+/// A door device signs in with the PIN and is given a session naming a
+/// device id the server drew. The device scans, syncs and fetches its
+/// list with it, also once its own network is locked out of the PIN; a
+/// check-in or sync naming another device is refused, a sync needs the
+/// session (not a PIN or the token), and a session is refused for
+/// another showing, altered, without a credential, and once staff draw a
+/// new PIN.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_door_session_outlasts_a_pin_lock_and_ends_with_a_new_pin() {
+async fn a_door_session_names_its_device_outlasts_a_pin_lock_and_ends_with_a_new_pin() {
     let stack = Stack::start();
     let api = Api::new(&stack);
-    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let sid = api.create_showing(starting_soon()).await;
     let other = api.create_showing(sixteen_seat_room(None)).await;
-    for showing in [&sid, &other] {
-        api.set_door_pin(showing, "2468").await;
-    }
+    let pin = api.draw_door_pin(&sid).await;
+    api.draw_door_pin(&other).await;
     let a3 = code_of(&buy(&api, &sid, "A3").await);
     let a4 = code_of(&buy(&api, &sid, "A4").await);
-    let ask = |credential: Option<(&'static str, String)>| {
-        let api = api.clone();
-        let path = format!("/api/door/showings/{sid}/session");
-        async move {
-            let headers: Vec<(&str, &str)> = credential
-                .iter()
-                .map(|(name, value)| (*name, value.as_str()))
-                .collect();
-            api.send(Method::POST, &path, None, &headers).await
-        }
-    };
-    let refused = ask(None).await;
+    let path = format!("/api/door/showings/{sid}/session");
+    let refused = api.send(Method::POST, &path, None, &[]).await;
     assert_eq!(refused.status, 401, "{:?}", refused.body);
-    let given = ask(Some(("x-door-pin", "2468".into()))).await;
+    let given = api
+        .send(Method::POST, &path, None, &[("x-door-pin", &pin)])
+        .await;
     assert_eq!(given.status, 200, "{:?}", given.body);
     let session = given.body["session"].as_str().unwrap().to_string();
+    let device = given.body["device"].as_str().unwrap().to_string();
+    assert!(
+        device.len() == 17
+            && device.starts_with("door-")
+            && device[5..].bytes().all(|b| b.is_ascii_hexdigit()),
+        "{device}"
+    );
     let expires = given.body["expires_at_ms"].as_i64().unwrap();
     assert!(
         expires > e2e::now_ms() + 48 * 3_600_000,
         "until two days after the door closes"
     );
+    assert!(
+        !session.contains(&pin),
+        "the session does not carry the PIN"
+    );
 
-    // Guesses from three networks lock the PIN, for the door's network too.
-    for guess in 0..30 {
-        let body = json!({"code": a3, "showing_id": sid, "device": "guesser"});
-        let network = format!("203.0.113.{}", guess % 3 + 1);
-        let reply = api
-            .send(
-                Method::POST,
-                "/api/door/checkin",
-                Some(body.to_string().into_bytes()),
-                &[("x-door-pin", "0000"), ("cf-connecting-ip", &network)],
-            )
-            .await;
-        assert_eq!(reply.status, 401, "guess {guess}: {:?}", reply.body);
+    // The device's own network types ten wrong PINs: new sign-ins from it
+    // wait, the device signed in does not.
+    for guess in 0..10 {
+        let wrong = scan(&api, ("x-door-pin", &not(&pin, guess)), &a3, &sid).await;
+        assert_eq!(wrong.status, 401, "guess {guess}: {:?}", wrong.body);
     }
-    let locked = scan(&api, ("x-door-pin", "2468"), &a3, &sid).await;
-    assert_eq!(locked.status, 429, "{:?}", locked.body);
-    let no_new_session = ask(Some(("x-door-pin", "2468".into()))).await;
-    assert_eq!(no_new_session.status, 429);
-
-    // The device signed in before goes on.
-    let admitted = scan(&api, ("x-door-session", &session), &a3, &sid).await;
-    assert_eq!(admitted.body["result"], "admitted", "{:?}", admitted.body);
-    let synced = api
-        .send(
-            Method::POST,
-            "/api/door/sync",
-            Some(
-                json!({"showing_id": sid, "device": "door-1", "scans": [
-                    {"id": "s-1", "code": a4, "at_ms": e2e::now_ms(), "result": "admitted"}
-                ]})
-                .to_string()
-                .into_bytes(),
-            ),
-            &[("x-door-session", &session)],
-        )
+    let no_new_session = api
+        .send(Method::POST, &path, None, &[("x-door-pin", &pin)])
         .await;
+    assert_eq!(no_new_session.status, 429);
+    let with_session = ("x-door-session", session.as_str());
+    let admitted = scan(&api, with_session, &a3, &sid).await;
+    assert_eq!(admitted.body["result"], "admitted", "{:?}", admitted.body);
+
+    // A check-in or a sync names its own device or none.
+    let send = |path: &'static str, body: Value, header: (&'static str, String)| {
+        let api = api.clone();
+        async move {
+            api.send(
+                Method::POST,
+                path,
+                Some(body.to_string().into_bytes()),
+                &[(header.0, header.1.as_str())],
+            )
+            .await
+        }
+    };
+    let as_session = ("x-door-session", session.clone());
+    let named_other = send(
+        "/api/door/checkin",
+        json!({"code": a4, "showing_id": sid, "device": "door-0123456789ab"}),
+        as_session.clone(),
+    )
+    .await;
+    assert_eq!(
+        (named_other.status, &named_other.body["error"]),
+        (403, &json!("wrong_device"))
+    );
+    let scans = json!([{"id": "s-1", "code": a4, "at_ms": e2e::now_ms(), "result": "admitted"}]);
+    let synced_as_other = send(
+        "/api/door/sync",
+        json!({"showing_id": sid, "device": "door-0123456789ab", "scans": scans}),
+        as_session.clone(),
+    )
+    .await;
+    assert_eq!(synced_as_other.body["error"], "wrong_device");
+    let token = ("authorization", format!("Bearer {}", stack.door_token()));
+    let bare = send(
+        "/api/door/sync",
+        json!({"showing_id": sid, "scans": scans}),
+        token,
+    )
+    .await;
+    assert_eq!(
+        (bare.status, &bare.body["error"]),
+        (401, &json!("door_session_required"))
+    );
+    let synced = send(
+        "/api/door/sync",
+        json!({"showing_id": sid, "device": device, "scans": scans}),
+        as_session,
+    )
+    .await;
     assert_eq!(outcomes(&synced), pairs(&[("s-1", "admitted")]));
     let list = api
         .send(
             Method::GET,
             &format!("/api/door/showings/{sid}/manifest"),
             None,
-            &[("x-door-session", &session)],
+            &[with_session],
         )
         .await;
     assert_eq!(list.status, 200, "{:?}", list.body);
+    let by: Vec<&str> = list.body["tickets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["checked_in_by"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        by,
+        [device.as_str(), device.as_str()],
+        "recorded as the session's device"
+    );
 
     // Not for another showing, not altered, not after a new PIN.
-    let elsewhere = scan(&api, ("x-door-session", &session), &a3, &other).await;
+    let elsewhere = scan(&api, with_session, &a3, &other).await;
     assert_eq!(elsewhere.status, 401);
     let later = session.replacen(&format!(".{expires}."), &format!(".{}.", expires + 1), 1);
     assert_ne!(later, session);
     let altered = scan(&api, ("x-door-session", &later), &a3, &sid).await;
     assert_eq!(altered.status, 401);
-    // The same PIN set again (a phone lost, say) ends it too.
-    api.set_door_pin(&sid, "2468").await;
-    let ended = scan(&api, ("x-door-session", &session), &a3, &sid).await;
+    let renamed = session.replacen(&device, "door-0123456789ab", 1);
+    let renamed = scan(&api, ("x-door-session", &renamed), &a3, &sid).await;
+    assert_eq!(renamed.status, 401);
+    api.draw_door_pin(&sid).await;
+    let ended = scan(&api, with_session, &a3, &sid).await;
     assert_eq!(ended.status, 401, "{:?}", ended.body);
 }
 
@@ -339,22 +470,26 @@ fn device_accepts(manifest: &Value, code: &str) -> bool {
 }
 
 /// A door device's manifest: the public keys that check every code with no
-/// network, each paid ticket with its seat and check-in, refunded tickets
-/// marked void; and nothing at all without a door credential.
+/// network, each paid ticket with its seat, check-in and buyer's name (no
+/// e-mail), refunded tickets marked void, and when the device forgets it;
+/// nothing at all without a door credential, and nothing before the door
+/// lists the showing or after its door closed. A buyer's e-mail finds
+/// their tickets online, whole and exactly, a limited number of times per
+/// network.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_manifest_lets_a_device_check_codes_alone_and_needs_a_door_credential() {
     let stack = Stack::start();
     let api = Api::new(&stack);
-    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let sid = api.create_showing(starting_soon()).await;
     let kept = buy(&api, &sid, "A1").await;
     let refunded = buy(&api, &sid, "A2").await;
-    api.set_door_pin(&sid, "4321").await;
+    let drawn = api.draw_door_pin(&sid).await;
     let code = kept.body["tickets"][0]["code"]
         .as_str()
         .unwrap()
         .to_string();
     assert!(code.starts_with("v2."), "{code}");
-    let pin = ("x-door-pin", "4321");
+    let pin = ("x-door-pin", drawn.as_str());
     assert_eq!(
         scan(&api, pin, &code, &sid).await.body["result"],
         "admitted"
@@ -366,7 +501,7 @@ async fn the_manifest_lets_a_device_check_codes_alone_and_needs_a_door_credentia
     let admin = format!("Bearer {}", api.admin_token());
     for headers in [
         vec![],
-        vec![("x-door-pin", "0000")],
+        vec![("x-door-pin", "00000000")],
         vec![("authorization", "Bearer nope")],
         vec![("authorization", admin.as_str())],
     ] {
@@ -387,7 +522,7 @@ async fn the_manifest_lets_a_device_check_codes_alone_and_needs_a_door_credentia
     let a1 = tickets.iter().find(|t| t["seat"] == "A1").unwrap();
     assert_eq!(a1["id"], kept.body["tickets"][0]["id"]);
     assert_eq!(a1["status"], "valid");
-    assert_eq!(a1["checked_in_by"], "door-1");
+    assert_eq!(a1["checked_in_by"], "pin", "admitted with the PIN alone");
     assert!(a1["checked_in_at_ms"].as_u64().is_some(), "{a1:?}");
     // The number under the QR code, as the ticket page prints it: the
     // order's nonce (after the showing's 16 digits), 5 and 5, and the
@@ -405,6 +540,15 @@ async fn the_manifest_lets_a_device_check_codes_alone_and_needs_a_door_credentia
     );
     let raw = manifest.body.to_string();
     assert!(!raw.contains("ed25519:"), "no private key is served");
+    assert!(!raw.contains('@'), "no e-mail address: {raw}");
+    assert_eq!(a1["name"], "Ana Lima");
+    assert_eq!(
+        body["showing"]["forget_at_ms"].as_i64(),
+        body["showing"]["door_close_at_ms"]
+            .as_i64()
+            .map(|close| close + 3_600_000),
+        "a device forgets it an hour after the door closes"
+    );
 
     // The served keys alone accept the real code and refuse an edited one.
     assert!(device_accepts(body, &code));
@@ -418,6 +562,83 @@ async fn the_manifest_lets_a_device_check_codes_alone_and_needs_a_door_credentia
         .send(Method::GET, &path, None, &[("authorization", &token)])
         .await;
     assert_eq!(by_token.status, 200);
+
+    // A buyer's e-mail finds their tickets online: the whole address, any
+    // case; a part of it finds nothing.
+    let find = |showing: &str, email: &str, network: &str| {
+        let (api, token) = (api.clone(), token.clone());
+        let path = format!("/api/door/showings/{showing}/find");
+        let body = json!({ "email": email }).to_string().into_bytes();
+        let network = network.to_string();
+        async move {
+            api.send(
+                Method::POST,
+                &path,
+                Some(body),
+                &[("authorization", &token), ("cf-connecting-ip", &network)],
+            )
+            .await
+        }
+    };
+    let found = find(&sid, "ANA@Example.com", "192.0.2.1").await;
+    assert_eq!(found.status, 200, "{:?}", found.body);
+    assert_eq!(found.header("cache-control"), Some("no-store"));
+    let found = found.body["tickets"].as_array().unwrap();
+    let mut seats: Vec<(&str, &str)> = found
+        .iter()
+        .map(|t| (t["seat"].as_str().unwrap(), t["status"].as_str().unwrap()))
+        .collect();
+    seats.sort_unstable();
+    assert_eq!(seats, [("A1", "valid"), ("A2", "void")]);
+    let found_a1 = found.iter().find(|t| t["seat"] == "A1").unwrap();
+    assert_eq!(found_a1["name"], "Ana Lima");
+    assert_eq!(found_a1["short_code"], a1["short_code"]);
+    let part = find(&sid, "ana@example", "192.0.2.1").await;
+    assert_eq!(part.body["tickets"], json!([]), "{:?}", part.body);
+    let malformed = find(&sid, "ana", "192.0.2.1").await;
+    assert_eq!(
+        (malformed.status, &malformed.body["error"]),
+        (400, &json!("bad_search"))
+    );
+    // Thirty lookups from one network in ten minutes (two made above),
+    // then it waits; another network does not.
+    for n in 2..30 {
+        let reply = find(&sid, &format!("nobody{n}@example.com"), "192.0.2.1").await;
+        assert_eq!(reply.status, 200, "lookup {n}: {:?}", reply.body);
+    }
+    let limited = find(&sid, "ana@example.com", "192.0.2.1").await;
+    assert_eq!(
+        (limited.status, &limited.body["error"]),
+        (429, &json!("too_many_lookups"))
+    );
+    assert!(limited.retry_after.is_some());
+    let elsewhere = find(&sid, "ana@example.com", "192.0.2.2").await;
+    assert_eq!(elsewhere.status, 200, "{:?}", elsewhere.body);
+
+    // Before the door lists a showing, and after its door closed, neither
+    // its ticket list nor its buyers are handed out.
+    let later = api.create_showing(sixteen_seat_room(None)).await;
+    let later_path = format!("/api/door/showings/{later}/manifest");
+    let door = [("authorization", token.as_str())];
+    let early = api.send(Method::GET, &later_path, None, &door).await;
+    assert_eq!(
+        (early.status, &early.body["error"]),
+        (409, &json!("door_not_open"))
+    );
+    assert!(early.body["opens_at_ms"].as_i64().is_some());
+    let now = e2e::now_ms();
+    stack.d1_query(&format!(
+        "UPDATE showings SET starts_at_ms = {}, door_close_at_ms = {} WHERE id = '{later}'",
+        now - 3 * 3_600_000,
+        now - 60_000
+    ));
+    let closed = api.send(Method::GET, &later_path, None, &door).await;
+    assert_eq!(
+        (closed.status, &closed.body["error"]),
+        (409, &json!("door_closed"))
+    );
+    let closed_find = find(&later, "ana@example.com", "192.0.2.3").await;
+    assert_eq!(closed_find.body["error"], "door_closed");
 }
 
 fn code_of(paid: &Reply) -> String {
@@ -427,13 +648,47 @@ fn code_of(paid: &Reply) -> String {
         .to_string()
 }
 
-async fn sync(api: &Api, sid: &str, device: &str, scans: Value) -> Reply {
-    let body = json!({"showing_id": sid, "device": device, "scans": scans});
+/// A door device signed in with the staff door token: its session and
+/// the device id it was given, and when.
+struct Device {
+    session: String,
+    id: String,
+    issued_at_ms: i64,
+}
+
+async fn sign_in(api: &Api, sid: &str) -> Device {
+    let token = format!("Bearer door-{}", api.admin_token());
+    let path = format!("/api/door/showings/{sid}/session");
+    let reply = api
+        .send(Method::POST, &path, None, &[("authorization", &token)])
+        .await;
+    assert_eq!(reply.status, 200, "{:?}", reply.body);
+    Device {
+        session: reply.body["session"].as_str().unwrap().to_string(),
+        id: reply.body["device"].as_str().unwrap().to_string(),
+        issued_at_ms: reply.body["issued_at_ms"].as_i64().unwrap(),
+    }
+}
+
+async fn sync(api: &Api, sid: &str, device: &Device, scans: Value) -> Reply {
+    let body = json!({"showing_id": sid, "scans": scans});
     api.send(
         Method::POST,
         "/api/door/sync",
         Some(body.to_string().into_bytes()),
-        &[("x-door-pin", "4321")],
+        &[("x-door-session", &device.session)],
+    )
+    .await
+}
+
+/// A check-in by `device` under its scan id `scan_id`.
+async fn check_in_as(api: &Api, sid: &str, device: &Device, code: &str, scan_id: &str) -> Reply {
+    let body = json!({"code": code, "showing_id": sid, "scan_id": scan_id});
+    api.send(
+        Method::POST,
+        "/api/door/checkin",
+        Some(body.to_string().into_bytes()),
+        &[("x-door-session", &device.session)],
     )
     .await
 }
@@ -457,120 +712,169 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Two devices admit the same ticket while offline and sync when back, the
-/// later scan first: the earliest admission stands and the other is listed
-/// as a duplicate with its device and time. A batch sent again records
-/// nothing twice. A ticket refunded while a device was offline, and an
-/// online admission later than an offline one, are caught and listed. A
-/// scan admitted online whose answer was lost, sent again or queued and
-/// synced, is the one admission, recorded once; and a scan dated over 48
-/// hours back is answered alone, unrecorded, without the rest of its batch
-/// refused.
+/// The conflicts an answer lists, as (seat, device, ticket status), sorted.
+fn listed(body: &Value) -> Vec<(String, String, String)> {
+    let mut all: Vec<(String, String, String)> = body["conflicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let text = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+            (text("seat"), text("device"), text("status"))
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+/// A door credential holder tries to rewrite a ticket's admission: a sync
+/// under the admitting device's name is refused, and one under its own,
+/// backdated 47 hours, is dated from its sign-in, admits nothing and is
+/// listed as a conflict. Two devices admit one ticket offline: the one
+/// that syncs first stands, and every later admission is a conflict,
+/// including a second one from that same device. A batch sent again
+/// records nothing twice; a refunded ticket is caught; a scan admitted
+/// online whose answer was lost, sent again or queued and synced, is the
+/// one admission, recorded once; a scan dated over 48 hours back is
+/// answered alone, unrecorded. Scan ids are the device's own within a
+/// showing: the same one in another showing is another scan.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn offline_scans_sync_once_each_and_the_earliest_admission_stands() {
+async fn offline_scans_sync_once_each_and_an_admission_recorded_is_never_rewritten() {
     let stack = Stack::start();
     let api = Api::new(&stack);
-    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let sid = api.create_showing(starting_soon()).await;
     let a1 = code_of(&buy(&api, &sid, "A1").await);
     let a2 = code_of(&buy(&api, &sid, "A2").await);
     let a3_paid = buy(&api, &sid, "A3").await;
     let a3 = code_of(&a3_paid);
     let a4 = code_of(&buy(&api, &sid, "A4").await);
     let a5 = code_of(&buy(&api, &sid, "A5").await);
-    api.set_door_pin(&sid, "4321").await;
     api.refund_until_void(&stack, a3_paid.body["order_id"].as_str().unwrap())
         .await;
-    let t0 = e2e::now_ms();
-    let at = |ms_ago: i64| json!(t0 - ms_ago);
 
-    // Door B comes back first, with the later scan of A1 and A3, refunded
-    // while it was offline.
-    let door_b = json!([
-        {"id": "b-1", "code": a1, "at_ms": at(5_000), "result": "admitted"},
-        {"id": "b-2", "code": a3, "at_ms": at(4_000), "result": "admitted"},
+    // Door 1 admits A1 online. Then someone with a door credential signs
+    // in and sends A1 as admitted 47 hours ago, first under door 1's name.
+    let door_1 = sign_in(&api, &sid).await;
+    let online = check_in_as(&api, &sid, &door_1, &a1, "d1-1").await;
+    assert_eq!(online.body["result"], "admitted", "{:?}", online.body);
+    let a1_at = online.body["checked_in_at_ms"].as_i64().unwrap();
+    let forger = sign_in(&api, &sid).await;
+    let backdated = json!([{"id": "f-1", "code": a1, "at_ms": e2e::now_ms() - 47 * 3_600_000, "result": "admitted"}]);
+    let body = json!({"showing_id": sid, "device": door_1.id.as_str(), "scans": backdated});
+    let as_door_1 = api
+        .send(
+            Method::POST,
+            "/api/door/sync",
+            Some(body.to_string().into_bytes()),
+            &[("x-door-session", &forger.session)],
+        )
+        .await;
+    assert_eq!(
+        (as_door_1.status, &as_door_1.body["error"]),
+        (403, &json!("wrong_device"))
+    );
+    let forged = sync(&api, &sid, &forger, backdated).await;
+    assert_eq!(outcomes(&forged), pairs(&[("f-1", "duplicate")]));
+    assert_eq!(forged.body["scans"][0]["admitted_by"], door_1.id.as_str());
+    assert_eq!(forged.body["scans"][0]["admitted_at_ms"], a1_at);
+    let a1_row = stack.d1_query(&format!(
+        "SELECT t.checked_in_by, t.checked_in_at_ms, s.scanned_at_ms FROM tickets t \
+         JOIN door_scans s ON s.ticket_id = t.id AND s.scan_id = 'f-1' \
+         WHERE t.showing_id = '{sid}' AND t.seat = 'A1'"
+    ));
+    assert_eq!(
+        a1_row,
+        [
+            json!({"checked_in_by": door_1.id.as_str(), "checked_in_at_ms": a1_at,
+            "scanned_at_ms": forger.issued_at_ms})
+        ],
+        "the admission stands; the forged scan is dated from its sign-in"
+    );
+
+    // Doors A and B admit A2 while offline; B comes back first.
+    let door_a = sign_in(&api, &sid).await;
+    let door_b = sign_in(&api, &sid).await;
+    let at = |device: &Device| json!(device.issued_at_ms);
+    let batch_b = json!([
+        {"id": "b-1", "code": a2, "at_ms": at(&door_b), "result": "admitted"},
+        {"id": "b-2", "code": a3, "at_ms": at(&door_b), "result": "admitted"},
     ]);
-    let first = sync(&api, &sid, "door-b", door_b.clone()).await;
+    let first = sync(&api, &sid, &door_b, batch_b.clone()).await;
     assert_eq!(
         outcomes(&first),
         pairs(&[("b-1", "admitted"), ("b-2", "void")])
     );
-
-    // Door A admitted A1 earlier; it also turned a forged code away.
-    let forged = a2.replace(".QTI.", ".QTE.");
-    let door_a = json!([
-        {"id": "a-1", "code": a1, "at_ms": at(9_000), "result": "admitted"},
-        {"id": "a-2", "code": forged, "at_ms": at(8_500), "result": "invalid"},
-        {"id": "a-3", "code": a2, "at_ms": at(8_000), "result": "admitted"},
+    let batch_a = json!([
+        {"id": "a-1", "code": a2, "at_ms": at(&door_a), "result": "admitted"},
+        {"id": "a-2", "code": "v2.forged", "at_ms": at(&door_a), "result": "invalid"},
+        {"id": "a-3", "code": a4, "at_ms": at(&door_a), "result": "admitted"},
     ]);
-    let second = sync(&api, &sid, "door-a", door_a.clone()).await;
+    let second = sync(&api, &sid, &door_a, batch_a.clone()).await;
     assert_eq!(
         outcomes(&second),
-        pairs(&[("a-1", "admitted"), ("a-2", "invalid"), ("a-3", "admitted")])
+        pairs(&[
+            ("a-1", "duplicate"),
+            ("a-2", "invalid"),
+            ("a-3", "admitted")
+        ])
     );
+    assert_eq!(second.body["scans"][0]["admitted_by"], door_b.id.as_str());
 
     // Both batches again, as a device does when an answer was lost.
-    let again = sync(&api, &sid, "door-b", door_b).await;
-    assert_eq!(
-        outcomes(&again),
-        pairs(&[("b-1", "duplicate"), ("b-2", "void")])
-    );
-    assert_eq!(again.body["scans"][0]["admitted_by"], "door-a");
-    assert_eq!(again.body["scans"][0]["admitted_at_ms"], at(9_000));
-    let again = sync(&api, &sid, "door-a", door_a).await;
+    let again = sync(&api, &sid, &door_b, batch_b).await;
+    assert_eq!(outcomes(&again), outcomes(&first));
+    let again = sync(&api, &sid, &door_a, batch_a).await;
     assert_eq!(outcomes(&again), outcomes(&second));
     let rows = stack.d1_query(&format!(
-        "SELECT device, scan_id FROM door_scans WHERE showing_id = '{sid}' ORDER BY device, scan_id"
+        "SELECT scan_id FROM door_scans WHERE showing_id = '{sid}' ORDER BY scan_id"
     ));
     let ids: Vec<&str> = rows
         .iter()
         .map(|r| r["scan_id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["a-1", "a-2", "a-3", "b-1", "b-2"], "each scan once");
-    let a1_row = stack.d1_query(&format!(
-        "SELECT checked_in_by, checked_in_at_ms FROM tickets WHERE showing_id = '{sid}' AND seat = 'A1'"
-    ));
     assert_eq!(
-        a1_row,
-        [json!({"checked_in_by": "door-a", "checked_in_at_ms": t0 - 9_000})]
+        ids,
+        ["a-1", "a-2", "a-3", "b-1", "b-2", "d1-1", "f-1"],
+        "each scan once"
     );
-
-    // Online, A1 is already in; A4 is admitted now, then a device that was
-    // offline brings an earlier admission of it, which stands.
-    let online = scan(&api, ("x-door-pin", "4321"), &a1, &sid).await;
-    assert_eq!(online.body["result"], "already_checked_in");
-    let now = scan(&api, ("x-door-pin", "4321"), &a4, &sid).await;
-    assert_eq!(now.body["result"], "admitted");
-    let door_c = json!([{"id": "c-1", "code": a4, "at_ms": at(60_000), "result": "admitted"}]);
-    let third = sync(&api, &sid, "door-c", door_c).await;
-    assert_eq!(outcomes(&third), pairs(&[("c-1", "admitted")]));
-    assert_eq!(
-        (third.body["admitted"].as_u64(), third.body["sold"].as_u64()),
-        (Some(3), Some(4))
-    );
+    // B admits A2 again under another scan: that too is a conflict.
+    let twice = json!([{"id": "b-9", "code": a2, "at_ms": at(&door_b), "result": "admitted"}]);
+    let third = sync(&api, &sid, &door_b, twice).await;
+    assert_eq!(outcomes(&third), pairs(&[("b-9", "duplicate")]));
+    let valid =
+        |seat: &str, device: &Device| (seat.to_string(), device.id.clone(), "valid".to_string());
+    let mut expected = vec![
+        valid("A1", &forger),
+        valid("A2", &door_a),
+        valid("A2", &door_b),
+        ("A3".to_string(), door_b.id.clone(), "void".to_string()),
+    ];
+    expected.sort();
+    assert_eq!(listed(&third.body), expected);
+    let staff = api
+        .admin(
+            Method::GET,
+            &format!("/api/admin/showings/{sid}/door-conflicts"),
+            None,
+        )
+        .await;
+    assert_eq!(staff.status, 200);
+    assert_eq!(listed(&staff.body), expected);
 
     // Door 1 admits A5 online as its scan e-1 and loses the answer: sent
     // again, the same scan is answered as it was; another scan of A5 is
     // not admitted; a scan id the page never makes is refused.
-    let scan_as = |scan_id: &str| {
-        let body = json!({"code": a5, "showing_id": sid, "device": "door-1", "scan_id": scan_id});
-        api.send(
-            Method::POST,
-            "/api/door/checkin",
-            Some(body.to_string().into_bytes()),
-            &[("x-door-pin", "4321")],
-        )
-    };
-    let a5_online = scan_as("e-1").await;
+    let a5_online = check_in_as(&api, &sid, &door_1, &a5, "e-1").await;
     assert_eq!(a5_online.body["result"], "admitted");
     let a5_at = a5_online.body["checked_in_at_ms"].clone();
-    let replayed = scan_as("e-1").await;
+    let replayed = check_in_as(&api, &sid, &door_1, &a5, "e-1").await;
     assert_eq!(
         (&replayed.body["result"], &replayed.body["checked_in_at_ms"]),
         (&json!("admitted"), &a5_at)
     );
-    let other_scan = scan_as("e-9").await;
+    let other_scan = check_in_as(&api, &sid, &door_1, &a5, "e-9").await;
     assert_eq!(other_scan.body["result"], "already_checked_in");
-    let bad_id = scan_as("e 1").await;
+    let bad_id = check_in_as(&api, &sid, &door_1, &a5, "e 1").await;
     assert_eq!(
         (bad_id.status, &bad_id.body["error"]),
         (400, &json!("invalid_scans"))
@@ -579,15 +883,19 @@ async fn offline_scans_sync_once_each_and_the_earliest_admission_stands() {
     // The device, with no answer, judged the scan itself and queued it as
     // e-1: it is recorded once, as the admission made online. In the same
     // batch, a scan from a clock two days behind.
-    let later = e2e::now_ms() + 1_000;
-    let door_1 = json!([
-        {"id": "e-1", "code": a5, "at_ms": later, "result": "admitted"},
-        {"id": "e-2", "code": a2, "at_ms": t0 - 49 * 3_600_000, "result": "admitted"},
+    let door_1_batch = json!([
+        {"id": "e-1", "code": a5, "at_ms": e2e::now_ms() + 1_000, "result": "admitted"},
+        {"id": "e-2", "code": a2, "at_ms": e2e::now_ms() - 49 * 3_600_000, "result": "admitted"},
     ]);
-    let fourth = sync(&api, &sid, "door-1", door_1).await;
+    let fourth = sync(&api, &sid, &door_1, door_1_batch).await;
     assert_eq!(
         outcomes(&fourth),
         pairs(&[("e-1", "admitted"), ("e-2", "too_old")])
+    );
+    assert_eq!(
+        listed(&fourth.body),
+        expected,
+        "a lost answer is no conflict"
     );
     let e1_rows = stack.d1_query(&format!(
         "SELECT scanned_at_ms, offline FROM door_scans WHERE showing_id = '{sid}' AND ticket_id = \
@@ -602,97 +910,50 @@ async fn offline_scans_sync_once_each_and_the_earliest_admission_stands() {
     // scan as it judged it (here: turned away) admits nothing.
     let a6 = code_of(&buy(&api, &sid, "A6").await);
     let judged = json!([{"id": "e-3", "code": a6, "at_ms": e2e::now_ms(), "result": "invalid"}]);
-    let fifth = sync(&api, &sid, "door-1", judged).await;
+    let fifth = sync(&api, &sid, &door_1, judged).await;
     assert_eq!(outcomes(&fifth), pairs(&[("e-3", "recorded")]));
-    let late = api
-        .send(
-            Method::POST,
-            "/api/door/checkin",
-            Some(
-                json!({"code": a6, "showing_id": sid, "device": "door-1", "scan_id": "e-3"})
-                    .to_string()
-                    .into_bytes(),
-            ),
-            &[("x-door-pin", "4321")],
-        )
-        .await;
+    let late = check_in_as(&api, &sid, &door_1, &a6, "e-3").await;
     assert_eq!(late.body["result"], "judged_on_device", "{:?}", late.body);
-    let a6_row = stack.d1_query(&format!(
-        "SELECT checked_in_at_ms FROM tickets WHERE showing_id = '{sid}' AND seat = 'A6'"
-    ));
-    assert_eq!(a6_row, [json!({"checked_in_at_ms": null})]);
-    let e2_rows = stack.d1_query(&format!(
-        "SELECT scan_id FROM door_scans WHERE showing_id = '{sid}' AND scan_id = 'e-2'"
-    ));
-    assert!(e2_rows.is_empty(), "a scan too old is not recorded");
-    let a2_row = stack.d1_query(&format!(
-        "SELECT checked_in_by FROM tickets WHERE showing_id = '{sid}' AND seat = 'A2'"
-    ));
-    assert_eq!(a2_row, [json!({"checked_in_by": "door-a"})]);
 
-    // The conflicts, for the door and for staff: B's admission of A1,
-    // B's of the refunded A3, and the online admission of A4.
-    let listed = |body: &Value| -> Vec<(String, String, String)> {
-        body["conflicts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| {
-                let text = |k: &str| c[k].as_str().unwrap_or_default().to_string();
-                (text("seat"), text("device"), text("status"))
-            })
-            .collect()
-    };
-    let expected: Vec<(String, String, String)> = [
-        ("A1", "door-b", "valid"),
-        ("A3", "door-b", "void"),
-        ("A4", "door-1", "valid"),
-    ]
-    .iter()
-    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-    .collect();
-    assert_eq!(listed(&third.body), expected);
-    assert_eq!(
-        listed(&fourth.body),
-        expected,
-        "door 1's lost answer is no conflict"
-    );
-    let a1_conflict = &third.body["conflicts"][0];
-    assert_eq!(
-        (
-            &a1_conflict["scanned_at_ms"],
-            &a1_conflict["admitted_by"],
-            &a1_conflict["admitted_at_ms"]
-        ),
-        (&at(5_000), &json!("door-a"), &at(9_000))
-    );
-    let staff = api
-        .admin(
-            Method::GET,
-            &format!("/api/admin/showings/{sid}/door-conflicts"),
-            None,
-        )
-        .await;
-    assert_eq!(staff.status, 200);
-    assert_eq!(listed(&staff.body), expected);
+    // Scan ids belong to their showing: the door token's scan t-1 of
+    // another showing is a scan of its own, and admits.
+    let other = api.create_showing(sixteen_seat_room(None)).await;
+    let b1 = code_of(&buy(&api, &other, "B1").await);
+    let token = format!("Bearer {}", stack.door_token());
+    for (code, showing) in [(&a6, &sid), (&b1, &other)] {
+        let body = json!({"code": code, "showing_id": showing, "scan_id": "t-1"});
+        let reply = api
+            .send(
+                Method::POST,
+                "/api/door/checkin",
+                Some(body.to_string().into_bytes()),
+                &[("authorization", &token)],
+            )
+            .await;
+        assert_eq!(
+            reply.body["result"], "admitted",
+            "{showing}: {:?}",
+            reply.body
+        );
+    }
 
     // Refused batches record nothing.
     let before = stack.d1_query("SELECT COUNT(*) AS n FROM door_scans");
-    let empty = sync(&api, &sid, "door-d", json!([])).await;
+    let empty = sync(&api, &sid, &door_1, json!([])).await;
     assert_eq!(
         (empty.status, empty.body["error"].as_str()),
         (400, Some("invalid_scans"))
     );
     let many: Vec<Value> = (0..201)
-        .map(|n| json!({"id": format!("d-{n}"), "code": a2, "at_ms": t0, "result": "admitted"}))
+        .map(|n| json!({"id": format!("d-{n}"), "code": a2, "at_ms": 0, "result": "admitted"}))
         .collect();
-    let too_many = sync(&api, &sid, "door-d", json!(many)).await;
+    let too_many = sync(&api, &sid, &door_1, json!(many)).await;
     assert_eq!(too_many.body["error"], "invalid_scans");
     let unsigned = api
         .send(
             Method::POST,
             "/api/door/sync",
-            Some(json!({"showing_id": sid, "device": "door-d", "scans": [{"id": "d-1", "code": a2, "at_ms": t0, "result": "admitted"}]}).to_string().into_bytes()),
+            Some(json!({"showing_id": sid, "scans": [{"id": "d-1", "code": a2, "at_ms": 0, "result": "admitted"}]}).to_string().into_bytes()),
             &[],
         )
         .await;

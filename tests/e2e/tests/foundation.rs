@@ -143,6 +143,47 @@ async fn pages_are_filled_by_the_worker_with_security_headers_and_static_files_s
         .as_str()
         .unwrap_or_default()
         .contains("function api("));
+    // Served by the assets without the Worker, they are `nosniff` too
+    // (`public/_headers`), and that file is not served itself.
+    for served in [&css, &script] {
+        assert_eq!(served.header("x-content-type-options"), Some("nosniff"));
+    }
+    assert_eq!(api.get("/_headers").await.status, 404);
+
+    staff_pages_move_to_https(&stack).await;
+}
+
+/// Staff and door pages asked for over plain HTTP move to HTTPS, their
+/// path kept; the buyers' pages, and any page on the machine's own
+/// address (as `npm start` serves it), stay.
+async fn staff_pages_move_to_https(stack: &Stack) {
+    let plain = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("http client");
+    let ask = |path: &str, host: &str| plain.get(stack.url(path)).header("host", host).send();
+    let site = "tickets.cinema.example";
+    for path in ["/admin", "/admin/showings/new", "/door"] {
+        let moved = ask(path, site).await.expect("an answer");
+        let location = moved
+            .headers()
+            .get("location")
+            .map(|l| l.to_str().unwrap().to_string())
+            .unwrap_or_default();
+        // wrangler dev's proxy writes the scheme it was asked over into
+        // any address of the site an answer names (its ProxyWorker's
+        // rewriteUrlRelatedHeaders), so the host and path are what can be
+        // seen here; `pages::https_location`'s tests pin the scheme.
+        assert_eq!(moved.status().as_u16(), 301, "{path}");
+        assert!(
+            location.ends_with(&format!("://{site}{path}")),
+            "{path}: {location}"
+        );
+        let local = ask(path, "localhost").await.expect("an answer");
+        assert_eq!(local.status().as_u16(), 200, "{path} on localhost");
+    }
+    let buyers = ask("/", site).await.expect("an answer");
+    assert_eq!(buyers.status().as_u16(), 200);
 }
 
 /// A chunked body declares no length: the Worker must stop reading it at

@@ -346,7 +346,19 @@ async fn an_idempotency_key_replays_the_first_answer_to_its_buyer_only() {
         204
     );
     let replayed = api.send(Method::POST, &path, body(&["A1"]), &key2).await;
-    assert_eq!((replayed.status, &replayed.body), (409, &refused.body));
+    assert_eq!(replayed.status, 409);
+    for field in ["error", "detail", "seats"] {
+        assert_eq!(replayed.body[field], refused.body[field], "{field}");
+    }
+    // With the seat map as it is now, not as it was then.
+    let codes = |r: &Reply| {
+        r.body["availability"]["codes"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(codes(&refused).starts_with("hh"), "{}", codes(&refused));
+    assert!(codes(&replayed).starts_with("aa"), "{}", codes(&replayed));
 }
 
 /// One refused request and what it must answer.
@@ -396,7 +408,7 @@ async fn every_refusal_says_what_was_wrong_and_changes_nothing() {
         .await
         .cookie
         .unwrap();
-    let before = api.get(&format!("/api/showings/{sid}/seats")).await.body;
+    let before = api.seat_map(&sid).await;
 
     let huge = format!("{{\"seats\": [\"{}\"]}}", "A".repeat(300 * 1024));
     let mut cases = vec![
@@ -453,7 +465,14 @@ async fn every_refusal_says_what_was_wrong_and_changes_nothing() {
             400,
             "bad_idempotency_key",
         ),
-        refusal("key first use", &holds, "{\"seats\": []}", 400, "no_seats"),
+        // Kept for its key: it depends on the seats, not on the body alone.
+        refusal(
+            "key first use",
+            &holds,
+            "{\"seats\": [\"B8\"]}",
+            409,
+            "seats_unavailable",
+        ),
         refusal(
             "key reused",
             &holds,
@@ -464,7 +483,7 @@ async fn every_refusal_says_what_was_wrong_and_changes_nothing() {
         refusal(
             "another buyer's key",
             &holds,
-            "{\"seats\": []}",
+            "{\"seats\": [\"A2\"]}",
             409,
             "idempotency_key_in_use",
         ),
@@ -536,7 +555,7 @@ async fn every_refusal_says_what_was_wrong_and_changes_nothing() {
             "{}",
             case.name
         );
-        let after = api.get(&format!("/api/showings/{sid}/seats")).await.body;
+        let after = api.seat_map(&sid).await;
         assert_eq!(after, before, "{} changed the seat map", case.name);
     }
 
@@ -580,6 +599,45 @@ async fn every_refusal_says_what_was_wrong_and_changes_nothing() {
             .status,
         404
     );
+
+    // Input out of bounds is refused by the Worker, in a short answer
+    // naming the field, and nothing of it is kept for its key: the same
+    // key then holds seats.
+    let newcomer = api
+        .get(&format!("/api/showings/{sid}"))
+        .await
+        .cookie
+        .unwrap();
+    let headers = [("idempotency-key", "k-big"), ("cookie", newcomer.as_str())];
+    let big = "x".repeat(200 * 1024);
+    for (field, body) in [
+        (
+            "prices",
+            json!({"seats": ["A1"], "prices": {big.clone(): "child"}}),
+        ),
+        (
+            "prices",
+            json!({"seats": ["A1"], "prices": {"A1": big.clone()}}),
+        ),
+        (
+            "prices",
+            json!({"seats": ["A1"], "prices": {"A2": "child"}}),
+        ),
+        ("seats", json!({"seats": [format!("A{}", "1".repeat(32))]})),
+        ("seats", json!({"seats": ["A\u{7}"]})),
+    ] {
+        let bytes = body.to_string().into_bytes();
+        let r = api.send(Method::POST, &holds, Some(bytes), &headers).await;
+        assert_eq!(
+            (r.status, &r.body["error"]),
+            (400, &json!("invalid_request"))
+        );
+        assert_eq!(r.body["field"], field, "{:?}", r.body);
+        assert!(r.body.to_string().len() < 400, "{}", r.body);
+    }
+    let bytes = b"{\"seats\": [\"A1\"]}".to_vec();
+    let r = api.send(Method::POST, &holds, Some(bytes), &headers).await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -629,7 +687,7 @@ async fn a_twenty_thousand_seat_arena_writes_only_the_seats_it_changes() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_compact_map_is_one_letter_a_seat_and_at_most_a_second_old() {
+async fn the_seat_maps_are_the_workers_copy_at_most_a_second_old() {
     let stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
@@ -646,10 +704,14 @@ async fn the_compact_map_is_one_letter_a_seat_and_at_most_a_second_old() {
     assert_eq!(first["codes"], "a".repeat(16));
 
     // Held just after that read was kept: a second later the compact map
-    // shows it, as the full map does at once.
+    // shows it, as the object's own map (the staff view) does at once.
     let held = api.hold(&sid, &["A1", "B8"], None).await;
     assert_eq!(held.status, 201);
-    let fresh = api.get(&format!("/api/showings/{sid}/seats")).await.body;
+    let fresh = api
+        .admin(Method::GET, &format!("/api/admin/showings/{sid}"), None)
+        .await
+        .body["availability"]
+        .clone();
     assert_eq!(
         (fresh["seats"]["A1"].as_str(), fresh["seats"]["B8"].as_str()),
         (Some("held"), Some("held"))
@@ -662,6 +724,24 @@ async fn the_compact_map_is_one_letter_a_seat_and_at_most_a_second_old() {
         .get("/api/showings/0123456789abcdef/seats?format=codes")
         .await;
     assert_eq!(unknown.status, 404);
+
+    // The full map, and the showing's page, are the Worker's copy too: a
+    // flood of reads reaches the object about once a second, not each time.
+    let built = || async { api.stats(&sid).await["seat_maps_built"].as_u64().unwrap() };
+    let before = built().await;
+    let started = Instant::now();
+    for _ in 0..30 {
+        let full = api.get(&format!("/api/showings/{sid}/seats")).await;
+        assert_eq!(full.body["seats"]["A1"], "held", "{:?}", full.body);
+        let page = api.get(&format!("/api/showings/{sid}")).await;
+        assert_eq!(page.body["availability"]["seats"]["B8"], "held");
+    }
+    let asked = built().await - before;
+    let most = 2 + started.elapsed().as_secs();
+    assert!(
+        (1..=most).contains(&asked),
+        "{asked} maps built for 60 reads"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -790,6 +870,26 @@ impl Watcher {
         Watcher(socket)
     }
 
+    /// A socket opened from the network of `address` (as Cloudflare would
+    /// tell the Worker); the refusal's status when it is not opened.
+    async fn open_from(stack: &Stack, sid: &str, address: &str) -> Result<Watcher, u16> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let url = stack
+            .url(&format!("/api/showings/{sid}/live"))
+            .replacen("http://", "ws://", 1);
+        let mut request = url.into_client_request().expect("a socket request");
+        request
+            .headers_mut()
+            .insert("cf-connecting-ip", address.parse().expect("a header value"));
+        match tokio_tungstenite::connect_async(request).await {
+            Ok((socket, _)) => Ok(Watcher(socket)),
+            Err(tokio_tungstenite::tungstenite::Error::Http(answer)) => {
+                Err(answer.status().as_u16())
+            }
+            Err(e) => panic!("the socket neither opened nor was refused: {e}"),
+        }
+    }
+
     /// The next text message, or `None` when none comes within `wait`.
     async fn next(&mut self, wait: Duration) -> Option<String> {
         use futures_util::StreamExt;
@@ -872,7 +972,11 @@ async fn a_watcher_is_pushed_the_map_at_most_once_a_second_and_the_pushes_rebuil
         );
         pushes += 1;
     }
-    let map = api.get(&format!("/api/showings/{sid}/seats")).await.body;
+    let map = api
+        .admin(Method::GET, &format!("/api/admin/showings/{sid}"), None)
+        .await
+        .body["availability"]
+        .clone();
     assert_eq!(
         version,
         map["version"].as_u64().unwrap(),
@@ -898,4 +1002,18 @@ async fn a_watcher_is_pushed_the_map_at_most_once_a_second_and_the_pushes_rebuil
         "{pushes} pushes for 8 holds made in {holding:?}"
     );
     eprintln!("{pushes} pushes for 8 holds made in {holding:?}");
+
+    // Five live maps from one network; the sixth is refused, while another
+    // network still watches.
+    let mut household = Vec::new();
+    for _ in 0..5 {
+        let opened = Watcher::open_from(&stack, &sid, "198.51.100.30").await;
+        household.push(opened.expect("one of the first five"));
+    }
+    let sixth = Watcher::open_from(&stack, &sid, "198.51.100.30").await;
+    assert_eq!(sixth.err(), Some(429), "the sixth from one network");
+    let mut neighbour = Watcher::open_from(&stack, &sid, "203.0.113.30")
+        .await
+        .expect("another network");
+    assert!(neighbour.next(Duration::from_secs(5)).await.is_some());
 }

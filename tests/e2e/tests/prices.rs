@@ -36,8 +36,8 @@ async fn a_mixed_hold_charges_the_sum_at_the_prices_it_was_held_at() {
     assert_eq!(unknown.body["prices"], json!(["adult", "child"]));
     let stray = hold(&api, &sid, &["A1"], json!({"A2": "child"})).await;
     assert_eq!(
-        (stray.status, &stray.body["error"]),
-        (400, &json!("unknown_price"))
+        (stray.status, &stray.body["error"], &stray.body["field"]),
+        (400, &json!("invalid_request"), &json!("prices"))
     );
     assert_eq!(api.seat_map(&sid).await["A1"], "available", "nothing held");
 
@@ -226,4 +226,99 @@ async fn a_free_order_makes_no_square_call_admits_at_the_door_and_is_undone_with
         .count();
     assert_eq!(refunds, 0);
     assert_eq!(api.door_scan(code, &sid).await["result"], "void");
+
+    free_orders_are_bounded_and_their_buyers_checked(&api).await;
+}
+
+/// A free seat held from one network and checked out from another, as
+/// `email` and `name`.
+async fn free_order(
+    api: &Api,
+    sid: &str,
+    seat: &str,
+    from: &str,
+    email: &str,
+    name: &str,
+) -> e2e::Reply {
+    let n: u32 = seat[1..].parse().unwrap();
+    let held_from = format!("192.0.2.{n}");
+    let held = api
+        .send(
+            Method::POST,
+            &format!("/api/showings/{sid}/holds"),
+            Some(json!({"seats": [seat]}).to_string().into_bytes()),
+            &[("cf-connecting-ip", held_from.as_str())],
+        )
+        .await;
+    assert_eq!(held.status, 201, "{:?}", held.body);
+    let hold_id = held.body["hold_id"].as_str().unwrap();
+    let cookie = held.cookie.as_deref().unwrap();
+    api.send(
+        Method::POST,
+        &format!("/api/showings/{sid}/holds/{hold_id}/checkout"),
+        Some(
+            json!({"email": email, "name": name})
+                .to_string()
+                .into_bytes(),
+        ),
+        &[("cookie", cookie), ("cf-connecting-ip", from)],
+    )
+    .await
+}
+
+/// A free showing has no card to slow a script down: one address gets at
+/// most four of its orders and one network places at most ten; an address
+/// is one plain mailbox and a name draws as itself.
+async fn free_orders_are_bounded_and_their_buyers_checked(api: &Api) {
+    let mut showing = family_showing();
+    showing["prices"] = json!([{"id": "free", "name": "Free", "amount": 0}]);
+    showing["layout"] = json!({"rows": [{"name": "A", "seats": 30}]});
+    let sid = api.create_showing(showing).await;
+    let error = |reply: &e2e::Reply| {
+        (
+            reply.status,
+            reply.body["error"].clone(),
+            reply.body["field"].clone(),
+        )
+    };
+
+    for (seat, email, name, field) in [
+        ("A27", "Ana <ana@example.com>", "Ana", "email"),
+        ("A28", "ana@example.com, bob@example.com", "Ana", "email"),
+        ("A29", "ana@example.com;bob@example.com", "Ana", "email"),
+        ("A30", "ana@example.com", "Ana\u{202E}moc.elpmaxe", "name"),
+    ] {
+        let refused = free_order(api, &sid, seat, "198.51.100.40", email, name).await;
+        assert_eq!(
+            error(&refused),
+            (400, json!("invalid_buyer"), json!(field)),
+            "{email} {name}"
+        );
+    }
+
+    // One address: four orders, whatever network asks.
+    for n in 1..=4 {
+        let from = format!("198.51.100.{n}");
+        let seat = format!("A{n}");
+        let issued = free_order(api, &sid, &seat, &from, "fan@example.com", "Fan").await;
+        assert_eq!(issued.status, 201, "{:?}", issued.body);
+    }
+    let fifth = free_order(api, &sid, "A5", "198.51.100.5", "FAN@example.com", "Fan").await;
+    assert_eq!(error(&fifth).0, 429, "{:?}", fifth.body);
+    assert_eq!(error(&fifth).1, json!("too_many_free_orders"));
+
+    // One network: ten orders, whatever addresses they go to.
+    for n in 6..=15 {
+        let email = format!("guest{n}@example.com");
+        let seat = format!("A{n}");
+        let issued = free_order(api, &sid, &seat, "203.0.113.50", &email, "Guest").await;
+        assert_eq!(issued.status, 201, "{:?}", issued.body);
+    }
+    let eleventh = free_order(api, &sid, "A16", "203.0.113.50", "late@example.com", "Late").await;
+    assert_eq!(
+        (eleventh.status, &eleventh.body["error"]),
+        (429, &json!("too_many_free_orders"))
+    );
+    let next_door = free_order(api, &sid, "A17", "203.0.113.51", "late@example.com", "Late").await;
+    assert_eq!(next_door.status, 201, "{:?}", next_door.body);
 }

@@ -101,4 +101,114 @@ async fn with_turnstile_on_a_hold_or_lookup_needs_a_token_siteverify_accepts() {
         );
         assert_eq!(api.seat_map(&sid).await["A2"], "available");
     }
+
+    stack.restart_with(turnstile_on(STANDIN_SECRET));
+    a_token_counts_only_for_this_site_and_its_action(&stack).await;
+}
+
+/// The stand-in's one real-like widget secret: its tokens say where they
+/// were solved.
+const STANDIN_SECRET: &str = "0x4AAAAAAAStandinSecretKeyForTests00";
+
+/// The token a page on `hostname` gets from a widget rendered for `action`.
+async fn token(stack: &Stack, hostname: &str, action: &str) -> String {
+    let issued = stack
+        .square
+        .control(
+            "/turnstile/v0/_standin/token",
+            json!({ "hostname": hostname, "action": action }),
+        )
+        .await;
+    issued["token"].as_str().expect("a token").to_string()
+}
+
+/// A token solved on another site, or on the lookup page, buys nothing;
+/// one solved on this site's seat map holds seats, and a free checkout
+/// needs one too.
+async fn a_token_counts_only_for_this_site_and_its_action(stack: &Stack) {
+    let api = Api::new(stack);
+    let mut free = sixteen_seat_room(None);
+    free["price"]["amount"] = json!(0);
+    let sid = api.create_showing(free).await;
+    // The tests ask the Worker at 127.0.0.1, as the page's browser would.
+    let host = "127.0.0.1";
+    let path = format!("/api/showings/{sid}/holds");
+    let cookie = api
+        .get(&format!("/api/showings/{sid}"))
+        .await
+        .cookie
+        .unwrap();
+    let hold = |token: String| {
+        let (api, path, cookie) = (api.clone(), path.clone(), cookie.clone());
+        async move {
+            let body = json!({ "seats": ["B1"] }).to_string().into_bytes();
+            let headers = [
+                ("x-turnstile-token", token.as_str()),
+                ("cookie", cookie.as_str()),
+            ];
+            api.send(Method::POST, &path, Some(body), &headers).await
+        }
+    };
+    for (hostname, action) in [("tickets.elsewhere.example", "buy"), (host, "lookup")] {
+        let refused = hold(token(stack, hostname, action).await).await;
+        assert_eq!(
+            (refused.status, &refused.body["error"]),
+            (403, &json!("turnstile_failed")),
+            "solved on {hostname} for {action}"
+        );
+    }
+    let spent = token(stack, host, "buy").await;
+    let held = hold(spent.clone()).await;
+    assert_eq!(held.status, 201, "{:?}", held.body);
+    let hold_id = held.body["hold_id"].as_str().unwrap().to_string();
+
+    let checkout = |token: Option<String>| {
+        let (api, cookie) = (api.clone(), cookie.clone());
+        let path = format!("/api/showings/{sid}/holds/{hold_id}/checkout");
+        async move {
+            let body = json!({ "email": "ana@example.com", "name": "Ana" });
+            let mut headers = vec![("cookie", cookie.clone())];
+            if let Some(token) = token {
+                headers.push(("x-turnstile-token", token));
+            }
+            let headers: Vec<(&str, &str)> =
+                headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            api.send(
+                Method::POST,
+                &path,
+                Some(body.to_string().into_bytes()),
+                &headers,
+            )
+            .await
+        }
+    };
+    let bare = checkout(None).await;
+    assert_eq!(
+        (bare.status, &bare.body["error"]),
+        (403, &json!("turnstile_required"))
+    );
+    let reused = checkout(Some(spent)).await;
+    assert_eq!(
+        (reused.status, &reused.body["error"]),
+        (403, &json!("turnstile_failed")),
+        "a token is spent once"
+    );
+    let issued = checkout(Some(token(stack, host, "buy").await)).await;
+    assert_eq!(issued.status, 201, "{:?}", issued.body);
+
+    let lookup = |token: String| {
+        let api = api.clone();
+        async move {
+            let body = json!({ "email": "ana@example.com" })
+                .to_string()
+                .into_bytes();
+            let headers = [("x-turnstile-token", token.as_str())];
+            api.send(Method::POST, "/api/orders/lookup", Some(body), &headers)
+                .await
+        }
+    };
+    let wrong = lookup(token(stack, host, "buy").await).await;
+    assert_eq!(wrong.status, 403, "{:?}", wrong.body);
+    let right = lookup(token(stack, host, "lookup").await).await;
+    assert_eq!(right.status, 202, "{:?}", right.body);
 }

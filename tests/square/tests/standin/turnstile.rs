@@ -103,3 +103,56 @@ async fn the_widget_script_is_served_as_javascript() {
         assert!(script.contains(needle), "api.js lacks {needle}");
     }
 }
+
+/// The stand-in widget's tokens carry where they were solved, and are
+/// verified once, or again only under the idempotency key first sent.
+#[tokio::test]
+async fn a_widget_token_tells_its_hostname_and_action_and_is_spent_once() {
+    let standin = standin().await;
+    let secret = "0x4AAAAAAAStandinSecretKeyForTests00";
+    let (status, issued) = standin
+        .post(
+            "/turnstile/v0/_standin/token",
+            json!({ "hostname": "tickets.example", "action": "buy" }),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let token = issued["token"].as_str().unwrap().to_string();
+    let key = "4f1c2c7e-6a7b-4c1d-9e2f-0a1b2c3d4e5f";
+    let verify = |key: Option<&str>| {
+        let mut body = json!({ "secret": secret, "response": token });
+        if let Some(key) = key {
+            body["idempotency_key"] = json!(key);
+        }
+        let standin = &standin;
+        async move { standin.post("/turnstile/v0/siteverify", body).await.1 }
+    };
+    let first = verify(Some(key)).await;
+    assert_eq!(
+        (&first["success"], &first["hostname"], &first["action"]),
+        (&json!(true), &json!("tickets.example"), &json!("buy"))
+    );
+    assert_eq!(
+        verify(Some(key)).await["success"],
+        true,
+        "the same key again"
+    );
+    assert_eq!(codes(&verify(None).await), ["timeout-or-duplicate"]);
+    let other = "0b7a6c1e-1c2d-4e3f-8a9b-0c1d2e3f4a5b";
+    assert_eq!(codes(&verify(Some(other)).await), ["timeout-or-duplicate"]);
+    let (_, unknown) = standin
+        .post(
+            "/turnstile/v0/siteverify",
+            json!({ "secret": secret, "response": "standin.forged" }),
+        )
+        .await;
+    assert_eq!(codes(&unknown), ["invalid-input-response"]);
+    // The test secrets still take only the dummy token.
+    let (_, dummy_secret) = standin
+        .post(
+            "/turnstile/v0/siteverify",
+            json!({ "secret": PASSES, "response": token }),
+        )
+        .await;
+    assert_eq!(codes(&dummy_secret), ["invalid-input-response"]);
+}
