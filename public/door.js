@@ -382,7 +382,9 @@ async function checkNow(code) {
   if (asked) goneOffline();
   const now = workerNow();
   const answer = await checkHere(code, ticket, now);
-  const scan = { id, showing_id: showingId, code: (answer.queued || code).slice(0, MAX_CODE), at_ms: now, result: answer.result === 'ambiguous' ? 'invalid' : answer.result };
+  // Kept with the sign-in it was made under, so it is sent as that
+  // device's, dated within that session, even if staff sign in again.
+  const scan = { id, showing_id: showingId, code: (answer.queued || code).slice(0, MAX_CODE), at_ms: now, result: answer.result === 'ambiguous' ? 'invalid' : answer.result, session, device };
   // The admission and its scan together: a crash between them would leave
   // a ticket turned away here that the Worker never hears was admitted.
   await store.run(['admitted', 'queue'], 'readwrite', (tx) => {
@@ -466,11 +468,22 @@ function syncQueue() {
   syncing = syncing || (async () => {
     try {
       for (;;) {
-        const waiting = (await store.all('queue')).filter((q) => q.showing_id === showingId).slice(0, SYNC_BATCH);
-        if (!waiting.length) break;
+        const queued = (await store.all('queue')).filter((q) => q.showing_id === showingId);
+        if (!queued.length) break;
+        // One sign-in's scans a batch, sent under that sign-in.
+        const under = queued[0].session || session;
+        const earlier = under !== session;
+        const waiting = queued.filter((q) => (q.session || session) === under).slice(0, SYNC_BATCH);
         const scans = waiting.map(({ id, code, at_ms, result }) => ({ id, code, at_ms, result }));
-        const reply = await reach('/api/door/sync', { json: { showing_id: showingId, device, scans } });
+        const json = { showing_id: showingId, device: earlier ? waiting[0].device : device, scans };
+        const reply = await reach('/api/door/sync', { json, headers: { 'x-door-session': under } });
         if (!reply) { goneOffline(); break; }
+        if (earlier && (reply.status === 401 || reply.status === 403)) {
+          // That sign-in has ended (a new PIN was drawn): its scans go
+          // with this one, dated within it.
+          await store.run('queue', 'readwrite', (q) => { for (const scan of waiting) q.put(Object.assign({}, scan, { session, device })); });
+          continue;
+        }
         noteSignIn(reply);
         // Refused for the sign-in: kept until it is taken again.
         if (reply.status === 401 || reply.status === 429) break;

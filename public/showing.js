@@ -540,8 +540,12 @@ async function pay(payment) {
   try {
     // Free seats have no card to pay with: the Turnstile check guards them.
     const headers = payment.source_id ? {} : await Turnstile.headers();
-    answer = await api(`/api/showings/${sid}/holds/${hold.hold_id}/checkout`, { json: payment, headers });
-    if (!payment.source_id) Turnstile.reset();
+    try {
+      answer = await api(`/api/showings/${sid}/holds/${hold.hold_id}/checkout`, { json: payment, headers });
+    } finally {
+      // A token is spent once sent, answered or not: a retry gets a new one.
+      if (!payment.source_id) Turnstile.reset();
+    }
   } catch (_) {
     say(payMessages, 'error', 'The connection dropped while paying. Checking again in a moment; you will not be charged twice.', { focus: true });
     setTimeout(recover, 3000);

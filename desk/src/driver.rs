@@ -160,13 +160,19 @@ impl Desk {
                 "this e-mail address",
             ),
         ];
-        for (key, cap, whose) in caps {
-            if self.take_free_order(&key, cap, now_ms, d).is_err() {
-                return Err(Refusal::new(
-                    Code::TooManyFreeOrders,
-                    format!("{whose} already has {cap} free orders for this showing, as many as one may"),
-                ));
-            }
+        // Both are checked before either is taken, so a refusal for the
+        // address costs the network nothing.
+        if let Some((_, cap, whose)) = caps.iter().find(|(key, _, _)| !self.has_free_order(key)) {
+            return Err(Refusal::new(
+                Code::TooManyFreeOrders,
+                format!(
+                    "{whose} already has {cap} free orders for this showing, as many as one may"
+                ),
+            ));
+        }
+        for (key, cap, _) in caps {
+            // Both have an order left: checked above, in this decision.
+            let _ = self.take_free_order(&key, cap, now_ms, d);
         }
         Ok(())
     }

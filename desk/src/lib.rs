@@ -50,7 +50,7 @@ pub use live::{admit_watcher, PushPeriod, MAX_WATCHERS_PER_NETWORK};
 pub use outbox::MAX_UNPAID_CHECKOUTS;
 pub use owners::MAX_ENDED_OWNERS;
 pub use protocol::{Reply, Request};
-pub use rate::{client_key, CardLimit, RateLimit, MAX_CARDS_PER_HOLD, MAX_CLIENTS};
+pub use rate::{client_key, guesser_key, CardLimit, RateLimit, MAX_CARDS_PER_HOLD, MAX_CLIENTS};
 pub use refusal::{Code, Refusal};
 pub use replays::{MAX_REPLAYS, MAX_REPLAY_BODY_BYTES, MAX_REPLAY_BYTES};
 pub use showing::STANDARD_PRICE;

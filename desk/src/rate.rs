@@ -43,6 +43,20 @@ pub fn client_key(address: &str) -> String {
     }
 }
 
+/// The network a guesser (of door PINs, of buyers' addresses) is counted
+/// under: an IPv4 address as it is, an IPv6 address by its /48, the block
+/// a single site is given. A /64 is cheap to have by the thousand, so
+/// counting guesses by /64 would let one site multiply its tries.
+pub fn guesser_key(address: &str) -> String {
+    match address.trim().parse::<IpAddr>() {
+        Ok(IpAddr::V6(v6)) if v6.to_ipv4_mapped().is_none() => {
+            let s = v6.segments();
+            format!("{:x}:{:x}:{:x}::/48", s[0], s[1], s[2])
+        }
+        _ => client_key(address),
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateLimit {
     /// Holds a client may ask for at once.
@@ -94,6 +108,15 @@ pub const FREE_ORDERS_PER_NETWORK: u32 = 10;
 /// Free orders one e-mail address may receive for a showing.
 pub const FREE_ORDERS_PER_ADDRESS: u32 = 4;
 
+/// Whether a bucket counts a showing's free orders (`free:<network>`,
+/// `free-to:<address hash>`). Those are never forgotten to make room for
+/// other clients, or a flood of new networks would give every network
+/// its free orders again; they need no cap of their own, since each is
+/// made by a free order, and a showing has no more orders than seats.
+fn counts_free_orders(key: &str) -> bool {
+    key.starts_with("free:") || key.starts_with("free-to:")
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bucket {
     pub tokens_milli: u64,
@@ -105,7 +128,8 @@ pub struct HoldRate {
     pub buckets: HashMap<String, Bucket>,
     /// Each bucket by when it was last asked of (memory only: a loaded
     /// bucket counts from when it last earned), for forgetting the least
-    /// recently used.
+    /// recently used; the buckets of free orders are never forgotten and
+    /// not listed.
     by_use: BTreeSet<(u64, String)>,
     used: HashMap<String, u64>,
 }
@@ -121,6 +145,9 @@ impl HoldRate {
     }
 
     fn touch(&mut self, client: &str, at_ms: u64) {
+        if counts_free_orders(client) {
+            return;
+        }
         if let Some(old) = self.used.insert(client.to_string(), at_ms) {
             self.by_use.remove(&(old, client.to_string()));
         }
@@ -130,7 +157,10 @@ impl HoldRate {
     /// Forgets the least recently used client, if the table is full and
     /// `client` is new to it.
     fn make_room(&mut self, client: &str) -> Option<String> {
-        if self.buckets.len() < MAX_CLIENTS || self.buckets.contains_key(client) {
+        if counts_free_orders(client)
+            || self.used.len() < MAX_CLIENTS
+            || self.used.contains_key(client)
+        {
             return None;
         }
         let (_, oldest) = self.by_use.pop_first()?;
@@ -217,8 +247,16 @@ impl Desk {
         self.store_bucket(key, taken, true, d)
     }
 
-    /// Takes one of the free orders a key (`free:<network>` or
-    /// `free-to:<hash of the address>`) may place for this showing: a
+    /// Whether a key (`free:<network>` or `free-to:<hash of the
+    /// address>`) has a free order left of its `cap`.
+    pub(crate) fn has_free_order(&self, key: &str) -> bool {
+        self.rate
+            .buckets
+            .get(key)
+            .is_none_or(|bucket| bucket.tokens_milli >= MILLI)
+    }
+
+    /// Takes one of the free orders a key may place for this showing: a
     /// bucket of `cap` that earns nothing back, stored at once.
     pub(crate) fn take_free_order(
         &mut self,
@@ -318,5 +356,33 @@ mod tests {
         assert_eq!(client_key("::ffff:203.0.113.9"), "203.0.113.9");
         assert_eq!(client_key("unknown"), "unknown");
         assert_eq!(client_key(&"x".repeat(500)).len(), MAX_CLIENT_KEY);
+    }
+
+    #[test]
+    fn a_showings_free_orders_are_never_forgotten_to_make_room() {
+        let mut rate = HoldRate::default();
+        let free = "free:203.0.113.9";
+        assert!(rate.take_per(1, 0, 3_600_000, free, 0).0.is_ok());
+        for n in 0..MAX_CLIENTS + 10 {
+            let _ = rate.take_per(1, 0, 3_600_000, &format!("net{n}"), 1 + n as u64);
+        }
+        assert_eq!(rate.used.len(), MAX_CLIENTS, "the others are capped");
+        assert!(
+            rate.take_per(1, 0, 3_600_000, free, 1_000_000).0.is_err(),
+            "still used up"
+        );
+    }
+
+    #[test]
+    fn a_guesser_is_counted_by_its_ipv6_slash_48() {
+        assert_eq!(guesser_key("2001:db8:1:2::7"), "2001:db8:1::/48");
+        assert_eq!(
+            guesser_key("2001:db8:1:ffff::1"),
+            guesser_key("2001:db8:1:2::9")
+        );
+        assert_ne!(guesser_key("2001:db8:2::1"), guesser_key("2001:db8:1::1"));
+        assert_eq!(guesser_key("203.0.113.9"), "203.0.113.9");
+        assert_eq!(guesser_key("::ffff:203.0.113.9"), "203.0.113.9");
+        assert_eq!(guesser_key("unknown"), "unknown");
     }
 }

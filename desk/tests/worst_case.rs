@@ -254,6 +254,10 @@ fn every_table_at_its_cap_stays_within_the_budget_and_loads() {
         arena.rows("SELECT COUNT(*) FROM idempotency"),
     );
     assert!(replay_bytes as usize <= desk::MAX_REPLAY_BYTES);
+    assert!(
+        replay_bytes as usize > desk::MAX_REPLAY_BYTES - 2 * desk::MAX_REPLAY_BODY_BYTES,
+        "filled to within a row or two of the cap"
+    );
     assert!(longest_replay as usize <= desk::MAX_REPLAY_BODY_BYTES);
     assert_eq!(
         ended as usize,

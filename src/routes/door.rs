@@ -401,7 +401,7 @@ pub async fn find(mut req: Request, ctx: RouteContext<()>) -> Handled {
             ),
         ));
     }
-    let client = super::client_address(&req);
+    let client = super::guesser_address(&req);
     let now = super::now_ms() as u64;
     let taken = door_rows::take_try(
         &db,

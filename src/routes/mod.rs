@@ -26,7 +26,7 @@ mod webhooks;
 pub use door::signing_keys;
 use futures_util::StreamExt;
 pub use orders::order_lookup;
-pub(crate) use showings::client_address;
+pub(crate) use showings::{client_address, guesser_address};
 pub use sweep::recovery_sweep;
 pub use webhooks::square_webhook;
 

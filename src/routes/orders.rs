@@ -85,14 +85,23 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let hold = hold_ref(&req, &ctx)?;
     let body: CheckoutBody = parse_json(&read_body(&mut req).await?)?;
     let body = body.check()?;
+    let showing = ShowtimeClient::new(&ctx.env, sid)?;
     // A checkout without a card token is free (the object refuses it for
     // seats that cost money), so nothing but Turnstile stands between a
     // script and tickets mailed to any address. The same hold always
-    // verifies under one key, so a retried checkout may send its token again.
+    // verifies under one key, so a retried checkout may send its token
+    // again; one whose order has begun (its answer was lost, and the page
+    // has no token left) is answered that order without a new check.
     if body.source_id.is_empty() {
-        let key =
-            crate::turnstile::idempotency_uuid(&format!("checkout:{}", hold.buyer), &hold.token);
-        crate::turnstile::require(&req, &ctx.env, Some(key), crate::turnstile::Action::Buy).await?;
+        let begun = showing.get_hold(hold.clone()).await?.order_id.is_some();
+        if !begun {
+            let key = crate::turnstile::idempotency_uuid(
+                &format!("checkout:{}", hold.buyer),
+                &hold.token,
+            );
+            crate::turnstile::require(&req, &ctx.env, Some(key), crate::turnstile::Action::Buy)
+                .await?;
+        }
     }
     let request = CheckoutRequest {
         hold,
@@ -102,9 +111,7 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
         order_nonce: ids::random_hex(12).map_err(|e| ApiError::internal(e.to_string()))?,
         client: super::showings::client_address(&req),
     };
-    let order = ShowtimeClient::new(&ctx.env, sid)?
-        .checkout(request)
-        .await?;
+    let order = showing.checkout(request).await?;
     let (status, mut body) = order_body(&order);
     // Every answer that names an order carries its link, so the buyer can
     // always come back to it.

@@ -311,13 +311,22 @@ impl Session {
 /// The network the client asks from: its IPv4 address or IPv6 /64, as
 /// Cloudflare saw it.
 pub(crate) fn client_address(req: &Request) -> String {
-    let address = req
-        .headers()
+    desk::client_key(&connecting_ip(req))
+}
+
+/// The network a guesser of door PINs or buyers' addresses asks from: its
+/// IPv4 address or IPv6 /48 (`desk::guesser_key`).
+pub(crate) fn guesser_address(req: &Request) -> String {
+    desk::guesser_key(&connecting_ip(req))
+}
+
+/// The client's address as Cloudflare saw it.
+fn connecting_ip(req: &Request) -> String {
+    req.headers()
         .get("cf-connecting-ip")
         .ok()
         .flatten()
-        .unwrap_or_else(|| "unknown".to_string());
-    desk::client_key(&address)
+        .unwrap_or_else(|| "unknown".to_string())
 }
 
 fn idempotency(req: &Request, body: &[u8]) -> Result<Option<Idempotency>, ApiError> {

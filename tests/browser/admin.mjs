@@ -108,7 +108,7 @@ try {
     // shown once.
     await page.getByText('No door PIN is set yet').waitFor();
     await page.getByRole('button', { name: 'Draw a new door PIN' }).click();
-    await page.getByText(/^Door PIN: \d{8}\. Give it to door staff/).waitFor();
+    await page.getByText(/^Door PIN: \d{10}\. Give it to door staff/).waitFor();
     await page.getByText('A door PIN is set.').waitFor();
     await page.getByRole('button', { name: 'Seat B1, house seat' }).waitFor();
     await page.getByText('0 of 39').waitFor();

@@ -24,7 +24,7 @@ async function guessFromElsewhere() {
     for (let guess = 0; guess < 11; guess += 1) {
       const reply = await fetch(`${base}/api/door/checkin`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-door-pin': '00000000', 'cf-connecting-ip': network },
+        headers: { 'content-type': 'application/json', 'x-door-pin': '0000000000', 'cf-connecting-ip': network },
         body: JSON.stringify({ code: 'guess', showing_id: process.env.SHOWING_ID }),
       });
       assert.equal(reply.status, guess < 10 ? 401 : 429, `${network} guess ${guess}`);

@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 use serde_json::json;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use subtle::ConstantTimeEq;
 use worker::{Env, Request, Response, RouteContext};
 
@@ -18,13 +18,11 @@ use crate::keys::Purpose;
 use crate::{auth, db};
 use desk::Code;
 
-/// The digits of a PIN the Worker draws: a hundred million PINs, of which
-/// one network may try [`PIN_TRIES`] each [`PIN_WINDOW_MS`].
-pub const PIN_DIGITS: usize = 8;
-/// The fewest digits a PIN typed may have to be compared at all: PINs
-/// staff chose before (4 digits allowed) no longer sign in.
-const MIN_PIN_DIGITS: usize = 6;
-const MAX_PIN_DIGITS: usize = 12;
+/// The digits of a PIN the Worker draws: ten billion PINs, of which one
+/// network (an IPv4 address, an IPv6 /48) may try [`PIN_TRIES`] each
+/// [`PIN_WINDOW_MS`]. Even thousands of networks guessing together would
+/// need years on average.
+pub const PIN_DIGITS: usize = 10;
 /// PINs one client network may type within [`PIN_WINDOW_MS`], for any
 /// showings, before every PIN it sends is refused until its oldest try
 /// is that old; right ones are not counted. Other networks' tries never
@@ -67,51 +65,37 @@ impl Credential {
     }
 }
 
-/// Marks a PIN hash made with the door-PIN key.
-const KEYED: &str = "hmac:";
+/// Marks the hash of a PIN the Worker drew. PINs stored before (chosen
+/// by staff, `hmac:…` or a bare SHA-256) never sign in: staff draw one.
+const DRAWN: &str = "drawn:";
 
-/// How a showing's PIN is stored: HMAC-SHA256 with a key derived from
+/// How a drawn PIN is stored: HMAC-SHA256 with a key derived from
 /// `SESSION_SECRET`, so that a copy of the database cannot be turned back
-/// into PINs by trying every number, over a salt drawn each time the PIN
-/// is drawn (`hmac:<salt>.<tag>`), so that a new PIN changes the hash and
-/// ends the door sessions bound to it. Hashes stored before the salt
-/// (`hmac:<tag>`) are read as they were.
-fn pin_hash(
-    env: &Env,
-    showing_id: &str,
-    pin: &str,
-    salt: Option<&str>,
-) -> Result<String, ApiError> {
+/// into PINs by trying every number, over a salt drawn with the PIN
+/// (`drawn:<salt>.<tag>`), so that a new PIN changes the hash and ends the
+/// door sessions bound to it.
+fn pin_hash(env: &Env, showing_id: &str, pin: &str, salt: &str) -> Result<String, ApiError> {
     use hmac::{Hmac, Mac};
     let key = auth::key(env, Purpose::DoorPin)?;
     let mut mac = Hmac::<Sha256>::new_from_slice(&key).expect("HMAC takes any key length");
-    let (message, prefix) = match salt {
-        Some(salt) => (format!("{showing_id}:{salt}:{pin}"), format!("{salt}.")),
-        None => (format!("{showing_id}:{pin}"), String::new()),
-    };
-    mac.update(message.as_bytes());
+    mac.update(format!("{showing_id}:{salt}:{pin}").as_bytes());
     Ok(format!(
-        "{KEYED}{prefix}{}",
+        "{DRAWN}{salt}.{}",
         hex::encode(mac.finalize().into_bytes())
     ))
 }
 
-/// Whether `pin` is the one `stored`: keyed (salted or not), or an unkeyed
-/// SHA-256 as PINs were stored before (those still work until staff draw
-/// a new PIN, if they have enough digits).
+/// Whether `pin` is the drawn one `stored`.
 fn pin_matches(env: &Env, showing_id: &str, pin: &str, stored: &str) -> Result<bool, ApiError> {
-    let well_formed = (MIN_PIN_DIGITS..=MAX_PIN_DIGITS).contains(&pin.len())
-        && pin.bytes().all(|b| b.is_ascii_digit());
-    if !well_formed {
+    let well_formed = pin.len() == PIN_DIGITS && pin.bytes().all(|b| b.is_ascii_digit());
+    let salt = stored
+        .strip_prefix(DRAWN)
+        .and_then(|drawn| drawn.split_once('.'))
+        .map(|(salt, _)| salt);
+    let (true, Some(salt)) = (well_formed, salt) else {
         return Ok(false);
-    }
-    let expected = match stored.strip_prefix(KEYED) {
-        Some(keyed) => {
-            let salt = keyed.split_once('.').map(|(salt, _)| salt);
-            pin_hash(env, showing_id, pin, salt)?
-        }
-        None => hex::encode(Sha256::digest(format!("{showing_id}:{pin}").as_bytes())),
     };
+    let expected = pin_hash(env, showing_id, pin, salt)?;
     Ok(bool::from(expected.as_bytes().ct_eq(stored.as_bytes())))
 }
 
@@ -165,7 +149,7 @@ async fn try_pin(
     pin: &str,
 ) -> Result<Credential, ApiError> {
     let db = db::database(env)?;
-    let client = crate::routes::client_address(req);
+    let client = crate::routes::guesser_address(req);
     let now = now_ms() as u64;
     let taken =
         door_rows::take_try(&db, TryKind::Pin, &client, now, PIN_WINDOW_MS, PIN_TRIES).await?;
@@ -255,7 +239,7 @@ pub async fn draw(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let pin = draw_pin()?;
     let db = db::database(&ctx.env)?;
     let salt = crate::ids::random_hex(16).map_err(|e| ApiError::internal(e.to_string()))?;
-    let hash = pin_hash(&ctx.env, sid, &pin, Some(&salt))?;
+    let hash = pin_hash(&ctx.env, sid, &pin, &salt)?;
     if !db::set_door_pin_hash(&db, sid, &hash).await? {
         return Err(ApiError::not_found("showing"));
     }

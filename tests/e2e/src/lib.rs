@@ -8,6 +8,7 @@
 //! many servers does not rebuild anything.
 
 mod api;
+mod d1;
 pub mod mailbox;
 mod process;
 pub mod square;

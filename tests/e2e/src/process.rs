@@ -48,6 +48,15 @@ impl Group {
     }
 }
 
+impl Group {
+    /// SIGKILL to the whole group at once, for a server nothing more is
+    /// asked of.
+    pub fn kill(&mut self) {
+        signal_group(self.child.id() as i32, libc::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for Group {
     fn drop(&mut self) {
         self.stop();

@@ -163,7 +163,7 @@ impl Stack {
             .prefix("showtime-e2e-")
             .tempdir()
             .expect("state dir");
-        apply_migrations(&root, state_dir.path());
+        copy_dir(&migrated_state(&root), &state_dir.path().join("state"));
         // Every secret at least 32 bytes, as the Worker insists.
         let admin_token = format!("test-admin-{}-0123456789abcdefghijklmnop", free_port());
         let mut stack = Stack {
@@ -393,25 +393,14 @@ impl Stack {
         Ok(())
     }
 
-    /// Runs one SQL statement against this stack's local D1 database with
-    /// wrangler itself, so tests can check what the Worker stored without
-    /// going through the Worker.
+    /// Runs one SQL statement on this stack's local D1 database, the
+    /// SQLite file the running Worker's D1 keeps (in WAL mode, so it can be
+    /// read while the Worker writes), so tests can check what the Worker
+    /// stored without going through the Worker: each row as an object of
+    /// its columns, as `wrangler d1 execute --json` gives them, without
+    /// starting wrangler for every question.
     pub fn d1_query(&self, sql: &str) -> Vec<serde_json::Value> {
-        let out = wrangler(&repo_root())
-            .args(["d1", "execute", "DB", "--local", "--json", "--persist-to"])
-            .arg(self.state_dir.path().join("state"))
-            .args(["--command", sql])
-            .output()
-            .expect("run wrangler d1 execute");
-        assert!(
-            out.status.success(),
-            "d1 execute failed:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let parsed: serde_json::Value =
-            serde_json::from_slice(&out.stdout).expect("d1 execute prints JSON");
-        parsed[0]["results"].as_array().cloned().unwrap_or_default()
+        crate::d1::query(&self.state_dir.path().join("state"), sql)
     }
 
     /// The server's whole log so far.
@@ -464,8 +453,84 @@ pub fn await_ready(
 }
 
 impl Drop for Stack {
+    /// The test is over: nothing of this server is read again, and its
+    /// state directory goes with it, so it is killed at once rather than
+    /// let wind down (which takes wrangler about two seconds).
     fn drop(&mut self) {
-        self.stop();
+        if let Some(mut server) = self.server.take() {
+            server.kill();
+        }
+    }
+}
+
+/// A state directory with the D1 migrations applied, made once for the
+/// migrations as they are and copied for every stack: applying them takes
+/// wrangler several seconds, copying the files a few milliseconds. Its
+/// folder is named by a hash of the migrations, so a changed migration
+/// makes a new one. Test processes starting at once (a parallel run)
+/// take turns by a lock on the folder, so one makes it and the others
+/// find it made; each makes it whole under a name of its own and moves it
+/// into place, so none ever sees half of one.
+fn migrated_state(root: &Path) -> PathBuf {
+    static STATE: OnceLock<PathBuf> = OnceLock::new();
+    STATE
+        .get_or_init(|| {
+            let templates = root.join("target/e2e-migrated");
+            let dir = templates.join(migrations_hash(root));
+            std::fs::create_dir_all(&templates).expect("templates folder");
+            let lock = File::create(templates.join(".lock")).expect("the lock file");
+            // SAFETY: flock(2) on a file this process holds open; the lock
+            // goes when `lock` is closed at the end of this closure.
+            unsafe {
+                use std::os::fd::AsRawFd;
+                libc::flock(lock.as_raw_fd(), libc::LOCK_EX);
+            }
+            if dir.join("state").is_dir() {
+                return dir.join("state");
+            }
+            let fresh = tempfile::Builder::new()
+                .prefix("making-")
+                .tempdir_in(&templates)
+                .expect("a folder to make the template in");
+            apply_migrations(root, fresh.path());
+            // Another process may have moved its own in first: either is
+            // the same database.
+            let made = fresh.keep();
+            if std::fs::rename(&made, &dir).is_err() {
+                let _ = std::fs::remove_dir_all(&made);
+            }
+            assert!(dir.join("state").is_dir(), "the migrated state is in place");
+            dir.join("state")
+        })
+        .clone()
+}
+
+/// A hash of every migration's name and text.
+fn migrations_hash(root: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("migrations"))
+        .expect("the migrations folder")
+        .map(|entry| entry.expect("a migration").path())
+        .collect();
+    files.sort();
+    let mut hash = Sha256::new();
+    for file in files {
+        hash.update(file.file_name().unwrap_or_default().as_encoded_bytes());
+        hash.update(std::fs::read(&file).expect("a migration's text"));
+    }
+    hex::encode(&hash.finalize()[..8])
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder to copy into");
+    for entry in std::fs::read_dir(from).expect("a folder to copy") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("its type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a file");
+        }
     }
 }
 

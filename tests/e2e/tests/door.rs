@@ -52,7 +52,7 @@ async fn fifty_doors_scanning_one_ticket_admit_it_once() {
         .unwrap()
         .to_string();
 
-    // Staff do not choose the PIN: the server draws eight digits.
+    // Staff do not choose the PIN: the server draws ten digits.
     let chosen = api
         .admin_post(
             &format!("/api/admin/showings/{sid}/door-pin"),
@@ -65,7 +65,7 @@ async fn fifty_doors_scanning_one_ticket_admit_it_once() {
     );
     let pin = api.draw_door_pin(&sid).await;
     assert!(
-        pin.len() == 8 && pin.bytes().all(|b| b.is_ascii_digit()),
+        pin.len() == 10 && pin.bytes().all(|b| b.is_ascii_digit()),
         "{pin}"
     );
 
@@ -244,7 +244,7 @@ async fn wrong_pins_lock_only_their_own_network_out_of_every_showing_across_a_re
         "SELECT door_pin_hash FROM showings WHERE id = '{sid}'"
     ));
     let stored = stored[0]["door_pin_hash"].as_str().unwrap();
-    assert!(stored.starts_with("hmac:"), "{stored}");
+    assert!(stored.starts_with("drawn:"), "{stored}");
     let unkeyed = hex::encode(Sha256::digest(format!("{sid}:{pin}")));
     assert!(!stored.contains(&unkeyed));
 
@@ -261,6 +261,9 @@ async fn wrong_pins_lock_only_their_own_network_out_of_every_showing_across_a_re
             );
         }
     }
+    // Another /64 of the same /48 is the same site: already locked.
+    let same_site = from("2001:db8:5:6::1", pin.clone(), sid.clone()).await;
+    assert_eq!(same_site.status, 429, "{:?}", same_site.body);
     let foyer = from("198.51.100.9", pin.clone(), sid.clone()).await;
     assert_eq!(foyer.body["result"], "admitted", "{:?}", foyer.body);
     let signed_in = api
@@ -292,6 +295,26 @@ async fn wrong_pins_lock_only_their_own_network_out_of_every_showing_across_a_re
         "{:?}",
         again.body
     );
+
+    // A PIN stored before the server drew them (here a bare SHA-256, as
+    // the first PINs were kept) no longer signs in: staff draw a new one.
+    let old_pin = "1234567890";
+    let old_hash = hex::encode(Sha256::digest(format!("{sid}:{old_pin}")));
+    stack.d1_query(&format!(
+        "UPDATE showings SET door_pin_hash = '{old_hash}' WHERE id = '{sid}'"
+    ));
+    let old = api
+        .send(
+            Method::POST,
+            &format!("/api/door/showings/{sid}/session"),
+            None,
+            &[
+                ("x-door-pin", old_pin),
+                ("cf-connecting-ip", "198.51.100.20"),
+            ],
+        )
+        .await;
+    assert_eq!(old.status, 401, "{:?}", old.body);
 }
 
 /// A door device signs in with the PIN and is given a session naming a
@@ -501,7 +524,7 @@ async fn the_manifest_lets_a_device_check_codes_alone_and_needs_a_door_credentia
     let admin = format!("Bearer {}", api.admin_token());
     for headers in [
         vec![],
-        vec![("x-door-pin", "00000000")],
+        vec![("x-door-pin", "0000000000")],
         vec![("authorization", "Bearer nope")],
         vec![("authorization", admin.as_str())],
     ] {

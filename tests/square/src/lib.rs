@@ -12,14 +12,9 @@
 //!   `http` (routes: `/v2`, `/v1/square.js` + `/_sdk`, `/_control`),
 //!   `server` (listener, connections, the drop fault).
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), square_standin::StartError> {
-//! let standin = square_standin::start(square_standin::Config::default()).await?;
-//! let square_base_url = standin.base_url();
-//! # drop(square_base_url);
-//! standin.shutdown().await;
-//! # Ok(()) }
-//! ```
+//! [`start`] it with a [`Config`], point the Worker at its `base_url()`,
+//! and `shutdown()` it when done, as `tests/e2e/src/square.rs` does for
+//! every end-to-end test.
 
 mod app;
 mod bank;
