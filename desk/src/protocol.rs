@@ -215,7 +215,32 @@ pub enum Request {
     BenchWrite,
 }
 
+/// What the Worker does when the runtime says a call to the object failed,
+/// by the marks Cloudflare's "Durable Objects: error handling" documents
+/// on the error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallFailed {
+    /// `overloaded`: never asked again (that only adds to the load); the
+    /// caller is told `503 showing_busy` with `Retry-After`.
+    Busy,
+    /// `retryable`, on the first try of an idempotent request: asked once
+    /// more, on a fresh stub.
+    AskAgain,
+    /// Anything else: an internal error, nothing assumed decided.
+    Fail,
+}
+
 impl Request {
+    /// What to do after a failed call marked `overloaded` and `retryable`
+    /// as given, on the first try or the second.
+    pub fn after_failure(&self, overloaded: bool, retryable: bool, first_try: bool) -> CallFailed {
+        match (overloaded, retryable && first_try && self.is_idempotent()) {
+            (true, _) => CallFailed::Busy,
+            (false, true) => CallFailed::AskAgain,
+            (false, false) => CallFailed::Fail,
+        }
+    }
+
     /// Whether asking twice decides no more than asking once: a read, a
     /// hold under an `Idempotency-Key`, a checkout (the same hold and card
     /// find the same order), and the requests the desk answers the same
@@ -347,4 +372,40 @@ pub enum Reply {
     Watch {
         map: String,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hold(key: Option<&str>) -> Request {
+        Request::Hold(NewHold {
+            caller: Caller {
+                buyer: "ana".into(),
+                client: "192.0.2.1".into(),
+            },
+            seats: vec!["A1".into()],
+            idempotency: key.map(|key| Idempotency {
+                key: key.into(),
+                fingerprint: "f".into(),
+            }),
+            prices: Default::default(),
+            token: "0".repeat(32),
+        })
+    }
+
+    #[test]
+    fn an_overloaded_object_is_never_asked_again_and_a_lost_call_only_when_safe() {
+        use CallFailed::*;
+        let keyed = hold(Some("k"));
+        assert_eq!(keyed.after_failure(true, true, true), Busy);
+        assert_eq!(keyed.after_failure(false, true, true), AskAgain);
+        assert_eq!(keyed.after_failure(false, true, false), Fail, "once only");
+        assert_eq!(keyed.after_failure(false, false, true), Fail);
+        // A hold without a key could be made twice.
+        assert_eq!(hold(None).after_failure(false, true, true), Fail);
+        assert_eq!(Request::Seats.after_failure(false, true, true), AskAgain);
+        assert_eq!(Request::BenchWrite.after_failure(false, true, true), Fail);
+        assert_eq!(Request::Seats.after_failure(true, false, false), Busy);
+    }
 }

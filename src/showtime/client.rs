@@ -4,8 +4,8 @@
 //! object's `desk` only.
 
 use desk::protocol::{
-    CheckoutRequest, HoldRef, HoldView, NewHold, OrderAnswer, PaymentObserved, SeatCodes, SeatMap,
-    ShowingSetup, Summary, VoidSeats,
+    CallFailed, CheckoutRequest, HoldRef, HoldView, NewHold, OrderAnswer, PaymentObserved,
+    SeatCodes, SeatMap, ShowingSetup, Summary, VoidSeats,
 };
 use desk::{Refusal, Reply, Request};
 use serde_json::Value;
@@ -58,17 +58,19 @@ fn marked(error: &JsValue, name: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// An overloaded object is not asked again (that would only add to its
-/// load): the caller is told to come back, and nothing was decided.
-fn failed(error: JsValue) -> ApiError {
-    match marked(&error, "overloaded") {
-        true => Refusal::new(
+/// A failed call as the caller is told it: an overloaded object is not
+/// asked again (that would only add to its load), and the caller is told
+/// to come back; nothing was decided.
+fn failed(request: &Request, error: JsValue) -> ApiError {
+    let overloaded = marked(&error, "overloaded");
+    match request.after_failure(overloaded, false, false) {
+        CallFailed::Busy => Refusal::new(
             desk::Code::ShowingBusy,
             "this showing is busy right now; nothing was decided, try again in a moment",
         )
         .retry_after(1)
         .into(),
-        false => worker::Error::from(error).into(),
+        _ => worker::Error::from(error).into(),
     }
 }
 
@@ -103,13 +105,14 @@ impl ShowtimeClient {
         let text = serde_json::to_string(request).map_err(|e| ApiError::internal(e.to_string()))?;
         let answer = match call(&self.stub, &text).await {
             Ok(answer) => answer,
-            // Asked once more, on a fresh stub, only when asking twice
-            // decides no more than asking once.
-            Err(e) if marked(&e, "retryable") && request.is_idempotent() => {
+            Err(e) => {
+                let (overloaded, retryable) = (marked(&e, "overloaded"), marked(&e, "retryable"));
+                if request.after_failure(overloaded, retryable, true) != CallFailed::AskAgain {
+                    return Err(failed(request, e));
+                }
                 let stub = stub_of(&self.env, &self.showing_id)?;
-                call(&stub, &text).await.map_err(failed)?
+                call(&stub, &text).await.map_err(|e| failed(request, e))?
             }
-            Err(e) => return Err(failed(e)),
         };
         let answer = answer
             .as_string()
