@@ -54,8 +54,10 @@ install_chromium() {
   if [ ! -x /usr/bin/chromium ]; then
     echo "test: installing Chromium for the browser tests (apt)"
     if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
+    # Another install on the machine (a second clone's tests) may hold
+    # apt's lock for a while: wait for it rather than fail.
+    $sudo apt-get -o DPkg::Lock::Timeout=300 update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=300 install -y -qq chromium
   fi
 }
 
