@@ -109,12 +109,19 @@ impl Replays {
     }
 
     /// Forgets the least recently used answers until one of `bytes` more
-    /// fits within both caps; also what brings a table loaded from an
-    /// older format within them.
-    pub fn make_room(&mut self, bytes: usize, d: &mut Decision) {
-        while !self.by_key.is_empty()
-            && (self.by_key.len() >= MAX_REPLAYS || self.bytes + bytes > MAX_REPLAY_BYTES)
-        {
+    /// fits within both caps.
+    fn make_room(&mut self, bytes: usize, d: &mut Decision) {
+        self.shrink_to(MAX_REPLAYS - 1, MAX_REPLAY_BYTES.saturating_sub(bytes), d);
+    }
+
+    /// Forgets the least recently used answers until the table is within
+    /// its caps: what brings one loaded from older code within them.
+    pub fn keep_within_caps(&mut self, d: &mut Decision) {
+        self.shrink_to(MAX_REPLAYS, MAX_REPLAY_BYTES, d);
+    }
+
+    fn shrink_to(&mut self, count: usize, bytes: usize, d: &mut Decision) {
+        while !self.by_key.is_empty() && (self.by_key.len() > count || self.bytes > bytes) {
             let Some((_, key)) = self.by_use.first().cloned() else {
                 break;
             };

@@ -113,7 +113,7 @@ impl Desk {
             before_ms: stored.read_at_ms.saturating_sub(REPLAY_TTL_MS),
         });
         let mut d = crate::Decision::default();
-        desk.replays.make_room(0, &mut d);
+        desk.replays.keep_within_caps(&mut d);
         upgrade.extend(d.writes);
         Ok((desk, upgrade))
     }
