@@ -11,6 +11,9 @@ let openOrder = new URLSearchParams(location.search).get('order');
 // Seats chosen for a box-office sale, and the price chosen for each.
 const deskSeats = new Set();
 const deskPrices = new Map();
+// A ticket being moved to another seat: its id, order and seat, and the
+// free seat chosen for it on the map (null until one is).
+let moving = null;
 
 function seatNames(layout) {
   if (layout.slots) return [{ name: '', seats: layout.slots.map((s) => ({ name: s })) }];
@@ -31,12 +34,16 @@ let cursor = null;
 function seatButton(seat) {
   const owner = data.owners[seat.name];
   const state = seat.blocked ? 'blocked' : data.availability.seats[seat.name] || 'sold';
-  const chosen = deskSeats.has(seat.name);
   const sellable = state === 'available' && !seat.blocked;
+  // While a ticket is being moved, a free seat is where it may go.
+  const target = Boolean(moving) && moving.to === seat.name;
+  const chosen = deskSeats.has(seat.name) || target;
   const kind = seat.kind ? `${seat.kind}, ` : '';
   const label = owner
     ? `Seat ${seat.name}, ${kind}sold to ${owner.email || owner.name || 'the box office'}${owner.checked_in_at_ms ? ', admitted' : ''}`
-    : `Seat ${seat.name}, ${kind}${seat.blocked ? 'house seat' : chosen ? 'chosen for the box office' : state}`;
+    : moving && sellable
+      ? `Seat ${seat.name}, ${kind}available: move seat ${moving.from} here`
+      : `Seat ${seat.name}, ${kind}${seat.blocked ? 'house seat' : chosen ? 'chosen for the box office' : state}`;
   return el('button', {
     type: 'button',
     class: `seat ${chosen ? 'selected' : state}${owner ? ' owned' : ''}${seat.kind ? ' accessible' : ''}`,
@@ -48,6 +55,7 @@ function seatButton(seat) {
     text: seat.blocked ? 'X' : state === 'held' ? 'H' : state === 'sold' ? 'S' : seat.name,
     onclick: () => {
       if (owner) return showOrder(owner.order_id);
+      if (moving) return sellable ? chooseMoveTarget(seat.name) : undefined;
       if (sellable || chosen) toggleDeskSeat(seat.name);
     },
     onfocus: () => { cursor = seat.name; },
@@ -152,6 +160,64 @@ async function sellAtDesk() {
   await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
 }
 
+// Moving a sold ticket to a free seat: staff choose Move on the ticket in
+// its order, then a free seat on the map, then confirm. The showing's
+// object moves it in one decision; the buyer is mailed the new ticket.
+function startMove(order, ticket) {
+  moving = { ticket: ticket.id, from: ticket.seat, orderId: order.id, to: null };
+  deskSeats.clear();
+  renderDesk();
+  document.getElementById('move-messages').replaceChildren();
+  renderMove();
+  renderMap();
+  document.getElementById('move-heading').focus();
+}
+
+function renderMove() {
+  document.getElementById('move').hidden = !moving;
+  if (!moving) return;
+  document.getElementById('move-state').textContent = moving.to
+    ? `Move the ticket for seat ${moving.from} to seat ${moving.to}? A new ticket is issued and e-mailed to the buyer; the old one stops admitting.`
+    : `Choose a free seat on the map for the ticket in seat ${moving.from}.`;
+  const confirm = document.getElementById('move-confirm');
+  confirm.hidden = !moving.to;
+  confirm.textContent = moving.to ? `Move to ${moving.to}` : 'Move';
+}
+
+function chooseMoveTarget(name) {
+  moving.to = moving.to === name ? null : name;
+  renderMap();
+  renderMove();
+  const again = document.querySelector(`#map [data-seat="${CSS.escape(name)}"]`);
+  if (again) again.focus();
+}
+
+function endMove() {
+  moving = null;
+  renderMove();
+  renderMap();
+}
+
+async function moveTicket() {
+  const out = document.getElementById('move-messages');
+  const { ticket, from, to, orderId } = moving;
+  const confirm = document.getElementById('move-confirm');
+  confirm.disabled = true;
+  const answer = await adminApi(`/api/admin/tickets/${encodeURIComponent(ticket)}/move`, { json: { seat: to } });
+  confirm.disabled = false;
+  if (answer.status === 409 && answer.body.error === 'seat_unavailable') {
+    moving.to = null;
+    renderMove();
+    await load();
+    return say(out, 'error', `Seat ${to} was taken meanwhile: choose another free seat.`);
+  }
+  if (answer.status !== 200) return say(out, 'error', answer.body.detail || 'The ticket could not be moved.');
+  endMove();
+  await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
+  await showOrder(orderId);
+  say(document.getElementById('order-messages'), 'ok', `Moved: the ticket for seat ${from} is now for seat ${answer.body.seat} (ticket number ${answer.body.short_code}). The buyer is e-mailed the new ticket.`);
+}
+
 function renderTotals() {
   const t = data.totals, s = data.showing;
   const cur = s.price.currency;
@@ -188,6 +254,10 @@ async function load() {
   // A seat chosen for the box office that someone else took is let go.
   const before = deskSeats.size;
   for (const seat of [...deskSeats]) if (body.availability.seats[seat] !== 'available') deskSeats.delete(seat);
+  if (moving && moving.to && body.availability.seats[moving.to] !== 'available') {
+    moving.to = null;
+    renderMove();
+  }
   renderMap();
   if (before !== deskSeats.size) renderDesk();
 }
@@ -283,11 +353,18 @@ async function showOrder(orderId, keepFocus) {
   const unsettled = body.refunds.filter((r) => r.status === 'requested' || r.status === 'PENDING');
   const covered = new Set(unsettled.flatMap((r) => (r.ticket_ids ? JSON.parse(r.ticket_ids) : [])));
   const live = body.tickets.filter((t) => t.status !== 'void' && !covered.has(t.id));
-  const unit = body.tickets.length ? o.amount / body.tickets.length : 0;
+  // A moved ticket's replacement cost what it did: the order's tickets are those not moved.
+  const sold = body.tickets.filter((t) => !t.moved_to_seat);
+  const unit = sold.length ? o.amount / sold.length : 0;
+  const movable = (t) => t.status === 'valid' && !t.checked_in_at_ms && !covered.has(t.id) && !(data && data.showing.cancelled_at_ms);
+  const ticketStatus = (t) => t.moved_to_seat ? `moved to ${t.moved_to_seat}`
+    : t.status === 'void' ? 'void (refunded)'
+      : t.moved_from_seat ? `${t.status} (moved from ${t.moved_from_seat})` : t.status;
   const parts = [
     el('p', { text: `${o.name} · ${o.email}` }),
     el('p', { text: `${ORDER_STATES[o.status] || o.status} · ${minor(o.amount, o.currency)} · ordered ${when(o.created_at_ms)}${o.status_detail ? ' · ' + o.status_detail : ''}` }),
-    table(['Seat', 'Ticket', 'Status', 'Admitted'], body.tickets.map((t) => [t.seat, t.id, t.status === 'void' ? 'void (refunded)' : t.status, t.checked_in_at_ms ? when(t.checked_in_at_ms) : '']), 'Tickets'),
+    table(['Seat', 'Ticket', 'Status', 'Admitted', 'Move'], body.tickets.map((t) => [t.seat, t.id, ticketStatus(t), t.checked_in_at_ms ? when(t.checked_in_at_ms) : '',
+      movable(t) ? el('button', { type: 'button', class: 'secondary', text: `Move seat ${t.seat}`, 'aria-label': `Move seat ${t.seat} to another seat`, onclick: () => startMove(o, t) }) : '']), 'Tickets'),
   ];
   if (body.refunds.length) {
     parts.push(el('h3', { text: 'Refunds' }), el('ul', { id: 'refund-states' }, body.refunds.map((r) =>
@@ -314,7 +391,11 @@ async function showOrder(orderId, keepFocus) {
         confirmButton('Refund whole order', `Confirm: refund all ${live.length} tickets (${minor(unit * live.length, o.currency)})`, () => refund(o.id, null)),
       ]));
   }
-  const MAIL_KINDS = { tickets: 'Tickets', refund: 'Refund confirmation', lookup: 'Order links', cancelled: 'Showing cancelled' };
+  const MAIL_KINDS = {
+    tickets: 'Tickets', refund: 'Refund confirmation', lookup: 'Order links', cancelled: 'Showing cancelled', moved: 'New ticket (seat moved)',
+    declined: 'Card declined', seat_lost: 'Seats lost', payment_cancelled: 'Payment cancelled',
+    refund_failed: 'Refund failed', refund_rejected: 'Refund rejected',
+  };
   parts.push(el('h3', { text: 'Messages' }),
     body.emails.length
       ? table(['Message', 'To', 'Status', 'Time'], body.emails.map((m) => [
@@ -391,6 +472,161 @@ async function chooseRefundTickets(refundId, ticketIds) {
   say(document.getElementById('order-messages'), 'ok', ticketIds.length ? `Saved: the refund covers ${ticketIds.length} ticket(s).` : 'Saved: every ticket stays valid.');
 }
 
+// What buyers of this showing may change themselves: whether they may
+// cancel, until how long before the start, for what fee; the showing's own
+// policy or the cinema's default. Read once (the poll does not redraw a
+// form being filled in). The policy's exchange is not offered to buyers
+// yet: it is sent back exactly as it was read.
+let policyAnswer = null;
+const POLICY_INPUTS = { 'cancel.until_minutes_before': 'policy-until', fixed: 'policy-fixed', percent: 'policy-percent' };
+
+// 90 → "1 hour 30 min"; 120 → "2 hours".
+function hoursText(minutes) {
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  const whole = `${hours} hour${hours === 1 ? '' : 's'}`;
+  return rest ? `${whole} ${rest} min` : whole;
+}
+
+function cutoffText(minutes) {
+  if (minutes === 0) return 'until the start';
+  if (minutes < 60) return `until ${minutes} minutes before the start`;
+  return `until ${minutes} minutes (${hoursText(minutes)}) before the start`;
+}
+
+// A fee is "none", {"fixed": minor units} or {"percent": whole percent}.
+function feeText(fee, currency) {
+  if (fee && fee.fixed !== undefined) return `a fee of ${minor(fee.fixed, currency)} on each ticket`;
+  if (fee && fee.percent !== undefined) return `a fee of ${fee.percent}% of each ticket's price`;
+  return 'no fee';
+}
+
+function policyText(answer, currency) {
+  const cancel = answer.policy && answer.policy.cancel;
+  const rule = cancel
+    ? `Buyers may cancel ${cutoffText(cancel.until_minutes_before)}, with ${feeText(cancel.fee, currency)}.`
+    : 'Buyers may not cancel their tickets online.';
+  return `${rule} ${answer.own ? 'This is the showing\'s own policy.' : 'This is the cinema\'s default: the showing has no policy of its own.'}`;
+}
+
+function feeKind() {
+  return document.querySelector('input[name=policy-fee]:checked').value;
+}
+
+// Shows what the form's choices need: the cut-off and fee only when buyers
+// may cancel, the amount of the kind of fee chosen, the cut-off in hours.
+function syncPolicyFields() {
+  const kind = feeKind();
+  document.getElementById('policy-cancel-fields').hidden = !document.getElementById('policy-cancel').checked;
+  document.getElementById('policy-fixed-box').hidden = kind !== 'fixed';
+  document.getElementById('policy-percent-box').hidden = kind !== 'percent';
+  const minutes = document.getElementById('policy-until').value.trim();
+  document.getElementById('policy-until-hint').textContent = /^\d{1,9}$/.test(minutes)
+    ? `That is ${cutoffText(Number(minutes))}. At most 43,200 minutes (30 days).`
+    : 'At most 43,200 minutes (30 days); 0 lets buyers cancel until the start.';
+}
+
+function renderPolicy(answer) {
+  const currency = data.showing.price.currency;
+  policyAnswer = answer;
+  document.getElementById('policy-state').textContent = policyText(answer, currency);
+  document.getElementById('policy-fixed-label').textContent = `Fee per ticket, in ${currency}`;
+  document.getElementById('policy-fixed-hint').textContent = `Like ${majorText(150, currency)}. A fee is never more than the ticket it is kept from.`;
+  document.getElementById('policy-default').disabled = !answer.own;
+  const cancel = answer.policy && answer.policy.cancel;
+  document.getElementById('policy-cancel').checked = Boolean(cancel);
+  if (cancel) {
+    const fee = cancel.fee || 'none';
+    const kind = fee.fixed !== undefined ? 'fixed' : fee.percent !== undefined ? 'percent' : 'none';
+    document.getElementById('policy-until').value = String(cancel.until_minutes_before);
+    document.querySelector(`input[name=policy-fee][value=${kind}]`).checked = true;
+    document.getElementById('policy-fixed').value = kind === 'fixed' ? majorText(fee.fixed, currency) : '';
+    document.getElementById('policy-percent').value = kind === 'percent' ? String(fee.percent) : '';
+  }
+  for (const id of Object.values(POLICY_INPUTS)) policyFieldError(document.getElementById(id), null);
+  syncPolicyFields();
+}
+
+async function loadPolicy() {
+  if (!data) return;
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/policy`);
+  if (status !== 200) return say(document.getElementById('policy-messages'), 'error', body.detail || 'What buyers may change could not be loaded.');
+  renderPolicy(body);
+}
+
+// An error under its field (or none, with `message` null), read out with it.
+function policyFieldError(input, message) {
+  const note = document.getElementById(`${input.id}-error`);
+  note.textContent = message || '';
+  note.hidden = !message;
+  if (message) input.setAttribute('aria-invalid', 'true');
+  else input.removeAttribute('aria-invalid');
+  input.setAttribute('aria-describedby', message ? `${input.id}-hint ${note.id}` : `${input.id}-hint`);
+}
+
+// The cancel rule as the form says it, in the currency's minor units
+// (`{rule}`), or the field that does not read and why (`{input, message}`).
+function cancelRuleFromForm() {
+  const currency = data.showing.price.currency;
+  const until = document.getElementById('policy-until');
+  // Limits are the server's; here only what must be a number is checked.
+  if (!/^\d{1,9}$/.test(until.value.trim())) return { input: until, message: 'Give a whole number of minutes, like 120 for two hours.' };
+  const rule = { until_minutes_before: Number(until.value.trim()), fee: 'none' };
+  if (feeKind() === 'fixed') {
+    const input = document.getElementById('policy-fixed');
+    const amount = toMinor(input.value, currency);
+    if (amount === null) return { input, message: `Give the fee in ${currency}, like ${majorText(150, currency)}.` };
+    rule.fee = { fixed: amount };
+  } else if (feeKind() === 'percent') {
+    const input = document.getElementById('policy-percent');
+    const text = input.value.trim();
+    if (!/^\d{1,3}$/.test(text) || Number(text) > 100) return { input, message: 'Give a whole percentage from 0 to 100.' };
+    rule.fee = { percent: Number(text) };
+  }
+  return { rule };
+}
+
+// `policy` null is the cinema's default.
+async function savePolicy(policy) {
+  const out = document.getElementById('policy-messages');
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/policy`, { method: 'PUT', json: policy });
+  if (status === 200) {
+    renderPolicy(body);
+    return say(out, 'ok', `Saved. ${policyText(body, data.showing.price.currency)}`);
+  }
+  const feeInput = feeKind() === 'fixed' ? 'policy-fixed' : 'policy-percent';
+  const id = body.field === 'cancel.fee' ? feeInput : POLICY_INPUTS[body.field];
+  if (id) {
+    policyFieldError(document.getElementById(id), body.detail);
+    document.getElementById(id).focus();
+  }
+  say(out, 'error', `Not saved: ${body.detail || 'the policy could not be saved.'}`);
+}
+
+document.getElementById('policy-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  if (!policyAnswer) return;
+  for (const id of Object.values(POLICY_INPUTS)) policyFieldError(document.getElementById(id), null);
+  let cancel = null;
+  if (document.getElementById('policy-cancel').checked) {
+    const { rule, input, message } = cancelRuleFromForm();
+    if (!rule) {
+      policyFieldError(input, message);
+      input.focus();
+      return say(document.getElementById('policy-messages'), 'error', `Not saved: ${message}`);
+    }
+    cancel = rule;
+  }
+  const exchange = policyAnswer.policy ? policyAnswer.policy.exchange : null;
+  savePolicy({ cancel, exchange: exchange === undefined ? null : exchange });
+});
+document.getElementById('policy-default').addEventListener('click', () => savePolicy(null));
+document.getElementById('policy-form').addEventListener('input', (event) => {
+  if (event.target.getAttribute('aria-invalid')) policyFieldError(event.target, null);
+  syncPolicyFields();
+});
+document.getElementById('policy-form').addEventListener('change', syncPolicyFields);
+
 document.getElementById('search-form').addEventListener('submit', (event) => {
   event.preventDefault();
   loadOrders(document.getElementById('search-email').value);
@@ -412,6 +648,8 @@ document.getElementById('pin-form').addEventListener('submit', async (event) => 
 
 document.getElementById('signout').addEventListener('click', signOut);
 document.getElementById('desk-sell').addEventListener('click', sellAtDesk);
+document.getElementById('move-confirm').addEventListener('click', moveTicket);
+document.getElementById('move-cancel').addEventListener('click', endMove);
 document.getElementById('desk-clear').addEventListener('click', () => {
   deskSeats.clear();
   document.getElementById('desk-tickets').replaceChildren();
@@ -430,7 +668,7 @@ document.getElementById('map').addEventListener('keydown', moveCursor);
   document.getElementById('edit-link').href = `/admin/showings/${sid}/edit`;
   document.getElementById('csv-link').href = `/api/admin/showings/${sid}/tickets.csv`;
   document.getElementById('public-link').href = `/showings/${sid}`;
-  await Promise.all([load(), loadOrders('')]);
+  await Promise.all([load().then(loadPolicy), loadOrders('')]);
   if (openOrder) showOrder(openOrder);
   followMap(sid, () => (data ? data.availability.version : -1), load);
   // Pushes tell of seat changes only; admissions at the door and the

@@ -302,7 +302,8 @@ async function judgeHere(ticket, now) {
   if (manifest.showing.cancelled) return { result: 'cancelled', seat };
   if (now > manifest.showing.door_close_at_ms) return { result: 'door_closed', seat, door_close_at_ms: manifest.showing.door_close_at_ms };
   const listed = ticketsById.get(ticket.ticket_id);
-  if (listed && listed.status === 'void') return { result: 'void', seat };
+  // A ticket staff moved to another seat is void, and names that seat.
+  if (listed && listed.status === 'void') return listed.moved_to_seat ? { result: 'moved', seat, moved_to_seat: listed.moved_to_seat } : { result: 'void', seat };
   const mine = await store.get('admitted', ticket.ticket_id);
   if (mine) return { result: 'already_scanned', here: true, seat, at_ms: mine.at_ms };
   if (listed && listed.checked_in_at_ms) return { result: 'already_scanned', seat, at_ms: listed.checked_in_at_ms };
@@ -315,6 +316,7 @@ const outcomes = {
   already_checked_in: (r) => ['warn', `Already scanned at ${clockTime(r.checked_in_at_ms)}`, `Seat ${r.seat}`],
   already_scanned: (r) => ['warn', `Already scanned${r.here ? ' here' : ''} at ${clockTime(r.at_ms)}`, `Seat ${r.seat}`],
   void: (r) => ['refused', 'Refunded: not valid', `Seat ${r.seat}`],
+  moved: (r) => ['refused', `Moved to seat ${r.moved_to_seat}`, `This ticket for seat ${r.seat} was replaced: the holder's new ticket is for seat ${r.moved_to_seat}`],
   wrong_showing: (r) => ['refused', 'Wrong showing', `Seat ${r.seat} is for another showing`],
   cancelled: (r) => ['refused', 'Showing cancelled', `Seat ${r.seat}: no admission; its tickets are being refunded`],
   door_closed: (r) => ['refused', 'Door closed', `Admission ended at ${clockTime(r.door_close_at_ms)}`],
@@ -374,6 +376,7 @@ async function checkNow(code) {
     // network go before the next list comes.
     const listed = ticketsById.get(reply.body.ticket_id);
     if (listed && reply.body.result === 'void') listed.status = 'void';
+    if (listed && reply.body.result === 'moved') Object.assign(listed, { status: 'void', moved_to_seat: reply.body.moved_to_seat });
     if (listed && reply.body.result === 'already_checked_in') listed.checked_in_at_ms = reply.body.checked_in_at_ms;
     show(reply.body, false);
     showCount(reply.body);
@@ -425,7 +428,7 @@ async function findTickets(text) {
   said.textContent = found.length > MAX_FOUND ? `${found.length} tickets match: the first ${MAX_FOUND} are shown; type more to narrow it.`
     : `${found.length} ticket${found.length === 1 ? '' : 's'} match.`;
   list.replaceChildren(...found.slice(0, MAX_FOUND).map((t) => {
-    const state = t.status === 'void' ? 'refunded' : mine.has(t.id) || t.checked_in_at_ms ? 'admitted' : 'not yet admitted';
+    const state = t.moved_to_seat ? `moved to seat ${t.moved_to_seat}` : t.status === 'void' ? 'refunded' : mine.has(t.id) || t.checked_in_at_ms ? 'admitted' : 'not yet admitted';
     return el('li', {}, [
       `Seat ${t.seat} · ${t.name || 'no name'} · ${state} `,
       t.status === 'void' ? '' : el('button', { type: 'button', class: 'secondary', text: `Admit seat ${t.seat}`, onclick: async () => {

@@ -24,26 +24,29 @@ async function load() {
   }
   say(messages, order.status === 'paid' ? 'ok' : order.status === 'pending' ? 'info' : 'error', words[order.status] || order.status);
   const tickets = order.status === 'pending' ? [] : body.tickets.filter((t) => t.status !== 'pending');
-  receipt(order, tickets, body.refunds || [], body.showing);
+  // A ticket staff moved is replaced by its new one: the receipt has a line for that one only.
+  receipt(order, tickets.filter((t) => !t.moved_to_seat), body.refunds || [], body.showing);
   const list = document.getElementById('tickets');
   list.replaceChildren(...tickets.map((t) =>
     el('article', { class: 'card ticket' }, [
       el('h2', { text: `Seat ${t.seat}` }),
       t.price_name ? el('p', { class: 'muted', text: `${t.price_name} · ${money({ amount: t.price_amount, currency: order.amount.currency })}` }) : '',
       el('p', { text: ticketState(t) }),
-      // A refunded ticket has nothing to scan.
+      // A refunded or moved ticket has nothing to scan.
       t.status === 'void'
-        ? el('p', { class: 'void-mark', text: 'VOID' })
+        ? el('p', { class: 'void-mark', text: t.moved_to_seat ? 'MOVED' : 'VOID' })
         : el('img', { src: `/tickets/${t.id}/qr.svg?key=${encodeURIComponent(key)}`, alt: `QR code of the ticket for seat ${t.seat}` }),
       t.short_code ? el('p', {}, ['Ticket number ', el('strong', { class: 'short-code', text: t.short_code })]) : '',
       el('p', {}, [el('a', { href: t.page_url, text: 'Open this ticket on its own' })]),
     ])));
+  cancelBox(body.changes && body.changes.cancel, tickets, order.amount.currency);
   // The card comes with Square's webhook, moments after the payment: the
   // receipt is read again a few times until it is there.
   const cardDue = order.status === 'paid' && order.channel === 'online' && order.amount.amount > 0 && !order.card;
   if (order.status === 'pending' || (cardDue && cardTries++ < 10)) setTimeout(load, 2000);
 }
 function ticketState(t) {
+  if (t.moved_to_seat) return `Moved to seat ${t.moved_to_seat}: use the new ticket`;
   return t.status === 'void' ? 'Void (refunded)' : t.checked_in_at_ms ? 'Checked in' : 'Valid';
 }
 
@@ -56,7 +59,7 @@ function cardBrand(code) {
 }
 
 // Square's refund states in words.
-const REFUND_WORDS = { requested: 'asked for', PENDING: 'pending', COMPLETED: 'refunded', REJECTED: 'refused by the bank', FAILED: 'failed' };
+const REFUND_WORDS = { requested: 'asked for', waiting: 'queued behind another refund', PENDING: 'pending', COMPLETED: 'refunded', REJECTED: 'refused by the bank', FAILED: 'failed' };
 
 // The receipt: who bought what, when, for how much, and what came back.
 function receipt(order, tickets, refunds, showing) {
@@ -81,6 +84,74 @@ function receipt(order, tickets, refunds, showing) {
     el('h3', { text: 'Refunds' }),
     el('ul', {}, refunds.map((r) => el('li', { text: `${money({ amount: r.amount, currency })}, ${REFUND_WORDS[r.status] || r.status}, ${localParts(r.updated_at_ms, { day: 'numeric', month: 'short', year: 'numeric' })}` }))),
   ] : []));
+}
+
+// Cancelling: what the showing's policy allows, what comes back for the
+// tickets chosen (the server's own sums), a question before anything
+// happens, and why not when it is not allowed.
+function feeWords(fee, currency) {
+  if (fee.fixed) return `${money({ amount: fee.fixed, currency })} of each ticket is kept as a fee.`;
+  if (fee.percent) return `${fee.percent}% of each ticket is kept as a fee.`;
+  return 'You get back what you paid.';
+}
+
+function cancelBox(cancel, tickets, currency) {
+  const box = document.getElementById('cancel');
+  const form = document.getElementById('cancel-form');
+  const rule = document.getElementById('cancel-rule');
+  box.hidden = !cancel || cancel.reason === 'not_paid';
+  if (box.hidden) return;
+  if (!cancel.open) {
+    form.hidden = true;
+    rule.textContent = cancel.reason === 'cancel_closed'
+      ? `Tickets for this showing could be cancelled until ${when(cancel.closed_at_ms)}. Ask the cinema if you cannot come.`
+      : 'Tickets for this showing cannot be cancelled online. Ask the cinema if you cannot come.';
+    return;
+  }
+  const choosable = cancel.tickets.map((c) => ({ ...c, ticket: tickets.find((t) => t.id === c.id) })).filter((c) => c.ticket);
+  rule.textContent = `You can cancel until ${when(cancel.closes_at_ms)}. ${feeWords(cancel.fee, currency)}`;
+  form.hidden = choosable.length === 0;
+  if (form.hidden) return;
+  const choices = document.getElementById('cancel-choices');
+  choices.replaceChildren(...choosable.map((c) => el('label', { class: 'choice' }, [
+    el('input', { type: 'checkbox', value: c.id, 'data-refund': String(c.refund) }),
+    ` Seat ${c.ticket.seat}: ${money({ amount: c.refund, currency })} back`,
+  ])));
+  const start = document.getElementById('cancel-start');
+  const back = document.getElementById('cancel-back');
+  const confirm = document.getElementById('cancel-confirm');
+  const chosen = () => [...choices.querySelectorAll('input:checked')];
+  const total = () => chosen().reduce((sum, i) => sum + Number(i.dataset.refund), 0);
+  choices.onchange = () => {
+    confirm.hidden = true;
+    start.disabled = chosen().length === 0;
+    back.textContent = chosen().length ? `You will get back ${money({ amount: total(), currency })}.` : '';
+  };
+  choices.onchange();
+  form.onsubmit = (event) => {
+    event.preventDefault();
+    const n = chosen().length;
+    document.getElementById('cancel-question').textContent =
+      `Cancel ${n} ticket${n === 1 ? '' : 's'} and get back ${money({ amount: total(), currency })}? The cancelled tickets stop working at once.`;
+    confirm.hidden = false;
+    document.getElementById('cancel-yes').focus();
+  };
+  document.getElementById('cancel-no').onclick = () => { confirm.hidden = true; start.focus(); };
+  document.getElementById('cancel-yes').onclick = async () => {
+    const yes = document.getElementById('cancel-yes');
+    yes.disabled = true;
+    const messages = document.getElementById('messages');
+    const { status, body } = await api(`/api/orders/${oid}/cancel?key=${encodeURIComponent(key)}`, {
+      json: { tickets: chosen().map((i) => i.value) },
+    });
+    yes.disabled = false;
+    confirm.hidden = true;
+    if (status === 202) {
+      await load();
+      return say(messages, 'ok', `Cancelled. ${money({ amount: body.amount, currency })} is on its way back to your card; it can take a few days to arrive.`, { focus: true });
+    }
+    say(messages, 'error', (body && body.detail) || 'The tickets could not be cancelled. Please try again.');
+  };
 }
 
 document.getElementById('print').addEventListener('click', () => window.print());

@@ -6,6 +6,9 @@ use desk::Code;
 use serde_json::{json, Map, Value};
 use worker::{Response, Result};
 
+/// What a route answers: a response, or a refusal to turn into one.
+pub type Handled = std::result::Result<Response, ApiError>;
+
 #[derive(Debug)]
 pub struct ApiError {
     pub status: u16,

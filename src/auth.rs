@@ -1,8 +1,10 @@
-//! Staff credentials. The admin token is the secret `ADMIN_TOKEN`; it is
-//! compared in constant time so its bytes cannot be guessed from timing.
-//! Scripts send it as a bearer token; the admin pages sign in with it once
-//! and then carry a session cookie and a CSRF token (see
-//! [`crate::admin_session`]).
+//! Staff credentials, and the keys read from the secrets. The admin token
+//! is the secret `ADMIN_TOKEN`; it is compared in constant time so its
+//! bytes cannot be guessed from timing. Scripts send it as a bearer token;
+//! the admin pages sign in with it once and then carry a session cookie
+//! and a CSRF token (see [`crate::admin_session`]). Every key the Worker
+//! signs with (sessions, order links, ticket codes) is read from the
+//! secrets here.
 
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -12,7 +14,8 @@ use crate::admin_session;
 use crate::api_error::ApiError;
 use crate::keys::Keys;
 use crate::keys::{self, Purpose};
-use crate::{db, session};
+use crate::ticket_code::TicketKeys;
+use crate::{db, session, settings};
 use desk::Code;
 
 /// Succeeds when the request carries `Authorization: Bearer <ADMIN_TOKEN>`,
@@ -72,7 +75,7 @@ impl<'a> Guess<'a> {
     /// Refuses a client with too many recent wrong credentials, before its
     /// credential is even compared.
     pub async fn start(req: &Request, env: &'a Env) -> Result<Guess<'a>, ApiError> {
-        let client = crate::routes::client_address(req);
+        let client = crate::network::client_address(req);
         let now = worker::Date::now().as_millis();
         let since = now.saturating_sub(GUESS_WINDOW_MS);
         let wrong = db::wrong_guesses_since(&db::database(env)?, &client, since).await?;
@@ -179,15 +182,15 @@ pub fn door_session_key(env: &Env, pin_hash: Option<&str>) -> Result<[u8; 32], A
 thread_local! {
     /// The check's answer, made once per isolate: secrets and vars change
     /// only with a deployment, which starts new isolates.
-    static PROBLEMS: std::cell::OnceCell<Vec<keys::Problem>> = const { std::cell::OnceCell::new() };
+    static PROBLEMS: std::cell::OnceCell<Vec<settings::Problem>> = const { std::cell::OnceCell::new() };
 }
 
-/// Every problem with the secrets, by name (see [`keys::check`]).
-pub fn setting_problems(env: &Env) -> Vec<keys::Problem> {
+/// Every problem with the secrets, by name (see [`settings::check`]).
+pub fn setting_problems(env: &Env) -> Vec<settings::Problem> {
     PROBLEMS.with(|problems| {
         problems
             .get_or_init(|| {
-                keys::check(|name| {
+                settings::check(|name| {
                     env.secret(name)
                         .map(|s| s.to_string())
                         .or_else(|_| env.var(name).map(|v| v.to_string()))
@@ -228,6 +231,29 @@ pub fn order_key_ok(env: &Env, order_id: &str, link_key: &str) -> Result<bool, A
         order_id,
         link_key,
     ))
+}
+
+thread_local! {
+    /// The ticket keys, read once per isolate: an Ed25519 key's public half
+    /// is computed as it is read, and secrets change only with a
+    /// deployment, which starts new isolates.
+    static TICKET_KEYS: std::cell::OnceCell<Result<TicketKeys, String>> =
+        const { std::cell::OnceCell::new() };
+}
+
+/// The keys that sign ticket codes (`TICKET_SIGNING_KEYS`): the first
+/// signs, all verify.
+pub fn signing_keys(env: &Env) -> Result<TicketKeys, ApiError> {
+    let read = || {
+        let text = env
+            .secret("TICKET_SIGNING_KEYS")
+            .map(|s| s.to_string())
+            .map_err(|_| "TICKET_SIGNING_KEYS is not configured".to_string())?;
+        TicketKeys::parse(&text).map_err(|e| format!("TICKET_SIGNING_KEYS: {e}"))
+    };
+    TICKET_KEYS
+        .with(|keys| keys.get_or_init(read).clone())
+        .map_err(ApiError::internal)
 }
 
 /// The token of an `Authorization: Bearer …` header.

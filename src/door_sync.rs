@@ -26,6 +26,8 @@ pub enum DeviceResult {
     Admitted,
     AlreadyScanned,
     Void,
+    /// Staff had moved the ticket to another seat.
+    Moved,
     WrongShowing,
     /// Scanned after the showing's door closed.
     DoorClosed,

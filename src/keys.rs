@@ -1,19 +1,16 @@
-//! The secrets the cinema sets, checked, and a key for each purpose
-//! derived from them.
+//! Keys made from the secrets the cinema sets: the shortest secret
+//! accepted, lists of named secrets that rotate, and a key for each
+//! purpose derived from one secret.
 //!
 //! One secret signs several things (buyer cookies, staff sessions, CSRF
 //! tokens, order links, door PIN hashes); each gets its own key, derived
 //! with HKDF-SHA256 (RFC 5869) and a label, so that what is learned of one
 //! (a buyer cookie is a sample anyone can get) says nothing of the others.
-//! Secrets are checked before the Worker does anything with them: a short
-//! one is refused rather than used, and `/api/health` names it (never its
-//! value). Pure: the shell passes in the settings.
+//! Every secret is checked before the Worker does anything with it
+//! ([`crate::settings::check`]). Pure: the shell passes in the secrets.
 
 use hkdf::Hkdf;
-use serde::Serialize;
 use sha2::Sha256;
-
-use crate::ticket_code::TicketKeys;
 
 /// The shortest secret accepted: 256 bits, past any offline guessing.
 pub const MIN_SECRET_BYTES: usize = 32;
@@ -35,7 +32,7 @@ impl Keys {
                 let id_ok = !id.is_empty()
                     && id.len() <= 8
                     && id.bytes().all(|b| b.is_ascii_alphanumeric());
-                if !id_ok || secret.len() < crate::keys::MIN_SECRET_BYTES {
+                if !id_ok || secret.len() < MIN_SECRET_BYTES {
                     return Err(
                         "key ids are 1 to 8 letters or digits and secrets at least 32 bytes",
                     );
@@ -109,124 +106,9 @@ pub fn derive(secret: &[u8], purpose: Purpose, context: &[u8]) -> [u8; 32] {
     key
 }
 
-/// A setting that is missing or unfit: its name and what is wrong, never
-/// its value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    pub name: &'static str,
-    pub problem: String,
-}
-
-/// Every problem with the secrets, given a way to read each (`None` when
-/// unset).
-pub fn check(get: impl Fn(&str) -> Option<String>) -> Vec<Problem> {
-    let mut problems = Vec::new();
-    let mut say = |name: &'static str, problem: &str| {
-        problems.push(Problem {
-            name,
-            problem: problem.to_string(),
-        })
-    };
-    let short = format!("shorter than {MIN_SECRET_BYTES} bytes");
-    for (name, required) in [
-        ("SESSION_SECRET", true),
-        ("ADMIN_TOKEN", true),
-        ("DOOR_TOKEN", false),
-    ] {
-        match get(name) {
-            None if required => say(name, "not set"),
-            None => {}
-            Some(value) if value.len() < MIN_SECRET_BYTES => say(name, &short),
-            Some(_) => {}
-        }
-    }
-    match get("TICKET_SIGNING_KEYS").map(|text| TicketKeys::parse(&text)) {
-        None => say("TICKET_SIGNING_KEYS", "not set"),
-        Some(Err(e)) => say("TICKET_SIGNING_KEYS", &e),
-        Some(Ok(_)) => {}
-    }
-    if let Some(Err(e)) = get("ORDER_LINK_KEYS").map(|text| Keys::parse(&text)) {
-        say("ORDER_LINK_KEYS", &e);
-    }
-    for name in ["SQUARE_ACCESS_TOKEN", "SQUARE_WEBHOOK_SIGNATURE_KEY"] {
-        if get(name).is_none_or(|v| v.trim().is_empty()) {
-            say(name, "not set, or empty");
-        }
-    }
-    // Turnstile is on with both keys and off with neither; one alone is a
-    // mistake that would leave it off unnoticed.
-    let set = |name| get(name).is_some_and(|v| !v.is_empty());
-    if set("TURNSTILE_SITE_KEY") != set("TURNSTILE_SECRET_KEY") {
-        say(
-            "TURNSTILE_SECRET_KEY",
-            "set with TURNSTILE_SITE_KEY, or neither",
-        );
-    }
-    problems
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
-
-    fn good() -> HashMap<&'static str, String> {
-        let long = "x".repeat(MIN_SECRET_BYTES);
-        HashMap::from([
-            ("SESSION_SECRET", long.clone()),
-            ("ADMIN_TOKEN", long.clone()),
-            ("TICKET_SIGNING_KEYS", format!("k1:{long}")),
-            ("SQUARE_ACCESS_TOKEN", "token".into()),
-            ("SQUARE_WEBHOOK_SIGNATURE_KEY", "key".into()),
-        ])
-    }
-
-    fn problems(settings: &HashMap<&'static str, String>) -> Vec<&'static str> {
-        check(|name| settings.get(name).cloned())
-            .into_iter()
-            .map(|p| p.name)
-            .collect()
-    }
-
-    #[test]
-    fn good_settings_have_no_problem_and_each_bad_one_is_named() {
-        let settings = good();
-        assert!(problems(&settings).is_empty());
-        for (name, value) in [
-            ("SESSION_SECRET", "short"),
-            ("ADMIN_TOKEN", ""),
-            ("DOOR_TOKEN", "1234"),
-            ("TICKET_SIGNING_KEYS", "k1:only-twenty-bytes-"),
-            ("TICKET_SIGNING_KEYS", "no colon"),
-            ("ORDER_LINK_KEYS", ","),
-            ("SQUARE_WEBHOOK_SIGNATURE_KEY", " "),
-            ("TURNSTILE_SITE_KEY", "1x00000000000000000000AA"),
-        ] {
-            let mut bad = good();
-            bad.insert(name, value.into());
-            let named = if name == "TURNSTILE_SITE_KEY" {
-                "TURNSTILE_SECRET_KEY"
-            } else {
-                name
-            };
-            assert_eq!(problems(&bad), vec![named], "{name}={value:?}");
-        }
-        let mut missing = good();
-        missing.remove("SESSION_SECRET");
-        missing.remove("SQUARE_ACCESS_TOKEN");
-        assert_eq!(
-            problems(&missing),
-            vec!["SESSION_SECRET", "SQUARE_ACCESS_TOKEN"]
-        );
-    }
-
-    #[test]
-    fn a_problem_never_carries_the_value() {
-        let mut bad = good();
-        bad.insert("SESSION_SECRET", "hunter2".into());
-        let said = serde_json::to_string(&check(|n| bad.get(n).cloned())).unwrap();
-        assert!(!said.contains("hunter2"), "{said}");
-    }
 
     #[test]
     fn each_purpose_and_context_has_its_own_key() {

@@ -3,6 +3,13 @@
 //! Module map:
 //! - [`routes`]: the public HTTP API, one function per route; parses and
 //!   validates input, then hands seat questions to the showing's object.
+//!   What routes share lies below them: [`request`] (a bounded body, JSON,
+//!   path parameters), [`buyer`] (the buyer's session, their hold, their
+//!   address and name), [`order_answer`] (what a buyer is told of an
+//!   order), [`showing_edit`] (saving a showing's edits), [`network`] (the
+//!   client's network), [`clock`].
+//! - [`sweep`]: the cron sweep; [`webhook_inbox`]: Square's stored
+//!   webhooks, handled after their answer and again by the sweep.
 //! - [`showtime`]: the `Showtime` Durable Object, one per showing, which owns
 //!   that showing's seats and serialises every decision about them.
 //! - [`showing`]: what a showing is (title, time, price, layout) and how a
@@ -18,28 +25,40 @@
 //! - [`door_sync`]: a door device's offline scans, checked and judged;
 //!   [`door_session`]: a door device's session for one showing.
 //! - [`mail`]: sending the mail outbox through the `EMAIL` binding.
+//! - [`refunding`]: the shell of the `refunds` machine: loads an order's
+//!   refunds from D1, performs what the machine decides, feeds Square's
+//!   answers back.
 
 mod admin_session;
 mod api_error;
 mod auth;
+mod buyer;
 mod catalog;
+mod clock;
 mod db;
 mod door_session;
 mod door_sync;
 mod ids;
 mod keys;
 mod mail;
+mod network;
+mod order_answer;
 mod pages;
 mod recurrence;
+mod refunding;
+mod request;
 mod routes;
 mod session;
 mod settings;
 mod showing;
+mod showing_edit;
 mod showtime;
 mod square;
+mod sweep;
 mod ticket_code;
 mod turnstile;
 mod webhook;
+mod webhook_inbox;
 
 use worker::{event, Context, Env, Request, Response, Result, ScheduleContext, ScheduledEvent};
 
@@ -127,7 +146,7 @@ fn add_security_headers(headers: &worker::Headers, https: bool) -> Result<()> {
 #[event(scheduled)]
 async fn scheduled(event: ScheduledEvent, env: Env, _ctx: ScheduleContext) {
     let now_ms = worker::Date::now().as_millis();
-    match routes::recovery_sweep(&env, now_ms).await {
+    match sweep::recovery_sweep(&env, now_ms).await {
         Ok(n) => worker::console_log!(
             "recovery sweep at {}: {n} showings nudged",
             event.schedule()

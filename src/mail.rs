@@ -6,6 +6,7 @@
 use js_sys::{Reflect, Uint8Array};
 use mail::compose::{self, OrderView, TicketView};
 use mail::outbox::{self, Failure, Kind, Next};
+use mail::outcome::{self as unpaid, Cancellation, RefundEnd};
 use mail::{Message, Venue};
 use wasm_bindgen::JsValue;
 use worker::{D1Database, EmailAddress, EmailAttachment, Env, SendEmailBuilder};
@@ -172,12 +173,25 @@ async fn send_row(
     let message = match kind {
         Kind::Tickets => tickets_message(env, db, settings, row, now_ms).await?,
         Kind::Refund => refund_message(env, db, settings, row).await?,
+        Kind::Moved => moved_message(env, db, settings, row).await?,
         Kind::Lookup => lookup_message(env, db, settings, &row.to_addr, now_ms).await?,
         Kind::Digest => digest_message(env, db, settings, now_ms).await?,
         Kind::Cancelled => {
             let facts = order_facts(env, db, settings, row).await?;
             let reason = facts.showing.cancel_reason.clone().unwrap_or_default();
             compose::cancelled(&settings.venue, &view(&facts), &reason)
+        }
+        Kind::Declined | Kind::SeatLost | Kind::PaymentCancelled => {
+            unpaid_message(env, db, settings, row, kind, now_ms).await?
+        }
+        Kind::RefundFailed | Kind::RefundRejected => {
+            let facts = order_facts(env, db, settings, row).await?;
+            let (amount, seats) = refund_of(db, row, &facts).await?;
+            let end = match kind {
+                Kind::RefundFailed => RefundEnd::Failed,
+                _ => RefundEnd::Rejected,
+            };
+            unpaid::refund_not_made(&settings.venue, &view(&facts), amount, &seats, end)
         }
     };
     send(env, settings, &row.to_addr, &message).await
@@ -234,6 +248,46 @@ fn view<'a>(facts: &'a OrderFacts) -> OrderView<'a> {
     }
 }
 
+/// A showing cancelled since the message was queued: its buyer gets the
+/// cancellation instead of tickets.
+fn showing_still_on(facts: &OrderFacts) -> Result<(), Failure> {
+    if facts.showing.cancelled_at_ms.is_some() {
+        return Err(Failure {
+            code: Some("SHOWING_CANCELLED".into()),
+            message: "the showing was cancelled".into(),
+        });
+    }
+    Ok(())
+}
+
+/// A ticket's signed door code and the address of its page, opened with
+/// the order's key.
+fn code_and_page(
+    keys: &ticket_code::TicketKeys,
+    settings: &MailSettings,
+    facts: &OrderFacts,
+    ticket_id: &str,
+    seat: &str,
+) -> (String, String) {
+    let code = ticket_code::sign(
+        keys,
+        &ticket_code::TicketRef {
+            showing_id: facts.order.showing_id.clone(),
+            ticket_id: ticket_id.to_string(),
+            seat: seat.to_string(),
+        },
+    );
+    let key = facts.url.rsplit_once("key=").map_or("", |(_, k)| k);
+    let page = format!("{}/tickets/{ticket_id}?key={key}", settings.public_url);
+    (code, page)
+}
+
+/// A ticket's price as its mail shows it: the category's name and the
+/// amount it was sold at, when it has them.
+fn price_of(name: Option<&str>, amount: Option<f64>) -> Option<(&str, u64)> {
+    name.zip(amount.map(|a| a as u64))
+}
+
 async fn tickets_message(
     env: &Env,
     db: &D1Database,
@@ -242,13 +296,7 @@ async fn tickets_message(
     now_ms: u64,
 ) -> Result<Message, Failure> {
     let facts = order_facts(env, db, settings, row).await?;
-    if facts.showing.cancelled_at_ms.is_some() {
-        // Its buyer gets the cancellation instead.
-        return Err(Failure {
-            code: Some("SHOWING_CANCELLED".into()),
-            message: "the showing was cancelled".into(),
-        });
-    }
+    showing_still_on(&facts)?;
     let live: Vec<order_rows::TicketRow> = order_rows::tickets_of(db, &facts.order.id)
         .await
         .map_err(failed)?
@@ -261,26 +309,10 @@ async fn tickets_message(
             message: "the order has no valid ticket to send".into(),
         });
     }
-    let keys = crate::routes::signing_keys(env).map_err(|e| failed(e.detail))?;
-    let key = facts
-        .url
-        .rsplit_once("key=")
-        .map_or("", |(_, k)| k)
-        .to_string();
+    let keys = crate::auth::signing_keys(env).map_err(|e| failed(e.detail))?;
     let codes: Vec<(String, String)> = live
         .iter()
-        .map(|t| {
-            let code = ticket_code::sign(
-                &keys,
-                &ticket_code::TicketRef {
-                    showing_id: facts.order.showing_id.clone(),
-                    ticket_id: t.id.clone(),
-                    seat: t.seat.clone(),
-                },
-            );
-            let page = format!("{}/tickets/{}?key={key}", settings.public_url, t.id);
-            (code, page)
-        })
+        .map(|t| code_and_page(&keys, settings, &facts, &t.id, &t.seat))
         .collect();
     let tickets: Vec<TicketView> = live
         .iter()
@@ -290,13 +322,47 @@ async fn tickets_message(
             seat: &t.seat,
             code,
             page_url: page,
-            price: t
-                .price_name
-                .as_deref()
-                .zip(t.price_amount.map(|a| a as u64)),
+            price: price_of(t.price_name.as_deref(), t.price_amount),
         })
         .collect();
     compose::tickets(&settings.venue, &view(&facts), &tickets, now_ms as i64).map_err(failed)
+}
+
+/// A ticket staff moved: its replacement, while it still admits.
+async fn moved_message(
+    env: &Env,
+    db: &D1Database,
+    settings: &MailSettings,
+    row: &MailRow,
+) -> Result<Message, Failure> {
+    let facts = order_facts(env, db, settings, row).await?;
+    showing_still_on(&facts)?;
+    let ticket_id = row
+        .ticket_id
+        .as_deref()
+        .ok_or_else(|| failed("no ticket"))?;
+    let ticket = crate::db::moves::replacement(db, ticket_id)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| failed("the ticket is gone"))?;
+    if ticket.status != "valid" {
+        // Refunded or moved again since: that change tells the buyer.
+        return Err(Failure {
+            code: Some("NO_LIVE_TICKETS".into()),
+            message: "the new ticket no longer admits".into(),
+        });
+    }
+    let keys = crate::auth::signing_keys(env).map_err(|e| failed(e.detail))?;
+    let (code, page) = code_and_page(&keys, settings, &facts, &ticket.id, &ticket.seat);
+    let view_of_ticket = TicketView {
+        id: &ticket.id,
+        seat: &ticket.seat,
+        code: &code,
+        page_url: &page,
+        price: price_of(ticket.price_name.as_deref(), ticket.price_amount),
+    };
+    let from = ticket.from_seat.as_deref().unwrap_or_default();
+    compose::moved(&settings.venue, &view(&facts), from, &view_of_ticket).map_err(failed)
 }
 
 async fn refund_message(
@@ -306,6 +372,21 @@ async fn refund_message(
     row: &MailRow,
 ) -> Result<Message, Failure> {
     let facts = order_facts(env, db, settings, row).await?;
+    let (amount, seats) = refund_of(db, row, &facts).await?;
+    Ok(compose::refund(
+        &settings.venue,
+        &view(&facts),
+        amount,
+        &seats,
+    ))
+}
+
+/// The amount of the row's refund and the seats of the tickets it covers.
+async fn refund_of(
+    db: &D1Database,
+    row: &MailRow,
+    facts: &OrderFacts,
+) -> Result<(u64, Vec<String>), Failure> {
     let refund_id = row
         .refund_id
         .as_deref()
@@ -322,12 +403,48 @@ async fn refund_message(
         .filter(|t| covered.contains(&t.id))
         .map(|t| t.seat)
         .collect();
-    Ok(compose::refund(
-        &settings.venue,
-        &view(&facts),
-        refund.amount as u64,
-        &seats,
-    ))
+    Ok((refund.amount as u64, seats))
+}
+
+/// An order that ended without tickets after its buyer was told to wait,
+/// in the words of its recorded outcome; with the showing's page to try
+/// again while the showing is still to come.
+async fn unpaid_message(
+    env: &Env,
+    db: &D1Database,
+    settings: &MailSettings,
+    row: &MailRow,
+    kind: Kind,
+    now_ms: u64,
+) -> Result<Message, Failure> {
+    let facts = order_facts(env, db, settings, row).await?;
+    let ended: Option<checkout::Outcome> = facts
+        .order
+        .status_detail
+        .as_deref()
+        .and_then(|detail| serde_json::from_str(detail).ok());
+    let showing = &facts.showing;
+    let again = (showing.cancelled_at_ms.is_none() && showing.starts_at_ms > now_ms as i64)
+        .then(|| format!("{}/showings/{}", settings.public_url, showing.id));
+    let (venue, order, again) = (&settings.venue, view(&facts), again.as_deref());
+    Ok(match (kind, ended) {
+        (Kind::SeatLost, Some(checkout::Outcome::SeatLost { seats })) => {
+            unpaid::seat_lost(venue, &order, &seats, again)
+        }
+        (Kind::SeatLost, _) => unpaid::seat_lost(venue, &order, &[], again),
+        (Kind::PaymentCancelled, ended) => {
+            let why = match ended {
+                Some(checkout::Outcome::Failed { code }) => match code.as_str() {
+                    checkout::AUTHORIZATION_VOIDED => Cancellation::Lapsed,
+                    checkout::PAYMENT_UNCERTAIN => Cancellation::Unconfirmed,
+                    _ => Cancellation::Refused,
+                },
+                _ => Cancellation::Refused,
+            };
+            unpaid::payment_cancelled(venue, &order, why, again)
+        }
+        _ => unpaid::declined(venue, &order, again),
+    })
 }
 
 /// How far back a lookup reaches for orders whose showing has passed.

@@ -1,8 +1,11 @@
 //! The web app's pages are static HTML in `public/`; before one is served
 //! it is given the cinema's name and address for its header and the
-//! cinema's time zone, which its scripts show every time in. Pure.
+//! cinema's time zone, which its scripts show every time in. Pure, but
+//! for [`set_page_policy`], which reads the scripts' addresses from the
+//! settings.
 
 use mail::venue::Venue;
+use worker::{Env, Response};
 
 /// Where each page's header names the cinema.
 pub const NAME_MARKER: &str = "<span data-venue>Showtime</span>";
@@ -42,6 +45,20 @@ pub fn content_security_policy(scripts: &[&str]) -> String {
     ]
     .join("; ")
     .replace("  ", " ")
+}
+
+/// Sets a page's [`content_security_policy`], for the SDK and the
+/// Turnstile script this site is set up with.
+pub fn set_page_policy(env: &Env, resp: &Response) -> worker::Result<()> {
+    let sdk = env
+        .var("SQUARE_SDK_URL")
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    let turnstile = crate::turnstile::script_url(env);
+    resp.headers().set(
+        "content-security-policy",
+        &content_security_policy(&[&sdk, &turnstile]),
+    )
 }
 
 /// Where a request over plain HTTP for a staff or door page is sent: the

@@ -1,8 +1,14 @@
 //! The settings the Worker and the showing objects decide with, read from
 //! the environment (`wrangler.toml` vars, `.dev.vars`), once per isolate.
-//! A setting that is missing or unreadable takes its default.
+//! A setting that is missing or unreadable takes its default. The secrets
+//! have none: [`check`] names every one missing or unfit before the Worker
+//! does anything with them, and `/api/health` names it (never its value).
 
+use serde::Serialize;
 use worker::Env;
+
+use crate::keys::{Keys, MIN_SECRET_BYTES};
+use crate::ticket_code::TicketKeys;
 
 /// At most one staff digest goes out in each such period.
 pub const DIGEST_EVERY_MS: u64 = 3600 * 1000;
@@ -80,6 +86,48 @@ impl Settings {
     }
 }
 
+/// What buyers may change themselves by default (a showing may have its
+/// own): `CANCEL_UNTIL_MINUTES` before the start they may cancel (unset:
+/// they may not), keeping `CANCEL_FEE` of each ticket (`150`, in minor
+/// units, or `10%`; none by default); `EXCHANGE_UNTIL_MINUTES` before it
+/// they may change showing (unset: they may not). A value out of bounds
+/// is ignored, as if unset.
+pub fn buyer_policy(env: &Env) -> refunds::Policy {
+    let minutes =
+        |name: &str| number::<u32>(env, name).filter(|m| *m <= refunds::MAX_CUTOFF_MINUTES);
+    let fee = var(env, "CANCEL_FEE")
+        .and_then(|text| parse_fee(&text))
+        .unwrap_or_default();
+    refunds::Policy {
+        cancel: minutes("CANCEL_UNTIL_MINUTES").map(|until_minutes_before| refunds::CancelRule {
+            until_minutes_before,
+            fee,
+        }),
+        exchange: minutes("EXCHANGE_UNTIL_MINUTES").map(|until_minutes_before| {
+            refunds::ExchangeRule {
+                until_minutes_before,
+            }
+        }),
+    }
+}
+
+/// `150` (minor units) or `10%`.
+fn parse_fee(text: &str) -> Option<refunds::Fee> {
+    let text = text.trim();
+    let fee = match text.strip_suffix('%') {
+        Some(percent) => refunds::Fee::Percent(percent.trim().parse().ok()?),
+        None => refunds::Fee::Fixed(text.parse().ok()?),
+    };
+    let policy = refunds::Policy {
+        cancel: Some(refunds::CancelRule {
+            until_minutes_before: 0,
+            fee,
+        }),
+        exchange: None,
+    };
+    policy.check().ok().map(|()| fee)
+}
+
 /// When sales close and the door stops admitting by default, after a
 /// showing's start (`SALES_CLOSE_MINUTES`, 15; `DOOR_CLOSE_MINUTES`, 120;
 /// each at most a day); staff may set other times for one showing.
@@ -102,5 +150,125 @@ pub fn window_defaults(env: &Env) -> desk::window::Defaults {
             defaults.door_close_after_start_ms,
         )
         .max(1),
+    }
+}
+
+/// A setting that is missing or unfit: its name and what is wrong, never
+/// its value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    pub name: &'static str,
+    pub problem: String,
+}
+
+/// Every problem with the secrets, given a way to read each (`None` when
+/// unset).
+pub fn check(get: impl Fn(&str) -> Option<String>) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut say = |name: &'static str, problem: &str| {
+        problems.push(Problem {
+            name,
+            problem: problem.to_string(),
+        })
+    };
+    let short = format!("shorter than {MIN_SECRET_BYTES} bytes");
+    for (name, required) in [
+        ("SESSION_SECRET", true),
+        ("ADMIN_TOKEN", true),
+        ("DOOR_TOKEN", false),
+    ] {
+        match get(name) {
+            None if required => say(name, "not set"),
+            None => {}
+            Some(value) if value.len() < MIN_SECRET_BYTES => say(name, &short),
+            Some(_) => {}
+        }
+    }
+    match get("TICKET_SIGNING_KEYS").map(|text| TicketKeys::parse(&text)) {
+        None => say("TICKET_SIGNING_KEYS", "not set"),
+        Some(Err(e)) => say("TICKET_SIGNING_KEYS", &e),
+        Some(Ok(_)) => {}
+    }
+    if let Some(Err(e)) = get("ORDER_LINK_KEYS").map(|text| Keys::parse(&text)) {
+        say("ORDER_LINK_KEYS", &e);
+    }
+    for name in ["SQUARE_ACCESS_TOKEN", "SQUARE_WEBHOOK_SIGNATURE_KEY"] {
+        if get(name).is_none_or(|v| v.trim().is_empty()) {
+            say(name, "not set, or empty");
+        }
+    }
+    // Turnstile is on with both keys and off with neither; one alone is a
+    // mistake that would leave it off unnoticed.
+    let set = |name| get(name).is_some_and(|v| !v.is_empty());
+    if set("TURNSTILE_SITE_KEY") != set("TURNSTILE_SECRET_KEY") {
+        say(
+            "TURNSTILE_SECRET_KEY",
+            "set with TURNSTILE_SITE_KEY, or neither",
+        );
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn good() -> HashMap<&'static str, String> {
+        let long = "x".repeat(MIN_SECRET_BYTES);
+        HashMap::from([
+            ("SESSION_SECRET", long.clone()),
+            ("ADMIN_TOKEN", long.clone()),
+            ("TICKET_SIGNING_KEYS", format!("k1:{long}")),
+            ("SQUARE_ACCESS_TOKEN", "token".into()),
+            ("SQUARE_WEBHOOK_SIGNATURE_KEY", "key".into()),
+        ])
+    }
+
+    fn problems(settings: &HashMap<&'static str, String>) -> Vec<&'static str> {
+        check(|name| settings.get(name).cloned())
+            .into_iter()
+            .map(|p| p.name)
+            .collect()
+    }
+
+    #[test]
+    fn good_settings_have_no_problem_and_each_bad_one_is_named() {
+        let settings = good();
+        assert!(problems(&settings).is_empty());
+        for (name, value) in [
+            ("SESSION_SECRET", "short"),
+            ("ADMIN_TOKEN", ""),
+            ("DOOR_TOKEN", "1234"),
+            ("TICKET_SIGNING_KEYS", "k1:only-twenty-bytes-"),
+            ("TICKET_SIGNING_KEYS", "no colon"),
+            ("ORDER_LINK_KEYS", ","),
+            ("SQUARE_WEBHOOK_SIGNATURE_KEY", " "),
+            ("TURNSTILE_SITE_KEY", "1x00000000000000000000AA"),
+        ] {
+            let mut bad = good();
+            bad.insert(name, value.into());
+            let named = if name == "TURNSTILE_SITE_KEY" {
+                "TURNSTILE_SECRET_KEY"
+            } else {
+                name
+            };
+            assert_eq!(problems(&bad), vec![named], "{name}={value:?}");
+        }
+        let mut missing = good();
+        missing.remove("SESSION_SECRET");
+        missing.remove("SQUARE_ACCESS_TOKEN");
+        assert_eq!(
+            problems(&missing),
+            vec!["SESSION_SECRET", "SQUARE_ACCESS_TOKEN"]
+        );
+    }
+
+    #[test]
+    fn a_problem_never_carries_the_value() {
+        let mut bad = good();
+        bad.insert("SESSION_SECRET", "hunter2".into());
+        let said = serde_json::to_string(&check(|n| bad.get(n).cloned())).unwrap();
+        assert!(!said.contains("hunter2"), "{said}");
     }
 }

@@ -75,6 +75,18 @@ impl PublicStatus {
     pub fn is_final(&self) -> bool {
         !matches!(self, PublicStatus::Pending)
     }
+
+    /// The status's name, as D1 and the API spell it (its `status` tag).
+    pub fn name(&self) -> &'static str {
+        match self {
+            PublicStatus::Pending => "pending",
+            PublicStatus::Paid => "paid",
+            PublicStatus::Declined { .. } => "declined",
+            PublicStatus::SeatLost { .. } => "seat_lost",
+            PublicStatus::NeedsAttention => "needs_attention",
+            PublicStatus::Failed { .. } => "failed",
+        }
+    }
 }
 
 impl Outcome {

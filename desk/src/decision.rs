@@ -30,6 +30,15 @@ pub enum Effect {
         step: StepTag,
         call: SquareCall,
     },
+    /// Refund a checkout's payment: the shell records the refund with the
+    /// order's others (so its webhook is known), then sends
+    /// [`crate::square::refund_call`] and feeds the reply back as
+    /// [`Answer::Square`] for this order and step.
+    Refund {
+        order_id: String,
+        step: StepTag,
+        request: refunds::RefundRequest,
+    },
     /// Write to D1 and feed the outcome back as [`Answer::Store`].
     Store {
         order_id: String,

@@ -6,9 +6,7 @@
 //! crash anywhere resumes from storage: the outbox is sent again, and
 //! every step is safe to repeat.
 
-use checkout::{
-    Action, Answer, Checkout, Event, NewCheckout, PaymentStatus, PublicStatus, StepTag,
-};
+use checkout::{Action, Answer, Checkout, Event, NewCheckout, PaymentStatus, StepTag};
 
 use crate::decision::{Effect, Record};
 use crate::outbox::store_answer;
@@ -20,18 +18,6 @@ use crate::{Decision, Desk};
 
 /// Most due checkouts one alarm resumes; the rest wait for the next.
 const RESUME_BATCH: usize = 20;
-
-/// The buyer-facing name of a status, as D1 and the API spell it.
-pub fn status_name(status: &PublicStatus) -> &'static str {
-    match status {
-        PublicStatus::Pending => "pending",
-        PublicStatus::Paid => "paid",
-        PublicStatus::Declined { .. } => "declined",
-        PublicStatus::SeatLost { .. } => "seat_lost",
-        PublicStatus::NeedsAttention => "needs_attention",
-        PublicStatus::Failed { .. } => "failed",
-    }
-}
 
 /// What an order starts from, besides its hold.
 pub(crate) struct OrderStart {

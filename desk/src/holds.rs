@@ -6,7 +6,7 @@
 //! storage know only the token's SHA-256, so stored data cannot be turned
 //! back into tokens, and a lookup reveals nothing through timing.
 
-pub use crate::owners::Owner;
+use crate::owners::Owner;
 use crate::replays::{Recorded, REPLAY_TTL_MS};
 
 use ledger::{HoldError, HoldId, HoldRecord};

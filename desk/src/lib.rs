@@ -21,6 +21,7 @@
 //! - `replays`: the first answer to each `Idempotency-Key`, bounded.
 //! - `driver`: starting each order's checkout, its status, webhooks, answers.
 //! - `box_office`: staff selling or giving seats at the desk.
+//! - `moves`: staff moving a sold ticket to another seat, kept by ticket.
 //! - `outbox`: what each checkout asks for, one Square or D1 step at a time.
 //! - `square`: the requests checkout steps send and what answers mean.
 //! - `rate`: the per-network token buckets for holds and card payments.
@@ -32,6 +33,7 @@ mod decision;
 mod driver;
 mod holds;
 mod live;
+mod moves;
 mod outbox;
 mod owners;
 pub mod protocol;
@@ -45,8 +47,8 @@ pub mod storage;
 pub mod window;
 
 pub use decision::{Answer, Decision, Effect, OrderWrite, Record, StoreOutcome};
-pub use driver::status_name;
 pub use live::{admit_watcher, PushPeriod, MAX_WATCHERS_PER_NETWORK};
+pub use moves::{check_move, MAX_MOVES};
 pub use outbox::MAX_UNPAID_CHECKOUTS;
 pub use owners::MAX_ENDED_OWNERS;
 pub use protocol::{Reply, Request};
@@ -90,6 +92,8 @@ pub struct Desk {
     owners: Owners,
     replays: Replays,
     checkouts: Checkouts,
+    /// Every ticket staff moved, by ticket.
+    moves: moves::Moves,
     rate: rate::HoldRate,
     last_alarm_ms: Option<u64>,
     failpoint_fired: bool,
@@ -113,6 +117,7 @@ impl Desk {
             owners: Owners::default(),
             replays: Replays::default(),
             checkouts: Checkouts::default(),
+            moves: moves::Moves::default(),
             rate: rate::HoldRate::default(),
             last_alarm_ms: None,
             failpoint_fired: false,
@@ -159,6 +164,7 @@ impl Desk {
                 Ok(Reply::Done)
             }
             Request::VoidSeats(void) => self.void(now_ms, &void, d),
+            Request::MoveTicket(request) => self.move_ticket(now_ms, request, d),
             Request::Watch { watchers } => self.watch(now_ms, watchers, d),
             Request::BenchNoop => Ok(Reply::Done),
             Request::BenchWrite => {

@@ -9,7 +9,6 @@ use checkout::{Action, Answer, Checkout, Event};
 use ledger::{CommitError, HoldId, OrderId};
 
 use crate::decision::{Effect, OrderWrite, Record, StoreOutcome};
-use crate::driver::status_name;
 use crate::square;
 use crate::storage::{to_json, HoldEnd, Write};
 use crate::{Decision, Desk};
@@ -180,7 +179,7 @@ fn store_write(action: &Action, showing_id: &str) -> Option<OrderWrite> {
             payment_id,
             ..
         } => OrderWrite::Final {
-            status: status_name(&outcome.public()),
+            status: outcome.public().name(),
             detail: serde_json::to_string(outcome).ok(),
             payment_id: payment_id.clone(),
         },
@@ -324,13 +323,21 @@ impl Desk {
             .is_some_and(|m| m.is_current(action));
         let step = action.step();
         let effect = match (current, step) {
-            (true, Some(step)) => match square::call_for(action, &self.settings) {
-                Some(call) => Some(Effect::Square {
+            (true, Some(step)) => match (
+                square::refund_for(action),
+                square::call_for(action, &self.settings),
+            ) {
+                (Some(request), _) => Some(Effect::Refund {
+                    order_id: order_id.to_string(),
+                    step,
+                    request,
+                }),
+                (None, Some(call)) => Some(Effect::Square {
                     order_id: order_id.to_string(),
                     step,
                     call,
                 }),
-                None => store_write(action, showing_id).map(|write| Effect::Store {
+                (None, None) => store_write(action, showing_id).map(|write| Effect::Store {
                     order_id: order_id.to_string(),
                     step,
                     write,

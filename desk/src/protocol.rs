@@ -174,6 +174,33 @@ pub struct VoidSeats {
     pub seats: Vec<String>,
 }
 
+/// Staff move a sold ticket to a free seat of the same showing: the ticket
+/// as D1 has it (its id, its order and its seat) and the seat to move it
+/// to.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MoveTicket {
+    pub ticket_id: String,
+    pub order_id: String,
+    pub from: String,
+    pub to: String,
+}
+
+/// A ticket moved, as the showing keeps it: the same answer to every
+/// request that names the ticket again, so the Worker can finish the
+/// move's D1 write however often it is asked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TicketMoved {
+    pub ticket_id: String,
+    pub order_id: String,
+    pub from: String,
+    pub to: String,
+    /// The new ticket's number in its order: an order's tickets are
+    /// numbered from 1 in the order of its seats, and each ticket moved
+    /// takes the next number after them.
+    pub ticket_number: u32,
+    pub moved_at_ms: u64,
+}
+
 /// Everything the Worker can ask of a showing's object.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -206,6 +233,9 @@ pub enum Request {
     /// The cron sweep's nudge: release expired holds, resume due orders.
     Recover,
     VoidSeats(VoidSeats),
+    /// Staff move a sold ticket to another seat; the same ticket asked
+    /// again is answered with its move.
+    MoveTicket(MoveTicket),
     /// A browser asks to watch the map; `watchers` already watch.
     Watch {
         watchers: usize,
@@ -262,6 +292,7 @@ impl Request {
                     | Request::OrderStatus { .. }
                     | Request::PaymentObserved(_)
                     | Request::Recover
+                    | Request::MoveTicket(_)
             ),
         }
     }
@@ -372,6 +403,7 @@ pub enum Reply {
     Watch {
         map: String,
     },
+    Moved(TicketMoved),
 }
 
 #[cfg(test)]
@@ -407,5 +439,13 @@ mod tests {
         assert_eq!(Request::Seats.after_failure(false, true, true), AskAgain);
         assert_eq!(Request::BenchWrite.after_failure(false, true, true), Fail);
         assert_eq!(Request::Seats.after_failure(true, false, false), Busy);
+        // A ticket asked to move again is answered with the move it made.
+        let moving = Request::MoveTicket(MoveTicket {
+            ticket_id: "t1".into(),
+            order_id: "o1".into(),
+            from: "A1".into(),
+            to: "A2".into(),
+        });
+        assert_eq!(moving.after_failure(false, true, true), AskAgain);
     }
 }

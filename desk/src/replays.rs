@@ -11,11 +11,8 @@ use std::collections::{BTreeSet, HashMap};
 use crate::storage::Write;
 use crate::Decision;
 
-/// How long an `Idempotency-Key` answer is kept.
-pub const REPLAY_TTL_MS: u64 = 24 * 3600 * 1000;
-/// Largest answer kept: a granted hold of ten seats with the longest names
-/// and categories is about 2 KB.
-pub const MAX_REPLAY_BODY_BYTES: usize = 4 * 1024;
+/// The two bounds the object's loading applies too, kept with its tables.
+pub use crate::storage::{MAX_REPLAY_BODY_BYTES, REPLAY_TTL_MS};
 /// Most answers kept for one showing.
 pub const MAX_REPLAYS: usize = 5_000;
 /// Most bytes of kept answers (key, fingerprint, body and buyer) for one

@@ -5,8 +5,8 @@
 
 use ledger::{Ledger, Snapshot, UnitRow};
 
-use crate::holds::Owner;
 use crate::outbox::Checkouts;
+use crate::owners::Owner;
 use crate::rate::{Bucket, HoldRate};
 use crate::replays::{Recorded, Replays, REPLAY_TTL_MS};
 use crate::showing::{Showing, ShowingMeta};
@@ -91,6 +91,9 @@ impl Desk {
             desk.checkouts
                 .outbox
                 .insert(row.order_id.clone(), from_json(&row.action)?);
+        }
+        for row in &stored.moves {
+            desk.moves.insert(from_json(&row.record)?);
         }
         desk.rate = HoldRate::default();
         for row in &stored.buckets {

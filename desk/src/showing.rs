@@ -115,7 +115,7 @@ impl Showing {
 
     /// A hold's seats as priced when held; a hold made before seats had
     /// prices is at the default price.
-    pub fn prices_of(&self, owner: &crate::holds::Owner) -> Vec<SeatPrice> {
+    pub fn prices_of(&self, owner: &crate::owners::Owner) -> Vec<SeatPrice> {
         if !owner.prices.is_empty() {
             return owner.prices.clone();
         }

@@ -107,10 +107,9 @@ impl Default for AuthorizationDelay {
     }
 }
 
-/// What every refund tells Square it is for. One text for all: a refund
-/// asked again under its key must carry the same body, or Square refuses
-/// it, and the sweep asks again without knowing who asked first.
-pub const REFUND_REASON: &str = "Refunded by the cinema";
+/// What every refund tells Square it is for: the one text of
+/// `refunds::REFUND_REASON`, whoever asks.
+pub use refunds::REFUND_REASON;
 
 /// Ids from Square are alphanumeric with `_` and `-`; anything else is
 /// dropped so that an id can never change the path it is put in.
@@ -128,8 +127,33 @@ fn post(path: String, body: Value) -> SquareCall {
     }
 }
 
+/// The refund a checkout's `RefundPayment` asks for: a typed request, so
+/// the shell records it before sending it (`Effect::Refund`).
+pub fn refund_for(action: &Action) -> Option<refunds::RefundRequest> {
+    match action {
+        Action::RefundPayment {
+            payment_id,
+            idempotency_key,
+            amount_minor,
+            currency,
+            ..
+        } => Some(refunds::RefundRequest {
+            idempotency_key: idempotency_key.clone(),
+            payment_id: payment_id.clone(),
+            amount: *amount_minor,
+            currency: currency.clone(),
+        }),
+        _ => None,
+    }
+}
+
+/// `POST /v2/refunds` with the one body every refund is sent with.
+pub fn refund_call(request: &refunds::RefundRequest) -> SquareCall {
+    post("/v2/refunds".into(), request.body())
+}
+
 /// The request a checkout's Square action sends; `None` for the actions
-/// that are not Square's.
+/// that are not Square's, and for a refund (see [`refund_for`]).
 /// A repeated CreatePayment must carry the same body as the first (Square
 /// refuses a key reused with other values), so the location and the delay
 /// come from settings that only a deploy changes.
@@ -173,21 +197,6 @@ pub fn call_for(action: &Action, settings: &crate::Settings) -> Option<SquareCal
         } => post(
             "/v2/payments/cancel".into(),
             json!({ "idempotency_key": idempotency_key }),
-        ),
-        Action::RefundPayment {
-            payment_id,
-            idempotency_key,
-            amount_minor,
-            currency,
-            ..
-        } => post(
-            "/v2/refunds".into(),
-            json!({
-                "idempotency_key": idempotency_key,
-                "payment_id": payment_id,
-                "amount_money": {"amount": amount_minor, "currency": currency},
-                "reason": REFUND_REASON,
-            }),
         ),
         _ => return None,
     })

@@ -14,6 +14,7 @@
 //! ([`Write::Upgrade`]). Format 5 keeps when each idempotent answer was
 //! last replayed (`used_at_ms`), so the least recently used goes first,
 //! and no longer keeps wrong door PINs (D1 counts them per network).
+//! Format 6 keeps the tickets staff moved to another seat (`moves`).
 
 use ledger::{Ledger, UnitId, UnitState};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -21,12 +22,20 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use crate::Decision;
 
 /// The version of the tables this code writes.
-pub const FORMAT: u32 = 5;
+pub const FORMAT: u32 = 6;
 
 pub const SHOWING: &str = "showing";
 pub const LAST_ALARM: &str = "last_alarm_ms";
 pub const FAILPOINT: &str = "failpoint_fired";
 const FORMAT_KEY: &str = "format";
+
+/// How long an `Idempotency-Key` answer is kept: an older row is never
+/// loaded, and is deleted by the load and the alarm (`replays.rs` keeps
+/// the rest of the table's bounds).
+pub const REPLAY_TTL_MS: u64 = 24 * 3600 * 1000;
+/// Largest answer kept: a granted hold of ten seats with the longest names
+/// and categories is about 2 KB.
+pub const MAX_REPLAY_BODY_BYTES: usize = 4 * 1024;
 
 const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -40,7 +49,9 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS checkouts (order_id TEXT PRIMARY KEY, auth_key TEXT NOT NULL UNIQUE, record TEXT NOT NULL, due_at_ms INTEGER)",
     "CREATE TABLE IF NOT EXISTS outbox (order_id TEXT PRIMARY KEY, action TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS rate_buckets (client TEXT PRIMARY KEY, tokens_milli INTEGER NOT NULL, at_ms INTEGER NOT NULL)",
-    "INSERT INTO meta (key, value) VALUES ('format', '5') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    // Each ticket staff moved, by ticket: the move as it was made.
+    "CREATE TABLE IF NOT EXISTS moves (ticket_id TEXT PRIMARY KEY, record TEXT NOT NULL)",
+    "INSERT INTO meta (key, value) VALUES ('format', '6') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 ];
 
 /// A value bound to a statement.
@@ -215,6 +226,11 @@ pub enum Write {
     ForgetRateBucket {
         client: String,
     },
+    /// A ticket staff moved, and its move (JSON).
+    Move {
+        ticket_id: String,
+        record: String,
+    },
     /// The benchmark's table, for its write floor.
     BenchTable,
     /// The benchmark's write floor: one upsert of one row.
@@ -354,7 +370,7 @@ impl Write {
             ),
             Write::ForgetStaleReplays { before_ms } => stmt(
                 "DELETE FROM idempotency WHERE created_at_ms < ? OR length(body) > ?",
-                vec![(*before_ms).into(), (crate::replays::MAX_REPLAY_BODY_BYTES as u64).into()],
+                vec![(*before_ms).into(), (MAX_REPLAY_BODY_BYTES as u64).into()],
             ),
             Write::Checkout { order_id, auth_key, record, due_at_ms } => stmt(
                 "INSERT INTO checkouts (order_id, auth_key, record, due_at_ms) VALUES (?, ?, ?, ?) \
@@ -379,6 +395,11 @@ impl Write {
             Write::ForgetRateBucket { client } => {
                 stmt("DELETE FROM rate_buckets WHERE client = ?", vec![client.clone().into()])
             }
+            Write::Move { ticket_id, record } => stmt(
+                "INSERT INTO moves (ticket_id, record) VALUES (?, ?) \
+                 ON CONFLICT (ticket_id) DO UPDATE SET record = excluded.record",
+                vec![ticket_id.clone().into(), record.clone().into()],
+            ),
             Write::BenchTable => stmt(
                 "CREATE TABLE IF NOT EXISTS bench (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)",
                 vec![],
@@ -497,6 +518,8 @@ pub struct Stored {
     pub(crate) checkouts: Vec<RecordRow>,
     pub(crate) outbox: Vec<OutboxRow>,
     pub(crate) buckets: Vec<BucketRow>,
+    /// The tickets moved (none before format 6).
+    pub(crate) moves: Vec<RecordRow>,
 }
 
 impl Stored {
@@ -537,7 +560,7 @@ pub fn load(read: &mut impl ReadRows, now_ms: u64) -> Result<Option<Stored>, Str
         .find(|m| m.key == FORMAT_KEY)
         .and_then(|m| m.value.parse().ok())
         .unwrap_or(0);
-    let replays_since = now_ms.saturating_sub(crate::replays::REPLAY_TTL_MS);
+    let replays_since = now_ms.saturating_sub(REPLAY_TTL_MS);
     let used_at = match format >= 5 {
         true => "COALESCE(used_at_ms, created_at_ms)",
         false => "created_at_ms",
@@ -545,7 +568,7 @@ pub fn load(read: &mut impl ReadRows, now_ms: u64) -> Result<Option<Stored>, Str
     let replays = format!(
         "SELECT key, fingerprint, status, body, buyer, created_at_ms, {used_at} AS used_at_ms \
          FROM idempotency WHERE created_at_ms >= {replays_since} AND length(body) <= {}",
-        crate::replays::MAX_REPLAY_BODY_BYTES
+        MAX_REPLAY_BODY_BYTES
     );
     let mut stored = Stored {
         read_at_ms: now_ms,
@@ -563,7 +586,11 @@ pub fn load(read: &mut impl ReadRows, now_ms: u64) -> Result<Option<Stored>, Str
         checkouts: read.rows("SELECT record FROM checkouts")?,
         outbox: Vec::new(),
         buckets: Vec::new(),
+        moves: Vec::new(),
     };
+    if format >= 6 {
+        stored.moves = read.rows("SELECT record FROM moves")?;
+    }
     if format >= 1 {
         stored.outbox = read.rows("SELECT order_id, action FROM outbox")?;
         stored.buckets = read.rows("SELECT client, tokens_milli, at_ms FROM rate_buckets")?;

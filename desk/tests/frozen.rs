@@ -46,7 +46,7 @@ fn status(desk: &mut desk::Desk, order_id: &str) -> String {
             order_id: order_id.into(),
         },
     )) {
-        Reply::Order(order) => desk::status_name(&order.status).to_string(),
+        Reply::Order(order) => order.status.name().to_string(),
         other => panic!("{other:?}"),
     }
 }

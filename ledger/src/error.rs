@@ -119,6 +119,28 @@ pub enum VoidError {
     },
 }
 
+/// Why moving one of an order's sold seats to another was refused; no
+/// seat changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MoveError {
+    /// The showing has no seat of this name.
+    UnknownSeat {
+        seat: String,
+    },
+    OrderNotFound,
+    /// The order is still pending: its seats are not sold yet.
+    OrderNotConfirmed,
+    /// The seat is not one of the order's sold seats (never was, or was
+    /// refunded or moved away).
+    SeatNotInOrder {
+        seat: String,
+    },
+    /// The seat to move to is held, pending, sold or blocked.
+    SeatUnavailable {
+        seat: String,
+    },
+}
+
 /// A malformed seat list; shared by the calls that take one.
 // The variants keep the names of the public refusals they become.
 #[allow(clippy::enum_variant_names)]
@@ -174,5 +196,6 @@ display_as_debug!(
     CommitError,
     ConfirmError,
     AbandonError,
-    VoidError
+    VoidError,
+    MoveError
 );

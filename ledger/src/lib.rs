@@ -11,7 +11,8 @@
 //! default) → `Pending` (committed to an order while payment is finalized;
 //! never expires by time) → `Sold` (only by `confirm`). A hold that runs out
 //! or is released, an abandoned order and a refund each send seats back to
-//! `Available`. Starting payment extends a hold once, to 10 minutes from its
+//! `Available`; so does moving a sold seat, in the same call that sells
+//! the seat it moves to. Starting payment extends a hold once, to 10 minutes from its
 //! start by default.
 //!
 //! # Code map
@@ -22,7 +23,7 @@
 //! - `ledger`: the [`Ledger`] itself, its read accessors, and the steps all
 //!   calls share: reading the clock, sweeping expired holds, recording changes.
 //! - `holds`: `hold`, `release`, `start_payment`.
-//! - `orders`: `commit`, `confirm`, `abandon`, `void`.
+//! - `orders`: `commit`, `confirm`, `abandon`, `void`, `move_seat`.
 //! - `outcome`: what calls return: answers and [`Changes`].
 //! - `error`: one refusal enum per call.
 //! - `snapshot`: [`Snapshot`] and restore.
@@ -48,7 +49,8 @@ pub use config::{
     MAX_WINDOW_MS,
 };
 pub use error::{
-    AbandonError, CommitError, ConfirmError, HoldError, PaymentError, ReleaseError, VoidError,
+    AbandonError, CommitError, ConfirmError, HoldError, MoveError, PaymentError, ReleaseError,
+    VoidError,
 };
 pub use ids::{
     is_valid_unit_name, HoldId, IdError, OrderId, UnitId, MAX_ID_BYTES, MAX_UNIT_NAME_BYTES,
@@ -57,7 +59,8 @@ pub use invariants::InvariantError;
 pub use layout::{LayoutError, SetupError};
 pub use ledger::Ledger;
 pub use outcome::{
-    Abandoned, Changes, Committed, Confirmed, HoldGranted, Outcome, PaymentWindow, Released, Voided,
+    Abandoned, Changes, Committed, Confirmed, HoldGranted, Moved, Outcome, PaymentWindow, Released,
+    Voided,
 };
 pub use snapshot::{RestoreError, Snapshot, UnitRow};
 pub use state::{

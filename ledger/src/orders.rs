@@ -1,11 +1,11 @@
 //! Orders: committing a hold's seats to a payment, then confirming,
-//! abandoning or refunding them. Every repeat of a call that succeeded is
+//! abandoning, refunding or moving them. Every repeat of a call that succeeded is
 //! harmless and says so, because payment callbacks repeat and arrive late.
 
-use crate::error::{AbandonError, CommitError, ConfirmError, VoidError};
+use crate::error::{AbandonError, CommitError, ConfirmError, MoveError, VoidError};
 use crate::ids::{HoldId, OrderId, UnitId};
 use crate::ledger::{same_units, Ledger};
-use crate::outcome::{Abandoned, Committed, Confirmed, Outcome, Voided};
+use crate::outcome::{Abandoned, Committed, Confirmed, Moved, Outcome, Voided};
 use crate::state::{OrderRecord, OrderState, UnitState};
 
 impl Ledger {
@@ -51,6 +51,89 @@ impl Ledger {
         self.begin(now_ms);
         let result = self.try_void(order_id, seats);
         self.finish(result)
+    }
+
+    /// Moves one of the order's sold seats to an available one: `from` goes
+    /// back on sale and `to` is sold to the order, in this one call, so the
+    /// order never has both seats nor neither. The order keeps its size; a
+    /// seat of its own it had refunded can be moved back to, and `from`
+    /// then counts as the refunded one.
+    pub fn move_seat(
+        &mut self,
+        now_ms: u64,
+        order_id: &OrderId,
+        from: &str,
+        to: &str,
+    ) -> Outcome<Moved, MoveError> {
+        let now_ms = self.begin(now_ms);
+        let result = self.try_move(now_ms, order_id, from, to);
+        self.finish(result)
+    }
+
+    fn try_move(
+        &mut self,
+        now_ms: u64,
+        order_id: &OrderId,
+        from: &str,
+        to: &str,
+    ) -> Result<Moved, MoveError> {
+        let unit = |name: &str| {
+            self.index.get(name).ok_or_else(|| MoveError::UnknownSeat {
+                seat: name.to_string(),
+            })
+        };
+        let (from_unit, to_unit) = (unit(from)?, unit(to)?);
+        let order = self.orders.get(order_id).ok_or(MoveError::OrderNotFound)?;
+        let not_in_order = || MoveError::SeatNotInOrder {
+            seat: from.to_string(),
+        };
+        match order.state {
+            OrderState::Pending => return Err(MoveError::OrderNotConfirmed),
+            OrderState::Abandoned | OrderState::Refunded => return Err(not_in_order()),
+            OrderState::Confirmed => {}
+        }
+        let sold =
+            order.seats.contains(&from_unit) && order.voided.binary_search(&from_unit).is_err();
+        if !sold {
+            return Err(not_in_order());
+        }
+        self.clear_expired_holder(to_unit, now_ms);
+        if self.units[to_unit.index()] != UnitState::Available {
+            return Err(MoveError::SeatUnavailable {
+                seat: to.to_string(),
+            });
+        }
+        let order = self
+            .orders
+            .get_mut(order_id)
+            .expect("the order was found above");
+        match order.voided.binary_search(&to_unit) {
+            // A seat of the order's own that was refunded: it is sold again,
+            // and the seat left is the refunded one now.
+            Ok(at) => {
+                order.voided.remove(at);
+                let at = order
+                    .voided
+                    .binary_search(&from_unit)
+                    .expect_err("a sold seat is not among the refunded");
+                order.voided.insert(at, from_unit);
+            }
+            Err(_) => {
+                let at = order
+                    .seats
+                    .iter()
+                    .position(|&u| u == from_unit)
+                    .expect("a sold seat is one of the order's");
+                order.seats[at] = to_unit;
+            }
+        }
+        self.touched.orders.insert(order_id.clone());
+        self.set_unit(from_unit, UnitState::Available);
+        self.set_unit(to_unit, UnitState::Sold(order_id.clone()));
+        Ok(Moved {
+            from: from_unit,
+            to: to_unit,
+        })
     }
 
     fn try_commit<S: AsRef<str>>(

@@ -99,3 +99,11 @@ pub enum Voided {
     /// Every named seat had been refunded before; nothing changed.
     AlreadyVoided,
 }
+
+/// The answer to `move_seat`: the order's seat `from` went back on sale and
+/// `to` was sold to the order, in one call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moved {
+    pub from: UnitId,
+    pub to: UnitId,
+}

@@ -92,7 +92,7 @@ fn header_html(venue: &Venue) -> String {
     )
 }
 
-fn header_text(venue: &Venue) -> String {
+pub(crate) fn header_text(venue: &Venue) -> String {
     if venue.address.is_empty() {
         format!("{}\n\n", venue.name)
     } else {
@@ -100,7 +100,7 @@ fn header_text(venue: &Venue) -> String {
     }
 }
 
-fn page(venue: &Venue, body: &str) -> String {
+pub(crate) fn page(venue: &Venue, body: &str) -> String {
     format!(
         "<!doctype html><html><body style=\"font-family:Arial,Helvetica,sans-serif;\
          color:#222;max-width:560px;margin:0 auto;padding:16px\">{}{body}</body></html>",
@@ -109,7 +109,7 @@ fn page(venue: &Venue, body: &str) -> String {
 }
 
 /// A message with no attachment.
-fn plain(subject: String, text: String, html: String) -> Message {
+pub(crate) fn plain(subject: String, text: String, html: String) -> Message {
     Message {
         subject,
         text,
@@ -119,7 +119,7 @@ fn plain(subject: String, text: String, html: String) -> Message {
 }
 
 /// The order's number and link, closing a message about it.
-fn order_footer(order: &OrderView) -> String {
+pub(crate) fn order_footer(order: &OrderView) -> String {
     format!(
         "<p>Order {}: {}</p>",
         esc(order.order_id),
@@ -127,8 +127,50 @@ fn order_footer(order: &OrderView) -> String {
     )
 }
 
-fn link(url: &str, words: &str) -> String {
+pub(crate) fn link(url: &str, words: &str) -> String {
     format!("<a href=\"{}\">{}</a>", attr(url), esc(words))
+}
+
+/// A ticket's QR code as a PNG shown inline, where the HTML names `cid`.
+fn qr_image(ticket: &TicketView, cid: String) -> Result<Attachment, MailError> {
+    Ok(Attachment {
+        filename: format!(
+            "ticket-{}.png",
+            ticket
+                .seat
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        ),
+        content_type: "image/png",
+        content_id: Some(cid),
+        content: qr::png(ticket.code)?,
+    })
+}
+
+/// A ticket as the HTML shows it: seat and price, its QR image (inline as
+/// `cid`), and the link to its page.
+fn ticket_card_html(ticket: &TicketView, currency: &str, cid: &str) -> String {
+    format!(
+        "<div style=\"border:1px solid #ccc;border-radius:6px;padding:12px;margin:12px 0;\
+         text-align:center\"><div style=\"font-size:18px\">Seat <strong>{}</strong>{}</div>\
+         <img src=\"cid:{cid}\" alt=\"Ticket QR code for seat {}\" width=\"240\" height=\"240\">\
+         <div style=\"font-size:12px;color:#555\">Ticket {} · {}</div></div>",
+        esc(ticket.seat),
+        esc(&price_words(ticket, currency)),
+        attr(ticket.seat),
+        esc(ticket.id),
+        link(ticket.page_url, "open this ticket on your phone")
+    )
+}
+
+/// A ticket as the text shows it: "Seat A1 · Adult £16.00: ticket …, <its page>".
+fn ticket_line(ticket: &TicketView, currency: &str) -> String {
+    format!(
+        "Seat {}{}: ticket {}, {}",
+        ticket.seat,
+        price_words(ticket, currency),
+        ticket.id,
+        ticket.page_url
+    )
 }
 
 /// The tickets of a paid order: one QR image per ticket, inline, and the
@@ -148,35 +190,9 @@ pub fn tickets(
     let mut ticket_text = String::new();
     for (i, ticket) in tickets.iter().enumerate() {
         let cid = format!("ticket-{}", i + 1);
-        attachments.push(Attachment {
-            filename: format!(
-                "ticket-{}.png",
-                ticket
-                    .seat
-                    .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-            ),
-            content_type: "image/png",
-            content_id: Some(cid.clone()),
-            content: qr::png(ticket.code)?,
-        });
-        ticket_html.push_str(&format!(
-            "<div style=\"border:1px solid #ccc;border-radius:6px;padding:12px;margin:12px 0;\
-             text-align:center\"><div style=\"font-size:18px\">Seat <strong>{}</strong>{}</div>\
-             <img src=\"cid:{cid}\" alt=\"Ticket QR code for seat {}\" width=\"240\" height=\"240\">\
-             <div style=\"font-size:12px;color:#555\">Ticket {} · {}</div></div>",
-            esc(ticket.seat),
-            esc(&price_words(ticket, order.currency)),
-            attr(ticket.seat),
-            esc(ticket.id),
-            link(ticket.page_url, "open this ticket on your phone")
-        ));
-        ticket_text.push_str(&format!(
-            "  Seat {}{}: ticket {}, {}\n",
-            ticket.seat,
-            price_words(ticket, order.currency),
-            ticket.id,
-            ticket.page_url
-        ));
+        ticket_html.push_str(&ticket_card_html(ticket, order.currency, &cid));
+        attachments.push(qr_image(ticket, cid)?);
+        ticket_text.push_str(&format!("  {}\n", ticket_line(ticket, order.currency)));
     }
     // The start is in UTC for the calendar to place; the description says
     // it as the cinema's clock does, zone and all.
@@ -318,6 +334,53 @@ pub fn cancelled(venue: &Venue, order: &OrderView, reason: &str) -> Message {
     plain(subject, text, html)
 }
 
+/// Staff moved one of the order's tickets to another seat: the new ticket,
+/// its QR code inline, and that the old one no longer admits.
+pub fn moved(
+    venue: &Venue,
+    order: &OrderView,
+    from_seat: &str,
+    ticket: &TicketView,
+) -> Result<Message, MailError> {
+    let when = venue.local_time(order.starts_at_ms);
+    let subject = format!("Your seat has changed: {}, {when}", order.film);
+    let cid = "ticket-moved";
+    let text = format!(
+        "{}Hello {},\n\nYour seat for {} on {when} has changed: seat {from_seat} is now seat {}.\n\
+         Your new ticket is below; the ticket for seat {from_seat} no longer admits.\n\n\
+         {}\n\nOrder {}: {}\n",
+        header_text(venue),
+        order.buyer_name,
+        order.film,
+        ticket.seat,
+        ticket_line(ticket, order.currency),
+        order.order_id,
+        order.order_url,
+    );
+    let html = page(
+        venue,
+        &format!(
+            "<p>Hello {},</p><p>Your seat for <strong>{}</strong> on {} has changed: seat {} is \
+             now seat <strong>{}</strong>.</p><p>Your new ticket is below; the ticket for seat {} \
+             no longer admits.</p>{}{}",
+            esc(order.buyer_name),
+            esc(order.film),
+            esc(&when),
+            esc(from_seat),
+            esc(ticket.seat),
+            esc(from_seat),
+            ticket_card_html(ticket, order.currency, cid),
+            order_footer(order)
+        ),
+    );
+    Ok(Message {
+        subject,
+        text,
+        html,
+        attachments: vec![qr_image(ticket, cid.into())?],
+    })
+}
+
 /// The links of a buyer's orders, asked for by address.
 pub fn lookup(venue: &Venue, orders: &[OrderView]) -> Message {
     let subject = format!("Your orders at {}", venue.name);
@@ -408,15 +471,18 @@ pub fn digest(venue: &Venue, items: &[AttentionItem], now_ms: i64) -> Message {
     }
 }
 
+/// The venue and order the tests of the messages write to: names that
+/// need escaping, a time in British Summer Time, a link with a query.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod examples {
+    use super::OrderView;
+    use crate::Venue;
 
-    fn venue() -> Venue {
+    pub(crate) fn venue() -> Venue {
         Venue::new("The <Plaza>", "1 High St", "Europe/London").unwrap()
     }
 
-    fn order() -> OrderView<'static> {
+    pub(crate) fn order() -> OrderView<'static> {
         OrderView {
             order_id: "ord1",
             buyer_name: "Ann <script>",
@@ -428,6 +494,12 @@ mod tests {
             order_url: "https://cinema.example/orders/ord1?key=k&x=1",
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::examples::{order, venue};
+    use super::*;
 
     #[test]
     fn a_tickets_mail_has_local_time_seats_images_and_a_calendar() {
@@ -521,6 +593,37 @@ mod tests {
         assert!(cancelled(&venue(), &free, "")
             .text
             .contains("nothing to refund"));
+    }
+
+    #[test]
+    fn a_moved_ticket_mail_names_both_seats_and_carries_the_new_code() {
+        let ticket = TicketView {
+            id: "ord1-3",
+            seat: "C<7>",
+            code: "v2.code.three",
+            page_url: "https://cinema.example/tickets/ord1-3?key=k",
+            price: Some(("Adult", 1200)),
+        };
+        let m = moved(&venue(), &order(), "A2", &ticket).unwrap();
+        assert_eq!(
+            m.subject,
+            "Your seat has changed: Paris, Texas, Tue 14 Apr 2026, 19:30 BST"
+        );
+        assert!(
+            m.text.contains("seat A2 is now seat C<7>")
+                && m.text.contains("Seat C<7> · Adult £12.00: ticket ord1-3"),
+            "{}",
+            m.text
+        );
+        assert!(
+            m.html.contains("seat <strong>C&lt;7&gt;</strong>"),
+            "{}",
+            m.html
+        );
+        assert!(m.html.contains("cid:ticket-moved"));
+        assert_eq!(m.attachments.len(), 1);
+        assert!(m.attachments[0].content.starts_with(b"\x89PNG"));
+        assert_eq!(m.attachments[0].filename, "ticket-C_7_.png");
     }
 
     #[test]

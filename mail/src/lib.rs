@@ -8,6 +8,8 @@
 //! - [`qr`]: a ticket code as a PNG image (mail clients do not show SVG).
 //! - [`ics`]: a calendar file for the showing.
 //! - [`compose`]: each message, as subject, plain text, HTML and attachments.
+//! - [`outcome`]: what a buyer is told of an order that ended without
+//!   tickets after they were told to wait, and of a refund not made.
 //! - [`outbox`]: when a message that failed is tried again, and when it is
 //!   given up and shown to staff.
 //!
@@ -19,6 +21,7 @@ pub mod compose;
 pub mod ics;
 pub mod money;
 pub mod outbox;
+pub mod outcome;
 pub mod qr;
 pub mod venue;
 

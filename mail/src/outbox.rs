@@ -38,15 +38,36 @@ pub enum Kind {
     Digest,
     /// The order's showing was cancelled; its refund follows.
     Cancelled,
+    /// The card was declined after its buyer was told to wait.
+    Declined,
+    /// The hold ran out and a seat went to another buyer after payment
+    /// began; nothing was charged.
+    SeatLost,
+    /// The payment was cancelled before it was taken (voided, lapsed, or
+    /// never confirmed); nothing was charged.
+    PaymentCancelled,
+    /// A refund Square ended `FAILED`: the money must go back another way.
+    RefundFailed,
+    /// A refund Square ended `REJECTED`.
+    RefundRejected,
+    /// Staff moved one of the order's tickets to another seat: the new
+    /// ticket (the old one no longer admits).
+    Moved,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Tickets,
         Kind::Refund,
         Kind::Lookup,
         Kind::Digest,
         Kind::Cancelled,
+        Kind::Declined,
+        Kind::SeatLost,
+        Kind::PaymentCancelled,
+        Kind::RefundFailed,
+        Kind::RefundRejected,
+        Kind::Moved,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -56,11 +77,39 @@ impl Kind {
             Kind::Lookup => "lookup",
             Kind::Digest => "digest",
             Kind::Cancelled => "cancelled",
+            Kind::Declined => "declined",
+            Kind::SeatLost => "seat_lost",
+            Kind::PaymentCancelled => "payment_cancelled",
+            Kind::RefundFailed => "refund_failed",
+            Kind::RefundRejected => "refund_rejected",
+            Kind::Moved => "moved",
         }
     }
 
     pub fn parse(text: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.as_str() == text)
+    }
+
+    /// The message an order's final status (as D1 spells it) sends its
+    /// buyer, if any: an order that ends without tickets and took nothing.
+    /// `needs_attention` sends none: staff settle it and write themselves.
+    pub fn of_unpaid_order(status: &str) -> Option<Kind> {
+        match status {
+            "declined" => Some(Kind::Declined),
+            "seat_lost" => Some(Kind::SeatLost),
+            "failed" => Some(Kind::PaymentCancelled),
+            _ => None,
+        }
+    }
+
+    /// The message of a refund that ended without the money going back,
+    /// by Square's refund status (`FAILED`, `REJECTED`).
+    pub fn of_refund_not_made(status: &str) -> Option<Kind> {
+        match status {
+            "FAILED" => Some(Kind::RefundFailed),
+            "REJECTED" => Some(Kind::RefundRejected),
+            _ => None,
+        }
     }
 }
 
@@ -244,6 +293,14 @@ mod tests {
             assert_eq!(Kind::parse(k.as_str()), Some(k));
         }
         assert_eq!(Status::Sending.public(), "queued");
+        assert_eq!(Kind::of_unpaid_order("declined"), Some(Kind::Declined));
+        assert_eq!(
+            Kind::of_unpaid_order("failed"),
+            Some(Kind::PaymentCancelled)
+        );
+        assert_eq!(Kind::of_unpaid_order("needs_attention"), None);
+        assert_eq!(Kind::of_refund_not_made("FAILED"), Some(Kind::RefundFailed));
+        assert_eq!(Kind::of_refund_not_made("COMPLETED"), None);
         assert_eq!(Status::parse("failed").map(Status::public), Some("failed"));
     }
 }

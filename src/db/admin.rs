@@ -1,6 +1,7 @@
 //! What the admin pages read from D1: showings with their sales, the order
 //! behind each seat, order search, the attention list and the ticket export.
 //! Rows come back as JSON objects, because the pages only display them.
+//! And what staff change there: a showing's edit, and its cancellation.
 
 use serde_json::Value;
 use wasm_bindgen::JsValue;
@@ -88,7 +89,8 @@ pub async fn totals(db: &D1Database, showing_id: &str) -> Result<Value> {
                (SELECT COUNT(*) FROM tickets t JOIN orders o ON o.id = t.order_id \
                   WHERE t.showing_id = ?1 AND t.status = 'valid' AND o.channel = 'comp') AS comps, \
                (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'valid') AS sold, \
-               (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'void') AS voided, \
+               (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'void' \
+                  AND moved_to IS NULL) AS voided, \
                (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'valid' \
                   AND checked_in_at_ms IS NOT NULL) AS admitted, \
                (SELECT COUNT(*) FROM orders WHERE showing_id = ?1 AND status = 'paid') AS paid_orders",
@@ -180,8 +182,10 @@ pub async fn order_detail(
 ) -> Result<(Vec<Value>, Vec<Value>, Vec<Value>)> {
     let tickets = all(
         db,
-        "SELECT id, seat, status, checked_in_at_ms, voided_at_ms, price_name, price_amount \
-         FROM tickets WHERE order_id = ?1 ORDER BY id",
+        "SELECT t.id, t.seat, t.status, t.checked_in_at_ms, t.voided_at_ms, t.price_name, \
+         t.price_amount, (SELECT n.seat FROM tickets n WHERE n.id = t.moved_to) AS moved_to_seat, \
+         (SELECT p.seat FROM tickets p WHERE p.id = t.moved_from) AS moved_from_seat \
+         FROM tickets t WHERE t.order_id = ?1 ORDER BY t.id",
         &[order_id.into()],
     )
     .await?;
@@ -280,7 +284,8 @@ pub async fn ticket_export(db: &D1Database, showing_id: &str) -> Result<Vec<Valu
         db,
         &format!(
             "SELECT t.id AS ticket_id, t.seat, t.price_name, t.price_amount, o.currency, \
-               t.status, t.checked_in_at_ms, t.voided_at_ms, \
+               CASE WHEN t.moved_to IS NULL THEN t.status ELSE 'moved' END AS status, \
+               t.checked_in_at_ms, t.voided_at_ms, \
                o.id AS order_id, o.channel, o.comp_reason, o.name, o.email, o.status AS order_status, \
                o.created_at_ms \
              FROM tickets t JOIN orders o ON o.id = t.order_id \
@@ -339,26 +344,6 @@ pub async fn update_showing(
     Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
 }
 
-/// Names the tickets a Dashboard refund covers, once: a refund that
-/// already names its tickets keeps them.
-pub async fn set_refund_tickets(
-    db: &D1Database,
-    refund_id: &str,
-    ticket_ids: &[String],
-    now_ms: u64,
-) -> Result<bool> {
-    let json = serde_json::to_string(ticket_ids)?;
-    let result = db
-        .prepare(
-            "UPDATE refunds SET ticket_ids = ?1, updated_at_ms = ?2 \
-             WHERE id = ?3 AND ticket_ids IS NULL",
-        )
-        .bind(&[json.into(), num(now_ms), refund_id.into()])?
-        .run()
-        .await?;
-    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
-}
-
 /// After staff decided a partial refund, the order is back to paid unless
 /// another refund still waits for a decision.
 pub async fn settle_attention(db: &D1Database, order_id: &str, now_ms: u64) -> Result<()> {
@@ -406,6 +391,21 @@ pub async fn mark_handled(
         changed += result.meta()?.and_then(|m| m.changes).unwrap_or(0);
     }
     Ok(changed > 0)
+}
+
+/// Marks the showing cancelled (the first time only; a repeat keeps the
+/// first time and reason) and, in the same batch, queues the cancellation
+/// message of every order paid so far.
+pub async fn cancel_showing(db: &D1Database, id: &str, reason: &str, now_ms: u64) -> Result<()> {
+    let mark = db
+        .prepare(
+            "UPDATE showings SET cancelled_at_ms = COALESCE(cancelled_at_ms, ?1), \
+             cancel_reason = COALESCE(cancel_reason, ?2) WHERE id = ?3",
+        )
+        .bind(&[JsValue::from(now_ms as f64), reason.into(), id.into()])?;
+    let mails = super::mail::queue_cancelled_of_showing(db, id, now_ms)?;
+    db.batch(vec![mark, mails]).await?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -309,7 +309,8 @@ pub async fn tickets_of_buyer(
 ) -> Result<Vec<super::orders::DoorTicket>> {
     db.prepare(format!(
         "SELECT t.id, t.seat, t.status, t.price_name AS category, t.checked_in_at_ms, \
-           t.checked_in_by, o.name \
+           t.checked_in_by, o.name, (SELECT n.seat FROM tickets n WHERE n.id = t.moved_to) \
+           AS moved_to_seat \
          FROM orders o JOIN tickets t ON t.order_id = o.id \
          WHERE o.email = ?2 COLLATE NOCASE AND o.showing_id = ?1 \
            AND t.showing_id = ?1 AND t.status IN ('valid', 'void') \

@@ -21,7 +21,7 @@ pub fn queue_tickets(db: &D1Database, order_id: &str, now_ms: u64) -> Result<D1P
         &format!("tickets:{order_id}"),
         Kind::Tickets,
         order_id,
-        None,
+        About::Order,
         now_ms,
     )
 }
@@ -33,7 +33,7 @@ pub fn queue_resend(
     order_id: &str,
     now_ms: u64,
 ) -> Result<D1PreparedStatement> {
-    queue_for_order(db, row_id, Kind::Tickets, order_id, None, now_ms)
+    queue_for_order(db, row_id, Kind::Tickets, order_id, About::Order, now_ms)
 }
 
 /// The confirmation of an applied refund, for the order's buyer.
@@ -48,9 +48,66 @@ pub fn queue_refund(
         &format!("refund:{refund_id}"),
         Kind::Refund,
         order_id,
-        Some(refund_id),
+        About::Refund(refund_id),
         now_ms,
     )
+}
+
+/// A refund that ended `FAILED` or `REJECTED` (Square's `status`), for
+/// the order's buyer. Keyed by the refund, whichever way it ended, so a
+/// repeated webhook, sweep or write queues it once. Any other status is
+/// refused: only those two leave the money where it was.
+pub fn queue_refund_failed(
+    db: &D1Database,
+    refund_id: &str,
+    order_id: &str,
+    status: &str,
+    now_ms: u64,
+) -> Result<D1PreparedStatement> {
+    let kind = Kind::of_refund_not_made(status).ok_or_else(|| {
+        worker::Error::RustError(format!(
+            "refund {refund_id}: no buyer message for a refund {status}"
+        ))
+    })?;
+    queue_for_order(
+        db,
+        &format!("refund_failed:{refund_id}"),
+        kind,
+        order_id,
+        About::Refund(refund_id),
+        now_ms,
+    )
+}
+
+/// The buyer's message of an order that ended without tickets (declined,
+/// seat lost, payment cancelled), queued only when the order is final and
+/// its checkout was answered pending (see [`super::orders::answered_pending`]):
+/// a buyer answered with the outcome itself saw it on the page. Run in the
+/// batch that records the outcome and in the one that marks the answer, so
+/// whichever comes second queues it; keyed by the order, so it is queued
+/// once however often either runs. Box-office orders are never mailed.
+pub fn queue_unpaid_outcome(
+    db: &D1Database,
+    order_id: &str,
+    now_ms: u64,
+) -> Result<D1PreparedStatement> {
+    // Each final status and its message, as `?3`/`?4`, `?5`/`?6`, `?7`/`?8`.
+    const UNPAID: [&str; 3] = ["declined", "seat_lost", "failed"];
+    let mut args: Vec<JsValue> = vec![num(now_ms), order_id.into()];
+    for status in UNPAID {
+        let kind = Kind::of_unpaid_order(status).map_or("", Kind::as_str);
+        args.extend([status.into(), kind.into()]);
+    }
+    db.prepare(
+        "INSERT INTO mail_outbox (id, kind, order_id, refund_id, to_addr, status, \
+         next_try_at_ms, created_at_ms, updated_at_ms) \
+         SELECT kind || ':' || id, kind, id, NULL, email, 'queued', ?1, ?1, ?1 FROM \
+         (SELECT id, email, CASE status WHEN ?3 THEN ?4 WHEN ?5 THEN ?6 WHEN ?7 THEN ?8 END \
+         AS kind FROM orders WHERE id = ?2 AND answered_pending_at_ms IS NOT NULL \
+         AND channel = 'online' AND email <> '') \
+         WHERE kind IS NOT NULL ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(&args)
 }
 
 /// The showing was cancelled: one message to each order paid so far (an
@@ -74,6 +131,25 @@ pub fn queue_cancelled_of_showing(
     ])
 }
 
+/// A moved ticket's replacement, for the order's buyer: keyed by the new
+/// ticket, so the move's write repeated queues it once, and queued only
+/// once the new ticket is issued (the statement before it in the batch).
+pub fn queue_moved(
+    db: &D1Database,
+    ticket_id: &str,
+    order_id: &str,
+    now_ms: u64,
+) -> Result<D1PreparedStatement> {
+    queue_for_order(
+        db,
+        &format!("moved:{ticket_id}"),
+        Kind::Moved,
+        order_id,
+        About::Ticket(ticket_id),
+        now_ms,
+    )
+}
+
 /// The cancellation message of one order, queued once.
 pub fn queue_cancelled(
     db: &D1Database,
@@ -85,32 +161,49 @@ pub fn queue_cancelled(
         &format!("cancelled:{order_id}"),
         Kind::Cancelled,
         order_id,
-        None,
+        About::Order,
         now_ms,
     )
 }
 
+/// What a message to an order's buyer is about, besides the order.
+enum About<'a> {
+    Order,
+    Refund(&'a str),
+    /// A ticket of the order: queued only once that ticket exists.
+    Ticket(&'a str),
+}
+
+/// A message to the buyer of `order_id` (none when it has no address),
+/// keyed `row_id`, so queueing it again changes nothing.
 fn queue_for_order(
     db: &D1Database,
     row_id: &str,
     kind: Kind,
     order_id: &str,
-    refund_id: Option<&str>,
+    about: About,
     now_ms: u64,
 ) -> Result<D1PreparedStatement> {
+    let (refund_id, ticket_id) = match about {
+        About::Order => (None, None),
+        About::Refund(refund_id) => (Some(refund_id), None),
+        About::Ticket(ticket_id) => (None, Some(ticket_id)),
+    };
+    let or_null = |id: Option<&str>| id.map(JsValue::from).unwrap_or(JsValue::NULL);
     db.prepare(
-        "INSERT INTO mail_outbox (id, kind, order_id, refund_id, to_addr, status, next_try_at_ms, \
-         created_at_ms, updated_at_ms) \
-         SELECT ?1, ?2, id, ?3, email, 'queued', ?4, ?4, ?4 FROM orders WHERE id = ?5 \
-         AND email <> '' \
+        "INSERT INTO mail_outbox (id, kind, order_id, refund_id, ticket_id, to_addr, status, \
+         next_try_at_ms, created_at_ms, updated_at_ms) \
+         SELECT ?1, ?2, id, ?3, ?6, email, 'queued', ?4, ?4, ?4 FROM orders WHERE id = ?5 \
+         AND email <> '' AND (?6 IS NULL OR EXISTS (SELECT 1 FROM tickets WHERE id = ?6)) \
          ON CONFLICT (id) DO NOTHING",
     )
     .bind(&[
         row_id.into(),
         kind.as_str().into(),
-        refund_id.map(JsValue::from).unwrap_or(JsValue::NULL),
+        or_null(refund_id),
         num(now_ms),
         order_id.into(),
+        or_null(ticket_id),
     ])
 }
 
@@ -172,13 +265,16 @@ pub struct MailRow {
     pub kind: String,
     pub order_id: Option<String>,
     pub refund_id: Option<String>,
+    /// The ticket a `moved` message sends.
+    pub ticket_id: Option<String>,
     pub to_addr: String,
     pub status: String,
     pub tries: f64,
     pub created_at_ms: f64,
 }
 
-const ROW_COLUMNS: &str = "id, kind, order_id, refund_id, to_addr, status, tries, created_at_ms";
+const ROW_COLUMNS: &str =
+    "id, kind, order_id, refund_id, ticket_id, to_addr, status, tries, created_at_ms";
 
 /// Which due rows a drain takes.
 #[derive(Clone, Copy)]

@@ -5,12 +5,14 @@
 //! - [`orders`]: orders, tickets and the audit trail.
 //! - [`refunds`]: refunds and the tickets they void.
 //! - [`mail`]: the mail outbox.
+//! - [`moves`]: a ticket staff moved to another seat.
 //! - [`admin`]: what the admin pages read: sales, search, attention, export.
 
 pub mod admin;
 pub mod catalog;
 pub mod door;
 pub mod mail;
+pub mod moves;
 pub mod orders;
 pub mod refunds;
 
@@ -256,21 +258,6 @@ pub async fn showings_without_windows(
         .await?
         .results()?;
     Ok(rows.into_iter().map(|r| r.id).collect())
-}
-
-/// Marks the showing cancelled (the first time only; a repeat keeps the
-/// first time and reason) and, in the same batch, queues the cancellation
-/// message of every order paid so far.
-pub async fn cancel_showing(db: &D1Database, id: &str, reason: &str, now_ms: u64) -> Result<()> {
-    let mark = db
-        .prepare(
-            "UPDATE showings SET cancelled_at_ms = COALESCE(cancelled_at_ms, ?1), \
-             cancel_reason = COALESCE(cancel_reason, ?2) WHERE id = ?3",
-        )
-        .bind(&[JsValue::from(now_ms as f64), reason.into(), id.into()])?;
-    let mails = mail::queue_cancelled_of_showing(db, id, now_ms)?;
-    db.batch(vec![mark, mails]).await?;
-    Ok(())
 }
 
 /// Cancelled showings whose orders are not all refunded yet, oldest first.

@@ -194,6 +194,8 @@ pub async fn void_tickets(db: &D1Database, order_id: &str, now_ms: u64) -> Resul
     Ok(())
 }
 
+/// The order's final status. An order that ends without tickets after its
+/// buyer was answered pending gets its buyer's message in the same batch.
 pub async fn record_final(
     db: &D1Database,
     order_id: &str,
@@ -202,20 +204,44 @@ pub async fn record_final(
     payment_id: Option<&str>,
     now_ms: u64,
 ) -> Result<()> {
-    db.prepare(
-        "UPDATE orders SET status = ?1, status_detail = ?2, \
-         payment_id = COALESCE(?3, payment_id), updated_at_ms = ?4 WHERE id = ?5",
-    )
-    .bind(&[
-        status.into(),
-        detail.map(JsValue::from).unwrap_or(JsValue::NULL),
-        payment_id.map(JsValue::from).unwrap_or(JsValue::NULL),
-        num(now_ms),
-        order_id.into(),
-    ])?
-    .run()
+    db.batch(vec![
+        db.prepare(
+            "UPDATE orders SET status = ?1, status_detail = ?2, \
+             payment_id = COALESCE(?3, payment_id), updated_at_ms = ?4 WHERE id = ?5",
+        )
+        .bind(&[
+            status.into(),
+            detail.map(JsValue::from).unwrap_or(JsValue::NULL),
+            payment_id.map(JsValue::from).unwrap_or(JsValue::NULL),
+            num(now_ms),
+            order_id.into(),
+        ])?,
+        super::mail::queue_unpaid_outcome(db, order_id, now_ms)?,
+    ])
     .await?;
     Ok(())
+}
+
+/// Notes that the buyer's checkout was answered pending: they were told
+/// to wait and may leave, so an outcome without tickets is mailed to them.
+/// If the outcome was recorded meanwhile, its message is queued here
+/// instead. Answers whether a message was queued (to send it now).
+pub async fn answered_pending(db: &D1Database, order_id: &str, now_ms: u64) -> Result<bool> {
+    let results = db
+        .batch(vec![
+            db.prepare(
+                "UPDATE orders SET answered_pending_at_ms = COALESCE(answered_pending_at_ms, ?1) \
+                 WHERE id = ?2",
+            )
+            .bind(&[num(now_ms), order_id.into()])?,
+            super::mail::queue_unpaid_outcome(db, order_id, now_ms)?,
+        ])
+        .await?;
+    let queued = results
+        .last()
+        .map(|r| r.meta().ok().flatten().and_then(|m| m.changes).unwrap_or(0))
+        .unwrap_or(0);
+    Ok(queued == 1)
 }
 
 pub async fn audit(
@@ -274,6 +300,9 @@ pub struct TicketRow {
     pub price_name: Option<String>,
     #[serde(serialize_with = "whole_number")]
     pub price_amount: Option<f64>,
+    /// For a ticket staff moved (void since), the seat of its replacement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_to_seat: Option<String>,
 }
 
 /// Money read back from D1 (a JSON number, so f64) is written out as the
@@ -324,8 +353,9 @@ pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRo
 
 pub async fn tickets_of(db: &D1Database, order_id: &str) -> Result<Vec<TicketRow>> {
     db.prepare(
-        "SELECT id, seat, status, checked_in_at_ms, price_name, price_amount FROM tickets \
-         WHERE order_id = ?1 ORDER BY id",
+        "SELECT t.id, t.seat, t.status, t.checked_in_at_ms, t.price_name, t.price_amount, \
+         (SELECT n.seat FROM tickets n WHERE n.id = t.moved_to) AS moved_to_seat \
+         FROM tickets t WHERE t.order_id = ?1 ORDER BY t.id",
     )
     .bind(&[order_id.into()])?
     .all()
@@ -440,6 +470,10 @@ pub enum CheckIn {
         at_ms: u64,
     },
     Void,
+    /// Staff moved the ticket to another seat: its replacement's.
+    Moved {
+        seat: String,
+    },
     /// No such ticket for this showing, or not paid for.
     Unknown,
     /// This scan was already recorded from the device's queue, judged there
@@ -505,6 +539,8 @@ pub async fn check_in(
     struct Row {
         status: String,
         checked_in_at_ms: Option<f64>,
+        /// The seat of the ticket that replaced it, if staff moved it.
+        moved_to_seat: Option<String>,
         /// When this very scan admitted the ticket, if it did and its
         /// admission stands.
         this_scan_at_ms: Option<f64>,
@@ -514,6 +550,7 @@ pub async fn check_in(
     let row: Option<Row> = db
         .prepare(
             "SELECT t.status, t.checked_in_at_ms, \
+             (SELECT n.seat FROM tickets n WHERE n.id = t.moved_to) AS moved_to_seat, \
              (SELECT s.scanned_at_ms FROM door_scans s WHERE s.showing_id = ?2 \
              AND s.device = ?3 AND s.scan_id = ?4 \
              AND s.ticket_id = t.id AND s.device_result = 'admitted' \
@@ -532,6 +569,10 @@ pub async fn check_in(
         .first(None)
         .await?;
     Ok(match row {
+        Some(Row {
+            moved_to_seat: Some(seat),
+            ..
+        }) => CheckIn::Moved { seat },
         Some(row) if row.status == "void" => CheckIn::Void,
         Some(Row {
             this_scan_at_ms: Some(at),
@@ -553,6 +594,11 @@ pub struct DoorTicket {
     pub seat: String,
     /// valid | void
     pub status: String,
+    /// For a void ticket staff moved to another seat, that seat (the
+    /// replacement is listed too): a device refuses the old code as moved,
+    /// and a page from before moves refuses it as void.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_to_seat: Option<String>,
     /// The price category's name, when the ticket has one.
     pub category: Option<String>,
     #[serde(serialize_with = "whole_number")]
@@ -579,7 +625,8 @@ pub async fn door_tickets(
 ) -> Result<Vec<DoorTicket>> {
     db.prepare(
         "SELECT t.id, t.seat, t.status, t.price_name AS category, t.checked_in_at_ms, \
-           t.checked_in_by, o.name \
+           t.checked_in_by, o.name, (SELECT n.seat FROM tickets n WHERE n.id = t.moved_to) \
+           AS moved_to_seat \
          FROM tickets t JOIN orders o ON o.id = t.order_id \
          WHERE t.showing_id = ?1 AND t.status IN ('valid', 'void') ORDER BY t.id LIMIT ?2",
     )

@@ -1,6 +1,7 @@
 //! Refunds in D1: which tickets each covers, and voiding them. Every write
 //! here is safe to repeat, because webhooks repeat and arrive in any order.
 
+use refunds::{Book, News, Order, OrderStatus, Refund, Status, Ticket};
 use serde::Deserialize;
 use wasm_bindgen::JsValue;
 use worker::{D1Database, Result};
@@ -11,11 +12,11 @@ use super::num;
 pub struct RefundRow {
     pub id: String,
     pub square_refund_id: Option<String>,
-    pub order_id: String,
     pub ticket_ids: Option<String>,
     pub amount: f64,
     pub status: String,
     pub applied_at_ms: Option<f64>,
+    pub failure: Option<String>,
 }
 
 impl RefundRow {
@@ -26,7 +27,7 @@ impl RefundRow {
     }
 }
 
-const COLUMNS: &str = "id, square_refund_id, order_id, ticket_ids, amount, status, applied_at_ms";
+const COLUMNS: &str = "id, square_refund_id, ticket_ids, amount, status, applied_at_ms, failure";
 
 /// A paid order as refunds need it.
 #[derive(Debug, Clone, Deserialize)]
@@ -55,17 +56,26 @@ pub async fn paid_with_live_tickets(
     showing_id: &str,
     limit: u32,
 ) -> Result<Vec<String>> {
+    ids(
+        db,
+        "SELECT id FROM orders WHERE showing_id = ?1 AND status = 'paid' AND channel = 'online' \
+         AND EXISTS (SELECT 1 FROM tickets WHERE tickets.order_id = orders.id \
+         AND tickets.status = 'valid') ORDER BY created_at_ms LIMIT ?2",
+        showing_id.into(),
+        limit.into(),
+    )
+    .await
+}
+
+/// The ids a query of two parameters answers, each row's `id`.
+async fn ids(db: &D1Database, sql: &str, first: JsValue, second: JsValue) -> Result<Vec<String>> {
     #[derive(Deserialize)]
     struct Row {
         id: String,
     }
     let rows: Vec<Row> = db
-        .prepare(
-            "SELECT id FROM orders WHERE showing_id = ?1 AND status = 'paid' AND channel = 'online' \
-             AND EXISTS (SELECT 1 FROM tickets WHERE tickets.order_id = orders.id \
-             AND tickets.status = 'valid') ORDER BY created_at_ms LIMIT ?2",
-        )
-        .bind(&[showing_id.into(), limit.into()])?
+        .prepare(sql)
+        .bind(&[first, second])?
         .all()
         .await?
         .results()?;
@@ -90,15 +100,6 @@ pub async fn box_office_orders(
     .results()
 }
 
-pub async fn order(db: &D1Database, order_id: &str) -> Result<Option<PaidOrder>> {
-    db.prepare(
-        "SELECT id, showing_id, amount, currency, payment_id, status FROM orders WHERE id = ?1",
-    )
-    .bind(&[order_id.into()])?
-    .first(None)
-    .await
-}
-
 #[derive(Debug, Clone, Deserialize)]
 pub struct TicketSeat {
     pub id: String,
@@ -106,24 +107,21 @@ pub struct TicketSeat {
     pub status: String,
     /// What it was sold at; `None` if sold before tickets had prices.
     pub price_amount: Option<f64>,
+    pub checked_in_at_ms: Option<f64>,
 }
 
-/// Every ticket of an order, live or void, in ticket order.
-pub async fn tickets(db: &D1Database, order_id: &str) -> Result<Vec<TicketSeat>> {
-    db.prepare("SELECT id, seat, status, price_amount FROM tickets WHERE order_id = ?1 ORDER BY id")
-        .bind(&[order_id.into()])?
-        .all()
-        .await?
-        .results()
-}
-
-pub async fn by_square_id(db: &D1Database, square_refund_id: &str) -> Result<Option<RefundRow>> {
-    db.prepare(format!(
-        "SELECT {COLUMNS} FROM refunds WHERE square_refund_id = ?1"
-    ))
-    .bind(&[square_refund_id.into()])?
-    .first(None)
-    .await
+/// Every ticket of an order, live or void, in ticket order; a ticket
+/// staff moved is left out, as its replacement stands for it (an equal
+/// share of an order sold before tickets had prices counts each seat once).
+async fn tickets(db: &D1Database, order_id: &str) -> Result<Vec<TicketSeat>> {
+    db.prepare(
+        "SELECT id, seat, status, price_amount, checked_in_at_ms FROM tickets \
+         WHERE order_id = ?1 AND moved_to IS NULL ORDER BY id",
+    )
+    .bind(&[order_id.into()])?
+    .all()
+    .await?
+    .results()
 }
 
 pub async fn by_id(db: &D1Database, id: &str) -> Result<Option<RefundRow>> {
@@ -131,96 +129,6 @@ pub async fn by_id(db: &D1Database, id: &str) -> Result<Option<RefundRow>> {
         .bind(&[id.into()])?
         .first(None)
         .await
-}
-
-/// A refund this Worker asked for that Square has not named yet, for the
-/// same order and amount: a webhook can arrive before Square's answer does.
-pub async fn unnamed_request(
-    db: &D1Database,
-    order_id: &str,
-    amount: u64,
-) -> Result<Option<RefundRow>> {
-    db.prepare(format!(
-        "SELECT {COLUMNS} FROM refunds WHERE order_id = ?1 AND amount = ?2 \
-         AND square_refund_id IS NULL AND status = 'requested' ORDER BY created_at_ms LIMIT 1"
-    ))
-    .bind(&[order_id.into(), num(amount)])?
-    .first(None)
-    .await
-}
-
-/// Records a refund (or learns more about one). The status only moves
-/// forward: a late PENDING never overwrites COMPLETED.
-#[allow(clippy::too_many_arguments)]
-pub async fn upsert(
-    db: &D1Database,
-    id: &str,
-    square_refund_id: Option<&str>,
-    order_id: &str,
-    ticket_ids: Option<&[String]>,
-    amount: u64,
-    status: &str,
-    now_ms: u64,
-) -> Result<()> {
-    let tickets = ticket_ids.map(|t| serde_json::to_string(t).unwrap_or_default());
-    db.prepare(
-        "INSERT INTO refunds (id, square_refund_id, order_id, ticket_ids, amount, status, \
-         created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) \
-         ON CONFLICT (id) DO UPDATE SET \
-         square_refund_id = COALESCE(refunds.square_refund_id, excluded.square_refund_id), \
-         status = CASE WHEN refunds.status IN ('COMPLETED', 'REJECTED', 'FAILED', 'refused', 'superseded') \
-                  THEN refunds.status ELSE excluded.status END, \
-         updated_at_ms = excluded.updated_at_ms",
-    )
-    .bind(&[
-        id.into(),
-        square_refund_id.map(JsValue::from).unwrap_or(JsValue::NULL),
-        order_id.into(),
-        tickets.map(JsValue::from).unwrap_or(JsValue::NULL),
-        num(amount),
-        status.into(),
-        num(now_ms),
-    ])?
-    .run()
-    .await?;
-    Ok(())
-}
-
-/// Whether another refund of the order than `except_id` may still be
-/// pending at Square: asked for (answer unknown) or PENDING.
-pub async fn other_in_flight(db: &D1Database, order_id: &str, except_id: &str) -> Result<bool> {
-    let row: Option<serde_json::Value> = db
-        .prepare(
-            "SELECT 1 AS one FROM refunds WHERE order_id = ?1 AND id <> ?2 \
-             AND status IN ('requested', 'PENDING') LIMIT 1",
-        )
-        .bind(&[order_id.into(), except_id.into()])?
-        .first(None)
-        .await?;
-    Ok(row.is_some())
-}
-
-/// A refund that waited for another is asked for again under a new key
-/// (or no longer needed): this one is left behind for good.
-pub async fn supersede(db: &D1Database, id: &str, now_ms: u64) -> Result<()> {
-    db.prepare(
-        "UPDATE refunds SET status = 'superseded', updated_at_ms = ?1 WHERE id = ?2 AND status = 'waiting'",
-    )
-    .bind(&[num(now_ms), id.into()])?
-    .run()
-    .await?;
-    Ok(())
-}
-
-/// Why a refund did not happen (Square's code and detail, or the status
-/// Square gave it), for the attention list.
-pub async fn record_failure(db: &D1Database, id: &str, failure: &str) -> Result<()> {
-    let failure: String = failure.chars().take(300).collect();
-    db.prepare("UPDATE refunds SET failure = ?1 WHERE id = ?2")
-        .bind(&[failure.into(), id.into()])?
-        .run()
-        .await?;
-    Ok(())
 }
 
 /// Voids the tickets a completed refund covers: first of all, so the door
@@ -236,25 +144,6 @@ pub async fn void_tickets(db: &D1Database, ticket_ids: &[String], now_ms: u64) -
         );
     }
     db.batch(batch).await?;
-    Ok(())
-}
-
-/// The refund is fully applied: tickets void and seats back on sale. The
-/// order reads `refunded` once none of its tickets is live.
-pub async fn mark_applied(db: &D1Database, refund: &RefundRow, now_ms: u64) -> Result<()> {
-    db.batch(vec![
-        db.prepare("UPDATE refunds SET applied_at_ms = ?1 WHERE id = ?2 AND applied_at_ms IS NULL")
-            .bind(&[num(now_ms), refund.id.as_str().into()])?,
-        db.prepare(
-            "UPDATE orders SET status = 'refunded', updated_at_ms = ?1 WHERE id = ?2 \
-             AND status = 'paid' \
-             AND NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = ?2 AND status <> 'void')",
-        )
-        .bind(&[num(now_ms), refund.order_id.as_str().into()])?,
-        // The buyer's confirmation, queued with the refund it reports.
-        super::mail::queue_refund(db, &refund.id, &refund.order_id, now_ms)?,
-    ])
-    .await?;
     Ok(())
 }
 
@@ -274,15 +163,270 @@ pub async fn mark_order_for_staff(
     Ok(())
 }
 
-/// Refunds not yet applied and untouched since `before_ms`: the sweep asks
-/// Square about them.
-pub async fn unsettled(db: &D1Database, before_ms: u64) -> Result<Vec<RefundRow>> {
-    db.prepare(format!(
-        "SELECT {COLUMNS} FROM refunds WHERE applied_at_ms IS NULL AND updated_at_ms < ?1 \
-         AND status NOT IN ('REJECTED', 'FAILED', 'refused', 'superseded') LIMIT 50"
-    ))
-    .bind(&[num(before_ms)])?
-    .all()
-    .await?
-    .results()
+/// An order's refunds book: the order, its tickets and its refunds, oldest
+/// first. `None` if there is no such order.
+pub async fn book(db: &D1Database, order_id: &str) -> Result<Option<Book>> {
+    let Some(order) = db
+        .prepare(
+            "SELECT id, showing_id, amount, currency, payment_id, status FROM orders WHERE id = ?1",
+        )
+        .bind(&[order_id.into()])?
+        .first::<PaidOrder>(None)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let tickets = tickets(db, order_id)
+        .await?
+        .into_iter()
+        .take(refunds::MAX_TICKETS)
+        .map(|t| Ticket {
+            live: t.status != "void",
+            checked_in: t.checked_in_at_ms.is_some(),
+            id: t.id,
+            seat: t.seat,
+            price: t.price_amount.map(|p| p as u64),
+        })
+        .collect();
+    let rows: Vec<RefundRow> = db
+        .prepare(format!(
+            "SELECT {COLUMNS} FROM refunds WHERE order_id = ?1 ORDER BY created_at_ms, id LIMIT ?2"
+        ))
+        .bind(&[order_id.into(), num(refunds::MAX_REFUNDS as u64)])?
+        .all()
+        .await?
+        .results()?;
+    let mut refunds = Vec::with_capacity(rows.len());
+    for row in rows {
+        let status = Status::from_stored(&row.status).ok_or_else(|| {
+            worker::Error::RustError(format!("refund {} has no status {}", row.id, row.status))
+        })?;
+        refunds.push(Refund {
+            tickets: row.tickets(),
+            id: row.id,
+            square_id: row.square_refund_id,
+            amount: row.amount as u64,
+            status,
+            applied: row.applied_at_ms.is_some(),
+            failure: row.failure,
+        });
+    }
+    Ok(Some(Book {
+        order: Order {
+            id: order.id,
+            showing_id: order.showing_id,
+            payment_id: order.payment_id,
+            amount: order.amount as u64,
+            currency: order.currency,
+            status: OrderStatus::from_stored(&order.status),
+        },
+        tickets,
+        refunds,
+    }))
+}
+
+/// Writes a refund as the machine now has it. Safe to repeat, and safe
+/// beside another writer: an id, its tickets and a final status, once set,
+/// stay; a failure puts it on the staff's attention list; `news` queues
+/// the buyer's message in the same batch.
+pub async fn save(
+    db: &D1Database,
+    order_id: &str,
+    refund: &Refund,
+    news: Option<News>,
+    now_ms: u64,
+) -> Result<()> {
+    let mut batch = vec![db
+        .prepare(
+            "INSERT INTO refunds (id, square_refund_id, order_id, ticket_ids, amount, status, \
+             failure, created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) \
+             ON CONFLICT (id) DO UPDATE SET \
+             square_refund_id = COALESCE(refunds.square_refund_id, excluded.square_refund_id), \
+             ticket_ids = COALESCE(refunds.ticket_ids, excluded.ticket_ids), \
+             status = CASE WHEN refunds.status IN \
+                      ('COMPLETED', 'REJECTED', 'FAILED', 'refused', 'superseded') \
+                      THEN refunds.status ELSE excluded.status END, \
+             failure = COALESCE(excluded.failure, refunds.failure), \
+             updated_at_ms = excluded.updated_at_ms",
+        )
+        .bind(&[
+            refund.id.as_str().into(),
+            refund
+                .square_id
+                .as_deref()
+                .map(JsValue::from)
+                .unwrap_or(JsValue::NULL),
+            order_id.into(),
+            tickets_of(refund),
+            num(refund.amount),
+            refund.status.stored().into(),
+            refund
+                .failure
+                .as_deref()
+                .map(JsValue::from)
+                .unwrap_or(JsValue::NULL),
+            num(now_ms),
+        ])?];
+    if let Some(news) = news {
+        let status = match news {
+            News::Failed => Status::Failed,
+            News::Rejected => Status::Rejected,
+        };
+        batch.push(super::mail::queue_refund_failed(
+            db,
+            &refund.id,
+            order_id,
+            status.stored(),
+            now_ms,
+        )?);
+    }
+    db.batch(batch).await?;
+    Ok(())
+}
+
+/// A refund's tickets as stored: a JSON list, or NULL while staff have
+/// not named them.
+fn tickets_of(refund: &Refund) -> JsValue {
+    refund
+        .tickets
+        .as_ref()
+        .and_then(|t| serde_json::to_string(t).ok())
+        .map(JsValue::from)
+        .unwrap_or(JsValue::NULL)
+}
+
+/// Records a refund unless one of its id is there already: the refund a
+/// showing's object sends, recorded before each time it is sent.
+pub async fn record_new(
+    db: &D1Database,
+    order_id: &str,
+    refund: &Refund,
+    now_ms: u64,
+) -> Result<()> {
+    db.prepare(
+        "INSERT INTO refunds (id, order_id, ticket_ids, amount, status, created_at_ms, \
+         updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6) ON CONFLICT (id) DO NOTHING",
+    )
+    .bind(&[
+        refund.id.as_str().into(),
+        order_id.into(),
+        tickets_of(refund),
+        num(refund.amount),
+        refund.status.stored().into(),
+        num(now_ms),
+    ])?
+    .run()
+    .await?;
+    Ok(())
+}
+
+/// The refund is fully applied: tickets void and seats back on sale. The
+/// order reads `refunded` once none of its tickets is live; the buyer's
+/// confirmation is queued with it.
+pub async fn mark_applied(
+    db: &D1Database,
+    refund_id: &str,
+    order_id: &str,
+    now_ms: u64,
+) -> Result<()> {
+    db.batch(vec![
+        db.prepare("UPDATE refunds SET applied_at_ms = ?1 WHERE id = ?2 AND applied_at_ms IS NULL")
+            .bind(&[num(now_ms), refund_id.into()])?,
+        db.prepare(
+            "UPDATE orders SET status = 'refunded', updated_at_ms = ?1 WHERE id = ?2 \
+             AND status = 'paid' \
+             AND NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = ?2 AND status <> 'void')",
+        )
+        .bind(&[num(now_ms), order_id.into()])?,
+        super::mail::queue_refund(db, refund_id, order_id, now_ms)?,
+    ])
+    .await?;
+    Ok(())
+}
+
+/// The order a refund belongs to.
+pub async fn order_of_refund(db: &D1Database, refund_id: &str) -> Result<Option<String>> {
+    one_id(
+        db,
+        "SELECT order_id AS id FROM refunds WHERE id = ?1",
+        refund_id,
+    )
+    .await
+}
+
+/// The one id a query by one key answers, if any.
+async fn one_id(db: &D1Database, sql: &str, key: &str) -> Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: String,
+    }
+    let row: Option<Row> = db.prepare(sql).bind(&[key.into()])?.first(None).await?;
+    Ok(row.map(|r| r.id))
+}
+
+/// Most orders one sweep settles refunds of.
+pub const SWEEP_ORDERS: u32 = 50;
+
+/// Orders with a refund not yet settled and untouched since `before_ms`,
+/// least recently touched first: the sweep hands each to the machine. A
+/// completed refund waiting for staff to name its tickets is theirs, not
+/// the sweep's.
+pub async fn orders_unsettled(db: &D1Database, before_ms: u64) -> Result<Vec<String>> {
+    ids(
+        db,
+        "SELECT order_id AS id FROM refunds WHERE applied_at_ms IS NULL AND updated_at_ms < ?1 \
+         AND status NOT IN ('REJECTED', 'FAILED', 'refused', 'superseded') \
+         AND NOT (status = 'COMPLETED' AND ticket_ids IS NULL) \
+         GROUP BY order_id ORDER BY MIN(updated_at_ms) LIMIT ?2",
+        num(before_ms),
+        SWEEP_ORDERS.into(),
+    )
+    .await
+}
+
+/// A showing's start and its own buyer policy (JSON; `None` takes the
+/// cinema's); `None` if there is no such showing.
+pub async fn showing_policy(
+    db: &D1Database,
+    showing_id: &str,
+) -> Result<Option<(u64, Option<String>)>> {
+    #[derive(Deserialize)]
+    struct Row {
+        starts_at_ms: f64,
+        buyer_policy: Option<String>,
+    }
+    let row: Option<Row> = db
+        .prepare("SELECT starts_at_ms, buyer_policy FROM showings WHERE id = ?1")
+        .bind(&[showing_id.into()])?
+        .first(None)
+        .await?;
+    Ok(row.map(|r| (r.starts_at_ms.max(0.0) as u64, r.buyer_policy)))
+}
+
+/// Sets a showing's own buyer policy (`None`: the cinema's); answers
+/// whether the showing exists.
+pub async fn set_showing_policy(
+    db: &D1Database,
+    showing_id: &str,
+    policy: Option<&str>,
+) -> Result<bool> {
+    let result = db
+        .prepare("UPDATE showings SET buyer_policy = ?1 WHERE id = ?2")
+        .bind(&[
+            policy.map(JsValue::from).unwrap_or(JsValue::NULL),
+            showing_id.into(),
+        ])?
+        .run()
+        .await?;
+    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
+}
+
+/// The showing an order is for.
+pub async fn showing_of_order(db: &D1Database, order_id: &str) -> Result<Option<String>> {
+    one_id(
+        db,
+        "SELECT showing_id AS id FROM orders WHERE id = ?1",
+        order_id,
+    )
+    .await
 }

@@ -6,14 +6,15 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use worker::{Env, Request, Response, RouteContext};
 
-use super::{now_ms, param, parse_json, read_body, showing_id, Handled};
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, Handled};
+use crate::clock::now_ms;
 use crate::db::admin as admin_rows;
 use crate::keys::Purpose;
+use crate::request::{param, parse_json, read_body, showing_id};
 use crate::showing::{NewShowing, NewShowingRequest, Units};
+use crate::showing_edit::{object_settings, resolve, save_edit};
 use crate::showtime::client::ShowtimeClient;
 use crate::{admin_session, auth, db, ids};
-use desk::protocol::ShowingSetup;
 use desk::Code;
 use mail::venue::Venue;
 
@@ -130,31 +131,6 @@ fn parse_showing(body: NewShowingRequest, env: &Env) -> Result<(NewShowing, Unit
     Ok((showing, units))
 }
 
-/// What the showing's object is told of a showing made at
-/// `created_at_ms`; its sales and door times are checked here.
-fn object_settings(
-    env: &Env,
-    id: &str,
-    showing: &NewShowing,
-    units: Units,
-    created_at_ms: i64,
-) -> Result<ShowingSetup, ApiError> {
-    let defaults = crate::settings::window_defaults(env);
-    let windows = showing
-        .windows(created_at_ms, defaults)
-        .map_err(|e| ApiError::new(Code::InvalidShowing, e.detail))?;
-    Ok(ShowingSetup {
-        showing_id: id.to_string(),
-        units,
-        price: showing.price.clone(),
-        categories: showing.categories.clone(),
-        max_seats_per_hold: showing.max_seats_per_hold,
-        hold_ttl_ms: showing.hold_ttl_ms,
-        payment_cap_ms: showing.payment_cap_ms,
-        sales: windows.sales(),
-    })
-}
-
 /// Square refuses a payment in any currency but its location's, so a
 /// showing priced in another could never be paid for: it is refused when
 /// saved, not at every checkout.
@@ -176,7 +152,7 @@ async fn check_currency(env: &Env, showing: &NewShowing) -> Result<(), ApiError>
 pub async fn create_showing(mut req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let mut body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
-    super::catalog::resolve(&ctx.env, &mut body).await?;
+    resolve(&ctx.env, &mut body).await?;
     let (showing, units) = parse_showing(body, &ctx.env)?;
     check_currency(&ctx.env, &showing).await?;
     let id = create(&ctx.env, &showing, units).await?;
@@ -230,7 +206,7 @@ pub async fn create_recurring(mut req: Request, ctx: RouteContext<()>) -> Handle
     template["starts_at"] = json!("2000-01-01T00:00");
     let mut template: NewShowingRequest =
         serde_json::from_value(template).map_err(|e| ApiError::bad_json(e.to_string()))?;
-    super::catalog::resolve(&ctx.env, &mut template).await?;
+    resolve(&ctx.env, &mut template).await?;
     body["title"] = json!(template.title);
     body["layout"] = json!(template.layout);
     let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
@@ -300,8 +276,8 @@ pub async fn cancel_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
     let (new, cancelled_at_ms) = ShowtimeClient::new(&ctx.env, &sid)?.cancel().await?;
-    db::cancel_showing(&db, &sid, &reason, cancelled_at_ms).await?;
-    let mut refunds = super::refunds::refund_cancelled(&ctx.env, &db, &sid).await?;
+    admin_rows::cancel_showing(&db, &sid, &reason, cancelled_at_ms).await?;
+    let mut refunds = crate::refunding::refund_cancelled(&ctx.env, &db, &sid).await?;
     if let Err(e) = crate::mail::drain(&ctx.env, None, now_ms() as u64).await {
         worker::console_error!("cancel {sid}: mail not sent now: {e}");
     }
@@ -317,7 +293,7 @@ pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
     auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?.to_string();
     let mut body: NewShowingRequest = parse_json(&read_body(&mut req).await?)?;
-    super::catalog::resolve(&ctx.env, &mut body).await?;
+    resolve(&ctx.env, &mut body).await?;
     let (showing, _) = parse_showing(body, &ctx.env)?;
     check_currency(&ctx.env, &showing).await?;
     let db = db::database(&ctx.env)?;
@@ -326,34 +302,6 @@ pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
         .ok_or_else(|| ApiError::not_found("showing"))?;
     save_edit(&ctx.env, &db, &sid, &showing, existing.created_at_ms).await?;
     Ok(Response::from_json(&json!({ "id": sid }))?)
-}
-
-/// Saves an edit of a showing: its object decides first (it refuses new
-/// seats once any was held or sold), then D1's row follows.
-pub(super) async fn save_edit(
-    env: &Env,
-    db: &worker::D1Database,
-    sid: &str,
-    showing: &NewShowing,
-    created_at_ms: i64,
-) -> Result<(), ApiError> {
-    let existing = db::get_showing(db, sid)
-        .await?
-        .ok_or_else(|| ApiError::not_found("showing"))?;
-    // The object forgets orders once closed; D1 never does.
-    if existing.layout != showing.layout && admin_rows::has_orders(db, sid).await? {
-        return Err(ApiError::new(Code::LayoutLocked,
-            "the seats cannot change once any order was made; title, time, price and limits still can",
-        ));
-    }
-    let units = showing
-        .units()
-        .map_err(|e| ApiError::new(Code::InvalidShowing, e.detail))?;
-    let seat_count = units.for_sale();
-    let settings = object_settings(env, sid, showing, units, created_at_ms)?;
-    ShowtimeClient::new(env, sid)?.configure(settings).await?;
-    admin_rows::update_showing(db, sid, showing, seat_count).await?;
-    Ok(())
 }
 
 /// `GET /api/admin/showings`: every showing, past ones too, with sales.

@@ -1,14 +1,15 @@
 //! The benchmark's floors (`npm run bench`): `POST
 //! /api/bench/showings/{id}/noop` and `…/write` reach the showing's object
 //! the way a hold does, so the hold path can be compared with them in the
-//! same run; `…/hold-worker` is a hold's Worker half (see
-//! [`hold_worker_half`]). Off unless the `SHOWTIME_BENCH` var is "1"; otherwise they are
-//! unknown routes.
+//! same run; `…/hold-worker` is a hold's Worker half (the router sends it
+//! to `showings::bench_hold_worker_half` once [`enabled`] lets it). Off
+//! unless the `SHOWTIME_BENCH` var is "1"; otherwise they are unknown
+//! routes.
 
 use worker::RouteContext;
 
-use super::{showing_id, Handled};
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, Handled};
+use crate::request::showing_id;
 use crate::showtime::client::ShowtimeClient;
 
 pub async fn noop(ctx: RouteContext<()>) -> Handled {
@@ -17,12 +18,6 @@ pub async fn noop(ctx: RouteContext<()>) -> Handled {
 
 pub async fn write(ctx: RouteContext<()>) -> Handled {
     floor(ctx, true).await
-}
-
-/// The Worker's half of a hold, with an empty call to the object.
-pub async fn hold_worker_half(req: worker::Request, ctx: RouteContext<()>) -> Handled {
-    enabled(&ctx)?;
-    super::showings::bench_hold_worker_half(req, ctx).await
 }
 
 /// A request the Worker answers alone, without any object: what a request
@@ -34,7 +29,8 @@ pub async fn worker(ctx: RouteContext<()>) -> Handled {
     )?)
 }
 
-fn enabled(ctx: &RouteContext<()>) -> Result<(), ApiError> {
+/// Refuses as an unknown route unless `SHOWTIME_BENCH` is "1".
+pub(super) fn enabled(ctx: &RouteContext<()>) -> Result<(), ApiError> {
     let on = ctx
         .env
         .var("SHOWTIME_BENCH")

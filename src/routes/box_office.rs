@@ -6,8 +6,10 @@ use serde::Deserialize;
 use serde_json::json;
 use worker::{Request, Response, RouteContext};
 
-use super::{parse_json, read_body, showing_id, Handled};
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, Handled};
+use crate::buyer::{email_ok, name_ok};
+use crate::order_answer::{add_codes, order_body};
+use crate::request::{parse_json, read_body, showing_id};
 use crate::showtime::client::ShowtimeClient;
 use crate::{auth, ids};
 use desk::protocol::{BoxOfficeSale, DeskPayment, PaidAtDesk};
@@ -43,13 +45,13 @@ pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
     desk::bounds::check_seat_request(&body.seats, &body.prices)?;
     let name = body.name.trim().to_string();
     let email = body.email.trim().to_string();
-    if !super::orders::name_ok(&name) {
+    if !name_ok(&name) {
         return Err(invalid(format!(
             "name: at most {} bytes of text, without control or invisible formatting characters",
             checkout::MAX_BUYER_NAME_BYTES
         )));
     }
-    if !email.is_empty() && !super::orders::email_ok(&email) {
+    if !email.is_empty() && !email_ok(&email) {
         return Err(invalid("email: an address like name@example.com, or none"));
     }
     let random = |bytes| ids::random_hex(bytes).map_err(|e| ApiError::internal(e.to_string()));
@@ -68,9 +70,9 @@ pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let order = ShowtimeClient::new(&ctx.env, &sid)?
         .box_office(sale)
         .await?;
-    let (status, mut body) = super::orders::order_body(&order);
+    let (status, mut body) = order_body(&order);
     if body.get("tickets").is_some() {
-        super::door::add_codes(&ctx.env, &sid, &mut body["tickets"])?;
+        add_codes(&ctx.env, &sid, &mut body["tickets"])?;
     }
     if let Some(order_id) = body["order_id"].as_str().map(str::to_string) {
         let key = auth::order_key(&ctx.env, &order_id)?;

@@ -2,14 +2,15 @@
 //! edit carries over to the showings yet to start that have had no order
 //! (a film's title; a screen's layout), never to one that has.
 
-use serde_json::{json, Value};
-use worker::{Env, Request, Response, RouteContext};
+use serde_json::json;
+use worker::{Request, Response, RouteContext};
 
-use super::{now_ms, param, parse_json, read_body, Handled};
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, Handled};
 use crate::catalog::{FilmRequest, ScreenRequest};
+use crate::clock::now_ms;
 use crate::db::catalog as rows;
-use crate::showing::{Layout, NewShowing, NewShowingRequest};
+use crate::request::{param, parse_json, read_body};
+use crate::showing_edit::resave;
 use crate::{auth, db, ids};
 use desk::Code;
 
@@ -115,80 +116,9 @@ pub async fn update_screen(mut req: Request, ctx: RouteContext<()>) -> Handled {
     }))?)
 }
 
-/// Saves a showing again as it is stored, with a screen's new layout if
-/// given, as an edit of the showing would: its object is told everything
-/// anew. `false` if its object refuses the layout (a seat is held
-/// meanwhile).
-pub(super) async fn resave(
-    env: &Env,
-    sid: &str,
-    layout: Option<&Layout>,
-) -> Result<bool, ApiError> {
-    let db = db::database(env)?;
-    let Some(existing) = db::get_showing(&db, sid).await? else {
-        return Ok(false);
-    };
-    let object = crate::showtime::client::ShowtimeClient::new(env, sid)?;
-    let payment_cap_ms = object.stats().await?["payment_cap_ms"]
-        .as_u64()
-        .unwrap_or(crate::showing::DEFAULT_PAYMENT_CAP_MS);
-    let showing = NewShowing {
-        title: existing.title.clone(),
-        starts_at_ms: existing.starts_at_ms,
-        price: existing.price.clone(),
-        categories: existing.prices.clone(),
-        layout: layout.cloned().unwrap_or_else(|| existing.layout.clone()),
-        max_seats_per_hold: existing.max_seats_per_hold,
-        hold_ttl_ms: existing.hold_ttl_ms,
-        payment_cap_ms,
-        windows: existing.windows,
-        film_id: existing.film_id.clone(),
-        screen_id: existing.screen_id.clone(),
-    };
-    match super::admin::save_edit(env, &db, sid, &showing, existing.created_at_ms).await {
-        Ok(()) => Ok(true),
-        Err(e) if e.code == Code::LayoutLocked.as_str() => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
 /// `GET /api/admin/screens`.
 pub async fn list_screens(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let screens = rows::screens(&db::database(&ctx.env)?).await?;
     Ok(Response::from_json(&json!({ "screens": screens }))?)
-}
-
-/// Fills a showing's title from its film and its layout from its screen
-/// where the body leaves them out; a film or screen that does not exist
-/// is refused.
-pub async fn resolve(env: &Env, body: &mut NewShowingRequest) -> Result<(), ApiError> {
-    let db = db::database(env)?;
-    if let Some(film_id) = &body.film_id {
-        let film = rows::film(&db, film_id)
-            .await?
-            .ok_or_else(|| ApiError::new(Code::InvalidShowing, "film_id: no such film"))?;
-        if body.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
-            body.title = film["title"].as_str().map(str::to_string);
-        }
-    }
-    if let Some(screen_id) = &body.screen_id {
-        let screen = rows::screen(&db, screen_id)
-            .await?
-            .ok_or_else(|| ApiError::new(Code::InvalidShowing, "screen_id: no such screen"))?;
-        if body.layout.is_none() {
-            body.layout = serde_json::from_value::<Layout>(screen["layout"].clone()).ok();
-        }
-    }
-    Ok(())
-}
-
-/// The films of showings starting from `from_ms`, by id, for listings.
-pub async fn films_from(env: &Env, from_ms: i64) -> Result<Value, ApiError> {
-    let films = rows::films_from(&db::database(env)?, from_ms).await?;
-    let by_id: serde_json::Map<String, Value> = films
-        .into_iter()
-        .filter_map(|f| Some((f["id"].as_str()?.to_string(), f)))
-        .collect();
-    Ok(Value::Object(by_id))
 }

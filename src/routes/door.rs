@@ -8,10 +8,13 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use worker::{Env, Request, Response, RouteContext};
 
-use super::{parse_json, read_body, showing_id, Handled};
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, Handled};
+use crate::auth::signing_keys;
+use crate::clock::now_ms;
 use crate::db::door::{self as door_rows, TryKind};
 use crate::db::orders::{self as order_rows, CheckIn};
+use crate::network::guesser_address;
+use crate::request::{parse_json, read_body, showing_id};
 use crate::{auth, db, door_sync, ticket_code};
 use credential::{require_door, Credential};
 use desk::Code;
@@ -20,48 +23,6 @@ use worker::D1Database;
 mod credential;
 
 pub use credential::draw as draw_pin;
-
-thread_local! {
-    /// The ticket keys, read once per isolate: an Ed25519 key's public half
-    /// is computed as it is read, and secrets change only with a
-    /// deployment, which starts new isolates.
-    static TICKET_KEYS: std::cell::OnceCell<Result<ticket_code::TicketKeys, String>> =
-        const { std::cell::OnceCell::new() };
-}
-
-pub fn signing_keys(env: &Env) -> Result<ticket_code::TicketKeys, ApiError> {
-    let read = || {
-        let text = env
-            .secret("TICKET_SIGNING_KEYS")
-            .map(|s| s.to_string())
-            .map_err(|_| "TICKET_SIGNING_KEYS is not configured".to_string())?;
-        ticket_code::TicketKeys::parse(&text).map_err(|e| format!("TICKET_SIGNING_KEYS: {e}"))
-    };
-    TICKET_KEYS
-        .with(|keys| keys.get_or_init(read).clone())
-        .map_err(ApiError::internal)
-}
-
-/// The code of each ticket in `tickets` (objects with `id` and `seat`),
-/// added as `code`.
-pub fn add_codes(env: &Env, showing_id: &str, tickets: &mut Value) -> Result<(), ApiError> {
-    let keys = signing_keys(env)?;
-    for ticket in tickets.as_array_mut().into_iter().flatten() {
-        // Only a paid ticket has a code: one whose payment is still being
-        // confirmed might never be paid, and an offline door admits a
-        // signed code it has no list entry for.
-        if ticket["status"].as_str().is_some_and(|s| s != "valid") {
-            continue;
-        }
-        let reference = ticket_code::TicketRef {
-            showing_id: showing_id.to_string(),
-            ticket_id: ticket["id"].as_str().unwrap_or_default().to_string(),
-            seat: ticket["seat"].as_str().unwrap_or_default().to_string(),
-        };
-        ticket["code"] = json!(ticket_code::sign(&keys, &reference));
-    }
-    Ok(())
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -123,6 +84,7 @@ pub async fn check_in(mut req: Request, ctx: RouteContext<()>) -> Handled {
             json!({ "result": "already_checked_in", "checked_in_at_ms": at_ms })
         }
         CheckIn::Void => json!({ "result": "void" }),
+        CheckIn::Moved { seat } => json!({ "result": "moved", "moved_to_seat": seat }),
         CheckIn::Unknown => json!({ "result": "invalid" }),
         CheckIn::JudgedOnDevice => json!({ "result": "judged_on_device" }),
     };
@@ -218,7 +180,7 @@ pub async fn manifest(req: Request, ctx: RouteContext<()>) -> Handled {
             "forget_at_ms": windows.door_close_at_ms.saturating_add(FORGET_AFTER_CLOSE_MS),
             "cancelled": showing.cancelled_at_ms.is_some(),
         },
-        "generated_at_ms": super::now_ms(),
+        "generated_at_ms": now_ms(),
         "keys": keys.public_keys(),
         // False while the first ticket key is an HMAC secret: new codes
         // then need the network to be checked.
@@ -242,7 +204,7 @@ fn door_opens_at_ms(windows: &desk::window::Windows) -> i64 {
 /// Refuses what only an open door is told (the ticket list, a buyer's
 /// tickets) before the door lists the showing and once its door closed.
 fn door_open(windows: &desk::window::Windows) -> Result<(), ApiError> {
-    let now = super::now_ms();
+    let now = now_ms();
     let opens_at_ms = door_opens_at_ms(windows);
     if now < opens_at_ms {
         return Err(ApiError::new(
@@ -292,7 +254,7 @@ pub async fn session(req: Request, ctx: RouteContext<()>) -> Handled {
     let (sid, db, _, windows) = door_showing(&req, &ctx).await?;
     let expires_at_ms = (windows.door_close_at_ms.max(0) as u64)
         .saturating_add(crate::door_session::AFTER_CLOSE_MS);
-    if super::now_ms() as u64 >= expires_at_ms {
+    if now_ms() as u64 >= expires_at_ms {
         return Err(ApiError::new(
             Code::DoorClosed,
             "this showing's door closed over two days ago",
@@ -324,7 +286,7 @@ pub async fn sync(mut req: Request, ctx: RouteContext<()>) -> Handled {
         ));
     };
     Credential::Session(session.clone()).check_named(batch.device.as_deref())?;
-    let now = super::now_ms() as u64;
+    let now = now_ms() as u64;
     if let Some(problem) = batch.problem() {
         return Err(ApiError::new(Code::InvalidScans, problem));
     }
@@ -401,8 +363,8 @@ pub async fn find(mut req: Request, ctx: RouteContext<()>) -> Handled {
             ),
         ));
     }
-    let client = super::guesser_address(&req);
-    let now = super::now_ms() as u64;
+    let client = guesser_address(&req);
+    let now = now_ms() as u64;
     let taken = door_rows::take_try(
         &db,
         TryKind::Lookup,
@@ -443,7 +405,7 @@ pub async fn conflicts(req: Request, ctx: RouteContext<()>) -> Handled {
 /// closes, if later), soonest first, with when the door closes.
 pub async fn showings(ctx: RouteContext<()>) -> Handled {
     let db = db::database(&ctx.env)?;
-    let now = super::now_ms();
+    let now = now_ms();
     let defaults = crate::settings::window_defaults(&ctx.env);
     let earliest = now.saturating_sub(desk::window::MAX_AFTER_START_MS);
     let latest = now.saturating_add(desk::window::DOOR_LIST_MS);

@@ -1,12 +1,22 @@
 //! The public HTTP API. Each handler parses and bounds its input, then asks
 //! D1 or the showing's object; every refusal is an [`ApiError`] body.
 //!
+//! This file is the router: it alone names the route files. A route file
+//! takes what it shares with another from a module below the routes
+//! (`request`, `buyer`, `order_answer`, `showing_edit`, `network`,
+//! `clock`, …), never from a route or from here, and nothing outside
+//! `routes/` takes anything from here but what `lib.rs` hands the runtime
+//! (`tests/architecture.rs` checks both).
+//!
 //! - [`showings`]: what buyers see and do: showings, seat maps, holds.
 //! - [`orders`]: paying for a hold, reading an order, Square's webhooks.
 //! - [`refunds`]: refunds asked for here or in Square, applied on completion.
+//! - [`changes`]: buyers cancelling within their showing's policy; staff
+//!   setting that policy.
 //! - [`tickets`]: the ticket page with its QR code.
 //! - [`door`]: scanning tickets at the door, behind a door credential.
 //! - [`box_office`]: staff selling or giving seats at the desk.
+//! - [`moves`]: staff moving a sold ticket to another seat.
 //! - [`catalog`]: films and screens, which showings refer to.
 //! - [`admin`]: what cinema staff do, behind the admin token or session.
 //! - [`bench`]: the benchmark's floors, off unless `SHOWTIME_BENCH` is "1".
@@ -15,34 +25,25 @@ mod admin;
 mod bench;
 mod box_office;
 mod catalog;
+mod changes;
 mod door;
+mod moves;
 mod orders;
 mod refunds;
 mod showings;
-mod sweep;
 mod tickets;
 mod webhooks;
 
-pub use door::signing_keys;
-use futures_util::StreamExt;
 pub use orders::order_lookup;
-pub(crate) use showings::{client_address, guesser_address};
-pub use sweep::recovery_sweep;
 pub use webhooks::square_webhook;
 
-use serde::de::DeserializeOwned;
 use serde_json::json;
-use worker::{Date, Env, Request, Response, Result, RouteContext, Router};
+use worker::{Env, Request, Response, Result, RouteContext, Router};
 
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, Handled};
+use crate::clock::now_ms;
 use crate::db;
 use desk::Code;
-
-/// Request bodies larger than this are refused before parsing: nothing the
-/// API accepts comes close (the largest is a 20,000-seat layout).
-pub const MAX_BODY_BYTES: usize = 256 * 1024;
-
-type Handled = std::result::Result<Response, ApiError>;
 
 pub async fn handle(req: Request, env: Env) -> Result<Response> {
     // Only the routes that share the path's first part are built: a
@@ -121,6 +122,9 @@ fn admin_routes() -> Router<'static, ()> {
         .get_async("/api/admin/showings/:sid/door-conflicts", |req, ctx| {
             respond(door::conflicts(req, ctx))
         })
+        .post_async("/api/admin/tickets/:tid/move", |req, ctx| {
+            respond(moves::move_ticket(req, ctx))
+        })
         .post_async("/api/admin/orders/:oid/refund", |req, ctx| {
             respond(refunds::refund_order(req, ctx))
         })
@@ -156,6 +160,12 @@ fn admin_routes() -> Router<'static, ()> {
         })
         .post_async("/api/admin/showings/:sid/cancel", |req, ctx| {
             respond(admin::cancel_showing(req, ctx))
+        })
+        .put_async("/api/admin/showings/:sid/policy", |req, ctx| {
+            respond(changes::set_policy(req, ctx))
+        })
+        .get_async("/api/admin/showings/:sid/policy", |req, ctx| {
+            respond(changes::get_policy(req, ctx))
         })
         .put_async("/api/admin/showings/:sid", |req, ctx| {
             respond(admin::update_showing(req, ctx))
@@ -208,7 +218,11 @@ fn bench_routes() -> Router<'static, ()> {
             respond(bench::write(ctx))
         })
         .post_async("/api/bench/showings/:sid/hold-worker", |req, ctx| {
-            respond(bench::hold_worker_half(req, ctx))
+            // A hold's Worker half is the buyers' code, behind the bench's switch.
+            respond(async move {
+                bench::enabled(&ctx)?;
+                showings::bench_hold_worker_half(req, ctx).await
+            })
         })
         .post_async("/api/bench/worker", |_, ctx| respond(bench::worker(ctx)))
 }
@@ -219,6 +233,9 @@ fn other_api_routes() -> Router<'static, ()> {
         .get_async("/api/health", |req, ctx| respond(health(req, ctx)))
         .get_async("/api/orders/:oid", |req, ctx| {
             respond(orders::get(req, ctx))
+        })
+        .post_async("/api/orders/:oid/cancel", |req, ctx| {
+            respond(changes::cancel(req, ctx))
         })
         .get_async("/api/config", |_, ctx| respond(config(ctx)))
         .get_async("/api/door/showings", |_, ctx| respond(door::showings(ctx)))
@@ -265,63 +282,6 @@ async fn respond(handled: impl std::future::Future<Output = Handled>) -> Result<
     handled.await.or_else(ApiError::into_response)
 }
 
-pub(crate) fn now_ms() -> i64 {
-    Date::now().as_millis() as i64
-}
-
-fn param<'a>(ctx: &'a RouteContext<()>, name: &str) -> &'a str {
-    // The router only calls a handler when every named parameter matched.
-    ctx.param(name).map(String::as_str).unwrap_or_default()
-}
-
-/// Showing ids are 16 hex characters; anything else cannot name a showing,
-/// and is refused before it can create an object.
-fn showing_id(ctx: &RouteContext<()>) -> std::result::Result<&str, ApiError> {
-    let sid = param(ctx, "sid");
-    let valid = sid.len() == 16 && sid.bytes().all(|b| b.is_ascii_hexdigit());
-    if valid {
-        Ok(sid)
-    } else {
-        Err(ApiError::not_found("showing"))
-    }
-}
-
-/// Reads a body of at most [`MAX_BODY_BYTES`], refusing a larger one
-/// whether or not it declared its length.
-async fn read_body(req: &mut Request) -> std::result::Result<Vec<u8>, ApiError> {
-    let declared = req
-        .headers()
-        .get("content-length")?
-        .and_then(|v| v.parse::<usize>().ok());
-    match declared {
-        Some(n) if n > MAX_BODY_BYTES => return Err(ApiError::body_too_large(MAX_BODY_BYTES)),
-        // A declared length is the body's framing: the runtime delivers
-        // exactly that many bytes, so it is read in one go.
-        Some(_) => return Ok(req.bytes().await?),
-        None => {}
-    }
-    // Read a chunk at a time and stop past the limit: a chunked body
-    // declares no length, and must not be read whole first.
-    let mut bytes = Vec::new();
-    let mut stream = match req.stream() {
-        Ok(stream) => stream,
-        // No body at all.
-        Err(_) => return Ok(bytes),
-    };
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk?;
-        if bytes.len() + chunk.len() > MAX_BODY_BYTES {
-            return Err(ApiError::body_too_large(MAX_BODY_BYTES));
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(bytes)
-}
-
-fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> std::result::Result<T, ApiError> {
-    serde_json::from_slice(bytes).map_err(|e| ApiError::bad_json(e.to_string()))
-}
-
 /// A page of the web app: a static HTML file from `public/` that fills
 /// itself in from the API.
 async fn page(ctx: RouteContext<()>, asset: &str) -> Handled {
@@ -335,21 +295,8 @@ async fn page(ctx: RouteContext<()>, asset: &str) -> Handled {
     let filled = Response::from_html(html)?;
     // Settings change on a deploy; the page is checked each time.
     filled.headers().set("cache-control", "no-cache")?;
-    set_page_policy(&ctx.env, &filled)?;
+    crate::pages::set_page_policy(&ctx.env, &filled)?;
     Ok(filled)
-}
-
-/// The pages' Content-Security-Policy (see [`crate::pages`]).
-pub(crate) fn set_page_policy(env: &Env, resp: &Response) -> Result<()> {
-    let sdk = env
-        .var("SQUARE_SDK_URL")
-        .map(|v| v.to_string())
-        .unwrap_or_default();
-    let turnstile = crate::turnstile::script_url(env);
-    resp.headers().set(
-        "content-security-policy",
-        &crate::pages::content_security_policy(&[&sdk, &turnstile]),
-    )
 }
 
 /// What the pages need to know: the Square Web Payments SDK to load, the

@@ -1,22 +1,23 @@
 //! Paying for a hold, reading an order, and Square's webhooks.
 
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 use worker::{Context, Env, Request, Response, RouteContext};
 
-use super::showings::hold_ref;
-use super::{param, parse_json, read_body, showing_id, Handled};
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, Handled};
+use crate::buyer::{email_ok, hold_ref, name_ok, MAX_NAME_BYTES};
+use crate::clock::now_ms;
 use crate::db::mail as mail_rows;
 use crate::db::orders as order_rows;
+use crate::network::client_address;
+use crate::order_answer::{add_codes, add_order_link, order_body};
+use crate::request::{param, parse_json, read_body, showing_id};
 use crate::showtime::client::ShowtimeClient;
 use crate::{db, ids};
 use checkout::PublicStatus;
-use desk::protocol::{CheckoutRequest, OrderAnswer};
+use desk::protocol::CheckoutRequest;
 use desk::Code;
 
-const MAX_EMAIL_BYTES: usize = checkout::MAX_BUYER_EMAIL_BYTES;
-const MAX_NAME_BYTES: usize = checkout::MAX_BUYER_NAME_BYTES;
 const MAX_SOURCE_ID_BYTES: usize = checkout::MAX_SOURCE_ID_BYTES;
 
 #[derive(Deserialize)]
@@ -32,18 +33,6 @@ struct CheckoutBody {
 
 fn invalid(field: &str, detail: &str) -> ApiError {
     ApiError::new(Code::InvalidBuyer, format!("{field}: {detail}")).with("field", field)
-}
-
-/// One plain mailbox (`mail::address`): no display name, list, quotes or
-/// literal, so the address names exactly one recipient.
-pub(super) fn email_ok(email: &str) -> bool {
-    email.len() <= MAX_EMAIL_BYTES && mail::address::is_addr_spec(email)
-}
-
-/// A name that draws as itself: no control or Unicode format character
-/// (a bidi override could turn a receipt's or a staff list's text around).
-pub(super) fn name_ok(name: &str) -> bool {
-    name.len() <= MAX_NAME_BYTES && mail::address::is_plain_name(name)
 }
 
 impl CheckoutBody {
@@ -109,14 +98,17 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
         email: body.email,
         name: body.name,
         order_nonce: ids::random_hex(12).map_err(|e| ApiError::internal(e.to_string()))?,
-        client: super::showings::client_address(&req),
+        client: client_address(&req),
     };
     let order = showing.checkout(request).await?;
+    if order.status == PublicStatus::Pending {
+        note_answered_pending(&ctx.env, &order.order_id).await;
+    }
     let (status, mut body) = order_body(&order);
     // Every answer that names an order carries its link, so the buyer can
     // always come back to it.
     if body.get("tickets").is_some() {
-        super::door::add_codes(&ctx.env, sid, &mut body["tickets"])?;
+        add_codes(&ctx.env, sid, &mut body["tickets"])?;
     }
     if let Some(order_id) = body["order_id"].as_str().map(str::to_string) {
         add_order_link(&ctx.env, &order_id, &mut body)?;
@@ -124,16 +116,22 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
     Ok(Response::from_json(&body)?.with_status(status))
 }
 
-/// Adds the order's API address and access key to an answer for its buyer.
-pub(super) fn add_order_link(
-    env: &worker::Env,
-    order_id: &str,
-    body: &mut Value,
-) -> Result<(), ApiError> {
-    let key = crate::auth::order_key(env, order_id)?;
-    body["order_url"] = json!(format!("/api/orders/{order_id}?key={key}"));
-    body["access_key"] = json!(key);
-    Ok(())
+/// The buyer is about to be told to wait for their order: from now on an
+/// outcome without tickets is mailed to them (they may have left), and one
+/// recorded meanwhile is queued and sent now. A failure is logged; the
+/// buyer still gets their answer, and the order page shows the outcome.
+async fn note_answered_pending(env: &Env, order_id: &str) {
+    let noted = match db::database(env) {
+        Ok(db) => {
+            order_rows::answered_pending(&db, order_id, worker::Date::now().as_millis()).await
+        }
+        Err(e) => Err(e),
+    };
+    match noted {
+        Ok(true) => crate::mail::send_now(env, order_id).await,
+        Ok(false) => {}
+        Err(e) => worker::console_error!("order {order_id}: answered pending not noted: {e}"),
+    }
 }
 
 #[derive(Deserialize)]
@@ -158,7 +156,7 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
         .ok_or_else(|| ApiError::not_found("order"))?;
     let mut tickets = serde_json::to_value(order_rows::tickets_of(&db, order_id).await?)
         .map_err(|e| ApiError::internal(e.to_string()))?;
-    super::door::add_codes(&ctx.env, &order.showing_id, &mut tickets)?;
+    add_codes(&ctx.env, &order.showing_id, &mut tickets)?;
     for ticket in tickets.as_array_mut().into_iter().flatten() {
         let page = format!(
             "/tickets/{}?key={key}",
@@ -170,6 +168,7 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
     }
     let showing = db::get_showing(&db, &order.showing_id).await?;
     let refunds = order_rows::buyer_refunds(&db, order_id).await?;
+    let changes = crate::refunding::buyer_options(&ctx.env, &db, order_id).await?;
     Ok(Response::from_json(&json!({
         "order": {
             "id": order.id,
@@ -185,6 +184,7 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
         "showing": showing,
         "tickets": tickets,
         "refunds": refunds,
+        "changes": changes,
     }))?)
 }
 
@@ -237,9 +237,9 @@ async fn lookup_accepted(req: &mut Request, env: &Env) -> Result<(String, u64), 
         ));
     }
     let db = db::database(env)?;
-    let now = crate::routes::now_ms() as u64;
+    let now = now_ms() as u64;
     // An IPv4 address, or the /64 of an IPv6 one.
-    let client = super::showings::client_address(req);
+    let client = client_address(req);
     let since = now.saturating_sub(HOUR_MS);
     if !mail_rows::note_lookup(&db, &client, since, LOOKUPS_PER_CLIENT_HOUR, now).await? {
         let mut error = ApiError::new(
@@ -272,66 +272,4 @@ async fn mail_links(env: &Env, email: &str, now: u64) -> Result<(), ApiError> {
         crate::mail::send_row_now(env, &row_id).await;
     }
     Ok(())
-}
-
-/// The checkout's answer to its buyer: its HTTP status and body.
-pub(super) fn order_body(order: &OrderAnswer) -> (u16, Value) {
-    let tickets: Vec<Value> = order
-        .seats
-        .iter()
-        .enumerate()
-        .map(|(i, seat)| {
-            let price = order.prices.iter().find(|p| &p.seat == seat);
-            json!({
-                "id": order_rows::ticket_id(&order.order_id, i), "seat": seat,
-                "price_name": price.map(|p| p.name.clone()),
-                "price_amount": price.map(|p| p.amount_minor),
-            })
-        })
-        .collect();
-    let mut body = json!({
-        "order_id": order.order_id,
-        "status": desk::status_name(&order.status),
-        "seats": order.seats,
-        "amount": order.amount,
-    });
-    let (status, extra) = match &order.status {
-        PublicStatus::Paid => (201, json!({ "tickets": tickets })),
-        PublicStatus::Pending => (
-            202,
-            json!({"detail": "your payment is being confirmed; this page will show the outcome"}),
-        ),
-        PublicStatus::Declined { code } => (
-            402,
-            json!({
-                "error": Code::CardDeclined.as_str(), "code": code,
-                "detail": "the card was declined and nothing was charged; your seats are still held, so you can try another card",
-            }),
-        ),
-        PublicStatus::SeatLost { seats } => (
-            409,
-            json!({
-                "error": Code::SeatLost.as_str(), "seats_lost": seats,
-                "detail": "your hold ran out and another buyer took these seats; the payment was cancelled and nothing was charged",
-            }),
-        ),
-        PublicStatus::Failed { code } => (
-            402,
-            json!({
-                "error": Code::PaymentFailed.as_str(), "code": code,
-                "detail": "the payment could not be made and nothing was charged",
-            }),
-        ),
-        PublicStatus::NeedsAttention => (
-            409,
-            json!({
-                "error": Code::OrderNotCompleted.as_str(),
-                "detail": "we could not issue tickets for this order; nothing was charged, and the cinema's staff have been alerted",
-            }),
-        ),
-    };
-    if let (Some(body), Value::Object(extra)) = (body.as_object_mut(), extra) {
-        body.extend(extra);
-    }
-    (status, body)
 }

@@ -6,17 +6,19 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use worker::{Env, Request, Response, RouteContext};
 
-use super::{now_ms, param, parse_json, read_body, showing_id, Handled};
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, Handled};
+use crate::buyer::{hold_ref, Session, HOLD_TOKEN_LEN};
+use crate::clock::now_ms;
+use crate::network::client_address;
+use crate::order_answer::add_order_link;
+use crate::request::{parse_json, read_body, showing_id};
 use crate::showtime::client::{HoldAnswer, ShowtimeClient};
-use crate::{db, ids, session};
-use desk::protocol::{Caller, HoldRef, Idempotency, NewHold, Summary};
+use crate::{db, ids};
+use desk::protocol::{Caller, Idempotency, NewHold, Summary};
 use desk::Code;
 
 /// Longest `Idempotency-Key` accepted (a UUID is 36).
 const MAX_IDEMPOTENCY_KEY_BYTES: usize = 255;
-/// Hold tokens are 32 hex characters.
-const HOLD_TOKEN_LEN: usize = 32;
 
 pub async fn list(ctx: RouteContext<()>) -> Handled {
     let db = db::database(&ctx.env)?;
@@ -49,7 +51,7 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
         })
         .collect();
     // The films shown, once each: the pages group showings by film.
-    let films = super::catalog::films_from(
+    let films = films_from(
         &ctx.env,
         now.saturating_sub(desk::window::MAX_AFTER_START_MS),
     )
@@ -57,6 +59,16 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
     Ok(Response::from_json(
         &json!({ "showings": listed, "films": films }),
     )?)
+}
+
+/// The films of showings starting from `from_ms`, by id, for listings.
+async fn films_from(env: &Env, from_ms: i64) -> Result<Value, ApiError> {
+    let films = db::catalog::films_from(&db::database(env)?, from_ms).await?;
+    let by_id: serde_json::Map<String, Value> = films
+        .into_iter()
+        .filter_map(|f| Some((f["id"].as_str()?.to_string(), f)))
+        .collect();
+    Ok(Value::Object(by_id))
 }
 
 /// Seats left in a listed showing are this instance's copy, asked of the
@@ -248,87 +260,6 @@ fn to_json(value: &impl serde::Serialize) -> Result<String, ApiError> {
     serde_json::to_string(value).map_err(|e| ApiError::internal(e.to_string()))
 }
 
-/// The buyer's session: from a valid cookie, or a new one.
-struct Session {
-    secret: [u8; 32],
-    buyer: String,
-    is_new: bool,
-    secure: bool,
-}
-
-impl Session {
-    fn of(req: &Request, env: &Env) -> Result<Session, ApiError> {
-        let secret = crate::auth::key(env, crate::keys::Purpose::BuyerSession)?;
-        let secure = crate::auth::is_https(req);
-        let cookies = req.headers().get("cookie")?.unwrap_or_default();
-        if let Some(buyer) = session::buyer_from_cookies(&secret, &cookies, secure) {
-            return Ok(Session {
-                secret,
-                buyer,
-                is_new: false,
-                secure,
-            });
-        }
-        let buyer = ids::random_hex(16).map_err(|e| ApiError::internal(e.to_string()))?;
-        Ok(Session {
-            secret,
-            buyer,
-            is_new: true,
-            secure,
-        })
-    }
-
-    /// The hold's answer, handing the buyer their session cookie with a
-    /// new hold if they had none. A replay is only ever of this buyer's
-    /// own request (the object refuses anyone else), and a refusal holds
-    /// nothing, so neither needs a cookie.
-    fn relay(&self, answer: Result<HoldAnswer, ApiError>) -> Handled {
-        match answer {
-            Ok(HoldAnswer::Granted(granted)) => {
-                self.hand_cookie(Response::from_json(&granted)?.with_status(201))
-            }
-            Ok(HoldAnswer::Replayed { status, body }) => {
-                let resp = Response::from_bytes(body.into_bytes())?.with_status(status);
-                resp.headers().set("content-type", "application/json")?;
-                Ok(resp)
-            }
-            Err(refusal) => Ok(refusal.into_response()?),
-        }
-    }
-
-    /// The answer, with the buyer's new session cookie if they had none.
-    fn hand_cookie(&self, resp: Response) -> Handled {
-        if self.is_new {
-            resp.headers().append(
-                "set-cookie",
-                &session::set_cookie(&self.secret, &self.buyer, self.secure),
-            )?;
-        }
-        Ok(resp)
-    }
-}
-
-/// The network the client asks from: its IPv4 address or IPv6 /64, as
-/// Cloudflare saw it.
-pub(crate) fn client_address(req: &Request) -> String {
-    desk::client_key(&connecting_ip(req))
-}
-
-/// The network a guesser of door PINs or buyers' addresses asks from: its
-/// IPv4 address or IPv6 /48 (`desk::guesser_key`).
-pub(crate) fn guesser_address(req: &Request) -> String {
-    desk::guesser_key(&connecting_ip(req))
-}
-
-/// The client's address as Cloudflare saw it.
-fn connecting_ip(req: &Request) -> String {
-    req.headers()
-        .get("cf-connecting-ip")
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| "unknown".to_string())
-}
-
 fn idempotency(req: &Request, body: &[u8]) -> Result<Option<Idempotency>, ApiError> {
     let Some(key) = req.headers().get("idempotency-key")? else {
         return Ok(None);
@@ -419,29 +350,6 @@ pub async fn bench_hold_worker_half(req: Request, ctx: RouteContext<()>) -> Hand
     session.relay(Ok(HoldAnswer::Granted(granted)))
 }
 
-/// The hold named in the path, if the caller could own it. A malformed
-/// token or a caller without a session gets the same 404 as a foreign hold.
-pub(super) fn hold_ref(req: &Request, ctx: &RouteContext<()>) -> Result<HoldRef, ApiError> {
-    let not_found = || {
-        ApiError::new(
-            Code::HoldNotFound,
-            "no hold with this id belongs to you for this showing",
-        )
-    };
-    let token = param(ctx, "hold");
-    if token.len() != HOLD_TOKEN_LEN || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(not_found());
-    }
-    let session = Session::of(req, &ctx.env)?;
-    if session.is_new {
-        return Err(not_found());
-    }
-    Ok(HoldRef {
-        buyer: session.buyer,
-        token: token.to_string(),
-    })
-}
-
 pub async fn get_hold(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
     let hold = hold_ref(&req, &ctx)?;
@@ -450,7 +358,7 @@ pub async fn get_hold(req: Request, ctx: RouteContext<()>) -> Handled {
     // The hold's owner may open the order paying for it: a page whose
     // checkout answer was lost finds its order here.
     if let Some(order_id) = &view.order_id {
-        super::orders::add_order_link(&ctx.env, order_id, &mut body)?;
+        add_order_link(&ctx.env, order_id, &mut body)?;
     }
     Ok(Response::from_json(&body)?)
 }

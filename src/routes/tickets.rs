@@ -5,10 +5,10 @@ use qrcode::render::svg;
 use qrcode::QrCode;
 use worker::{Request, Response, RouteContext};
 
-use super::{param, Handled};
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, Handled};
 use crate::db::orders as order_rows;
-use crate::{db, ticket_code};
+use crate::request::param;
+use crate::{auth, db, pages, ticket_code};
 
 #[derive(serde::Deserialize)]
 struct KeyQuery {
@@ -45,7 +45,7 @@ async fn shown(req: &Request, ctx: &RouteContext<()>) -> Result<Shown, ApiError>
         .ok()
         .and_then(|q| q.key)
         .unwrap_or_default();
-    if order_id.is_empty() || !crate::auth::order_key_ok(&ctx.env, order_id, &key)? {
+    if order_id.is_empty() || !auth::order_key_ok(&ctx.env, order_id, &key)? {
         return Err(ApiError::not_found("ticket"));
     }
     let db = db::database(&ctx.env)?;
@@ -61,7 +61,7 @@ async fn shown(req: &Request, ctx: &RouteContext<()>) -> Result<Shown, ApiError>
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
     let code = ticket_code::sign(
-        &super::door::signing_keys(&ctx.env)?,
+        &auth::signing_keys(&ctx.env)?,
         &ticket_code::TicketRef {
             showing_id: order.showing_id.clone(),
             ticket_id: ticket.id.clone(),
@@ -110,6 +110,7 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
     let escape = |text: &str| html_escape::encode_text(text).to_string();
     let attr = |text: &str| html_escape::encode_double_quoted_attribute(text).to_string();
     let qr = match ticket.status.as_str() {
+        "void" if ticket.moved_to_seat.is_some() => "<p class=\"void-mark\">MOVED</p>".to_string(),
         "void" => "<p class=\"void-mark\">VOID</p>".to_string(),
         "valid" => format!(
             "<figure role=\"img\" aria-label=\"QR code of the ticket for seat {}\">{}</figure>",
@@ -125,7 +126,13 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
     // The cinema's own clock, with its zone's abbreviation.
     let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
     let starts = venue.local_time(showing.starts_at_ms);
-    let status = status_words(&ticket.status, ticket.checked_in_at_ms.is_some());
+    let status = match &ticket.moved_to_seat {
+        // Staff moved it: the buyer was mailed the new one.
+        Some(seat) => escape(&format!(
+            "Moved to seat {seat}: this ticket no longer admits; use the new one"
+        )),
+        None => status_words(&ticket.status, ticket.checked_in_at_ms.is_some()).to_string(),
+    };
     // "Child · $8.00", when the ticket was sold at a price of its own.
     let price = match (&ticket.price_name, ticket.price_amount) {
         (Some(name), Some(amount)) => format!(
@@ -152,12 +159,12 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
         seat = escape(&ticket.seat),
         short = escape(&short),
         order_page = attr(&order_page),
-        name = crate::pages::NAME_MARKER,
-        address = crate::pages::ADDRESS_MARKER,
+        name = pages::NAME_MARKER,
+        address = pages::ADDRESS_MARKER,
         starts = escape(&starts),
         id = escape(&ticket.id),
     );
-    let resp = Response::from_html(crate::pages::fill(&html, &venue))?;
-    super::set_page_policy(&ctx.env, &resp)?;
+    let resp = Response::from_html(pages::fill(&html, &venue))?;
+    pages::set_page_policy(&ctx.env, &resp)?;
     Ok(resp)
 }

@@ -238,6 +238,18 @@ impl ShowtimeClient {
         self.done(&Request::VoidSeats(void)).await
     }
 
+    /// Moves a sold ticket to another seat; the same ticket asked again
+    /// answers the move it made then.
+    pub async fn move_ticket(
+        &self,
+        request: desk::protocol::MoveTicket,
+    ) -> Result<desk::protocol::TicketMoved, ApiError> {
+        match self.ask(&Request::MoveTicket(request)).await? {
+            Reply::Moved(moved) => Ok(moved),
+            other => Err(unexpected(other)),
+        }
+    }
+
     /// The benchmark's floors: a request that does nothing, or one write.
     pub async fn bench(&self, write: bool) -> Result<(), ApiError> {
         self.done(&if write {

@@ -68,13 +68,19 @@ impl Showtime {
                     step,
                     call,
                 } => {
-                    if call.path == "/v2/refunds" {
-                        self.record_own_refund(&order_id, &call).await;
-                    }
-                    let reply = match Square::from_env(&self.env) {
-                        Ok(square) => square.send(&call).await,
-                        Err(e) => desk::square::SquareReply::Unknown(e),
-                    };
+                    let reply = self.send(&call).await;
+                    Some((order_id, step, Answer::Square(reply)))
+                }
+                Effect::Refund {
+                    order_id,
+                    step,
+                    request,
+                } => {
+                    // Recorded before it is asked for, covering no ticket,
+                    // so its webhook is known for what it is and not taken
+                    // for a refund made in the Dashboard.
+                    self.record_refund(&order_id, &request).await;
+                    let reply = self.send(&desk::square::refund_call(&request)).await;
                     Some((order_id, step, Answer::Square(reply)))
                 }
                 Effect::Store {
@@ -158,15 +164,8 @@ impl Showtime {
             }
             OrderWrite::MarkPaid { payment_id } => {
                 let outcome = stored(order_rows::mark_paid(&db, order_id, &payment_id, now).await);
-                if outcome == StoreOutcome::Stored {
-                    // The tickets mail was queued in that write: send it now,
-                    // apart from the checkout's answer (the sweep retries).
-                    let env = self.env.clone();
-                    let order_id = order_id.to_string();
-                    wasm_bindgen_futures::spawn_local(async move {
-                        crate::mail::send_now(&env, &order_id).await;
-                    });
-                }
+                // The tickets mail was queued in that write.
+                self.mail_soon(order_id, &outcome);
                 outcome
             }
             OrderWrite::VoidTickets => stored(order_rows::void_tickets(&db, order_id, now).await),
@@ -174,52 +173,58 @@ impl Showtime {
                 status,
                 detail,
                 payment_id,
-            } => stored(
-                order_rows::record_final(
-                    &db,
-                    order_id,
-                    status,
-                    detail.as_deref(),
-                    payment_id.as_deref(),
-                    now,
-                )
-                .await,
-            ),
+            } => {
+                let outcome = stored(
+                    order_rows::record_final(
+                        &db,
+                        order_id,
+                        status,
+                        detail.as_deref(),
+                        payment_id.as_deref(),
+                        now,
+                    )
+                    .await,
+                );
+                // A buyer told to wait was queued the outcome's message.
+                self.mail_soon(order_id, &outcome);
+                outcome
+            }
         }
     }
 
-    /// The checkout's own refund (money taken for seats it could not give)
-    /// is recorded before it is asked for, covering no ticket, so its
-    /// webhook is known for what it is and not taken for a refund made in
-    /// the Dashboard. Asked again, it is the same row.
-    async fn record_own_refund(&self, order_id: &str, call: &desk::square::SquareCall) {
-        let Some(body) = &call.body else { return };
-        let (Some(key), Some(amount)) = (
-            body["idempotency_key"].as_str(),
-            body["amount_money"]["amount"].as_u64(),
-        ) else {
-            return;
-        };
+    /// Sends what a write that stored queued for the order, apart from the
+    /// checkout's answer (the sweep sends it if this does not).
+    fn mail_soon(&self, order_id: &str, outcome: &StoreOutcome) {
+        if *outcome == StoreOutcome::Stored {
+            let env = self.env.clone();
+            let order_id = order_id.to_string();
+            wasm_bindgen_futures::spawn_local(async move {
+                crate::mail::send_now(&env, &order_id).await;
+            });
+        }
+    }
+
+    /// The checkout's own refund, as the `refunds` machine writes it,
+    /// unless it is recorded already (it may be sent again).
+    async fn record_refund(&self, order_id: &str, request: &refunds::RefundRequest) {
+        let row = refunds::checkout_refund(request);
         let recorded = match self.env.d1("DB") {
-            Ok(db) => {
-                let none: &[String] = &[];
-                crate::db::refunds::upsert(
-                    &db,
-                    key,
-                    None,
-                    order_id,
-                    Some(none),
-                    amount,
-                    "requested",
-                    now_ms(),
-                )
-                .await
-            }
+            Ok(db) => crate::db::refunds::record_new(&db, order_id, &row, now_ms()).await,
             Err(e) => Err(e),
         };
         if let Err(e) = recorded {
             // The refund still goes ahead; its webhook then asks staff.
-            worker::console_error!("order {order_id}: refund {key} not recorded first: {e}");
+            worker::console_error!(
+                "order {order_id}: refund {} not recorded first: {e}",
+                row.id
+            );
+        }
+    }
+
+    async fn send(&self, call: &desk::square::SquareCall) -> desk::square::SquareReply {
+        match Square::from_env(&self.env) {
+            Ok(square) => square.send(call).await,
+            Err(e) => desk::square::SquareReply::Unknown(e),
         }
     }
 

@@ -11,7 +11,8 @@
 //!    back, which are decisions of their own.
 //!
 //! - [`client`]: how the Worker reaches an object: one typed call a request.
-//! - [`storage`]: the desk's rows on the object's SQLite.
+//! - [`storage`]: the desk's rows on the object's SQLite; the alarm is
+//!   set here (`arm_alarm`).
 //! - [`effects`]: performing effects and feeding their answers back.
 
 pub mod client;
@@ -265,9 +266,9 @@ impl Showtime {
         self.write(&decision.writes)?;
         self.arm_alarm().await;
         let stepped = decision.effects.iter().filter_map(|effect| match effect {
-            desk::Effect::Square { order_id, .. } | desk::Effect::Store { order_id, .. } => {
-                Some(order_id.clone())
-            }
+            desk::Effect::Square { order_id, .. }
+            | desk::Effect::Refund { order_id, .. }
+            | desk::Effect::Store { order_id, .. } => Some(order_id.clone()),
             _ => None,
         });
         let _attending = attend.then(|| Attending::take(&self.attended, stepped.collect()));
@@ -280,7 +281,7 @@ impl Showtime {
         let mut slot = self.desk.borrow_mut();
         if slot.is_none() {
             let sql = self.state.storage().sql();
-            let (mut desk, upgrade) = storage::load(&sql, self.settings.desk.clone())?;
+            let (mut desk, upgrade) = storage::load(&sql, self.settings.desk.clone(), now_ms())?;
             storage::apply(&sql, &upgrade)?;
             // Hibernated sockets outlive the instance that accepted them.
             desk.set_watchers(self.state.get_websockets().len());
@@ -302,6 +303,40 @@ impl Showtime {
                 self.desk.borrow_mut().take();
                 Err(e)
             }
+        }
+    }
+
+    /// Sets the alarm to the desk's next deadline when that is earlier than
+    /// the alarm already set, or clears it when nothing is due. An alarm
+    /// already due no later than wanted is left alone: it fires first,
+    /// finds little to do, and sets the next one. So holds that end early
+    /// never move the alarm, and only an earlier deadline costs an alarm
+    /// write (a quarter of a storage-bound request's throughput).
+    async fn arm_alarm(&self) {
+        let wanted = match self.desk.borrow().as_ref() {
+            // A time in the past means a backlog: fire again at once (an
+            // alarm set to exactly now can be dropped, hence the +1).
+            Some(desk) => desk.poll_timeout().map(|t| t.max(now_ms() + 1)),
+            None => return,
+        };
+        match (self.alarm_at_ms.get(), wanted) {
+            (Some(set), wanted) if set == wanted => return,
+            (Some(Some(set)), Some(wanted)) if set <= wanted => return,
+            (Some(Some(_)), None) => return,
+            _ => {}
+        }
+        let storage = self.state.storage();
+        let done = match wanted {
+            // An i64 would be read as an offset from now; a Date is a time.
+            Some(at_ms) => {
+                let at = worker::js_sys::Date::new(&(at_ms as f64).into());
+                storage.set_alarm(worker::ScheduledTime::new(at)).await
+            }
+            None => storage.delete_alarm().await,
+        };
+        match done {
+            Ok(()) => self.alarm_at_ms.set(Some(wanted)),
+            Err(e) => worker::console_error!("alarm not set: {e}"),
         }
     }
 

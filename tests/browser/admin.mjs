@@ -182,6 +182,20 @@ try {
   await staff.getByText('Ana Lima · ana@example.com').waitFor();
   await photographAndCheck(staff, 'admin-showing-order-desktop', 'a showing with an open order');
 
+  // Staff move Ana's A2 to B5 from her order and the map: A2 goes back on
+  // sale and B5 is hers at once, with a new ticket.
+  await staff.getByRole('button', { name: 'Move seat A2 to another seat' }).click();
+  await staff.getByText('Choose a free seat on the map for the ticket in seat A2.').waitFor();
+  await staff.getByRole('button', { name: 'Seat B5, available: move seat A2 here' }).click();
+  await staff.getByText('Move the ticket for seat A2 to seat B5?', { exact: false }).waitFor();
+  await photographAndCheck(staff, 'admin-move-ticket-desktop', 'a ticket being moved');
+  await staff.getByRole('button', { name: 'Move to B5' }).click();
+  await staff.getByRole('status').filter({ hasText: /^Moved: the ticket for seat A2 is now for seat B5/ }).waitFor();
+  await staff.getByRole('button', { name: 'Seat B5, sold to ana@example.com' }).waitFor();
+  await staff.getByRole('button', { name: 'Seat A2, available' }).waitFor();
+  await staff.locator('#order-body').getByRole('cell', { name: 'moved to B5' }).waitFor();
+  assert.equal(await staff.getByRole('heading', { name: 'Move a ticket' }).isHidden(), true, 'the move is done');
+
   // The export, downloaded with the session cookie.
   const [download] = await Promise.all([staff.waitForEvent('download'), staff.getByRole('link', { name: 'Export tickets (CSV)' }).click()]);
   const csv = await readFile(await download.path(), 'utf8');

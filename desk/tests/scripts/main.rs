@@ -10,6 +10,7 @@ mod checkouts;
 mod holds;
 mod limits;
 mod live;
+mod moves;
 
 use desk::protocol::{
     Caller, CheckoutRequest, HoldRef, Idempotency, NewHold, PaymentObserved, ShowingSetup,
@@ -84,7 +85,9 @@ impl Script {
         self.db.apply(&decision.writes);
         for effect in &decision.effects {
             match effect {
-                Effect::Square { order_id, step, .. } | Effect::Store { order_id, step, .. } => {
+                Effect::Square { order_id, step, .. }
+                | Effect::Refund { order_id, step, .. }
+                | Effect::Store { order_id, step, .. } => {
                     self.pending.push((order_id.clone(), *step, effect.clone()));
                 }
                 Effect::Push { message, .. } => self.last_push = Some(message.clone()),
@@ -233,6 +236,13 @@ impl Script {
                 Request::Configure(self.setup.clone())
             }
             "cancel" => Request::Cancel,
+            // move <order> <ticket> <from> <to>: staff move a sold ticket.
+            "move" => Request::MoveTicket(desk::protocol::MoveTicket {
+                order_id: self.order(args[0]),
+                ticket_id: args[1].into(),
+                from: args[2].into(),
+                to: args[3].into(),
+            }),
             "checkout" => Request::Checkout(CheckoutRequest {
                 hold: hold_ref(args[0], args[1]),
                 source_id: args[2].into(),
@@ -300,8 +310,12 @@ impl Script {
                     .unwrap()
                     + 1;
                 let settling = if order.settling { " settling" } else { "" };
-                format!("o{name} {}{settling}", desk::status_name(&order.status))
+                format!("o{name} {}{settling}", order.status.name())
             }
+            Reply::Moved(m) => format!(
+                "moved {} {} to {} as ticket {} at {}",
+                m.ticket_id, m.from, m.to, m.ticket_number, m.moved_at_ms
+            ),
             Reply::Cancelled {
                 new,
                 cancelled_at_ms,
@@ -325,7 +339,7 @@ impl Script {
         let answer = match (&effect, args[1]) {
             (Effect::Store { .. }, "stored") => Answer::Store(StoreOutcome::Stored),
             (Effect::Store { .. }, "down") => Answer::Store(StoreOutcome::Unavailable),
-            (Effect::Square { .. }, "timeout") => {
+            (Effect::Square { .. } | Effect::Refund { .. }, "timeout") => {
                 Answer::Square(SquareReply::Unknown("timeout".into()))
             }
             (Effect::Square { .. }, "payment") => Answer::Square(SquareReply::Ok(
@@ -352,6 +366,10 @@ fn effects(d: &Decision) -> String {
         .iter()
         .filter_map(|e| match e {
             Effect::Square { call, .. } => Some(format!("square {:?} {}", call.method, call.path)),
+            Effect::Refund { request, .. } => {
+                let call = desk::square::refund_call(request);
+                Some(format!("square {:?} {}", call.method, call.path))
+            }
             Effect::Store { write, .. } => Some(format!("store {}", store_name(write))),
             Effect::Push { version, .. } => Some(format!("push {version}")),
             Effect::Crash { .. } => Some("crash".into()),

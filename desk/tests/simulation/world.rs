@@ -200,10 +200,12 @@ impl World {
         }
         for effect in &decision.effects {
             match effect {
-                Effect::Square { .. } | Effect::Store { .. } => self.in_flight.push(InFlight {
-                    incarnation: self.incarnation,
-                    effect: effect.clone(),
-                }),
+                Effect::Square { .. } | Effect::Refund { .. } | Effect::Store { .. } => {
+                    self.in_flight.push(InFlight {
+                        incarnation: self.incarnation,
+                        effect: effect.clone(),
+                    })
+                }
                 Effect::Record(Record::Audit {
                     order_id, detail, ..
                 }) => {

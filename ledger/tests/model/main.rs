@@ -53,6 +53,12 @@ enum Step {
         order: u8,
         seats: Result<Vec<u8>, u8>,
     },
+    /// `from: Err(n)` moves the order's `n`th seat (modulo its size).
+    Move {
+        order: u8,
+        from: Result<u8, u8>,
+        to: u8,
+    },
     Sweep,
     Forward {
         by_ms: u64,
@@ -96,6 +102,8 @@ fn step() -> impl Strategy<Value = Step> {
         1 => any::<u8>().prop_map(|order| Step::Abandon { order }),
         2 => (any::<u8>(), prop_oneof![seats().prop_map(Ok), any::<u8>().prop_map(Err)])
             .prop_map(|(order, seats)| Step::Void { order, seats }),
+        2 => (any::<u8>(), prop_oneof![1 => any::<u8>().prop_map(Ok), 4 => any::<u8>().prop_map(Err)], any::<u8>())
+            .prop_map(|(order, from, to)| Step::Move { order, from, to }),
         1 => Just(Step::Sweep),
         4 => prop_oneof![9 => 0..=20u64, 1 => 0..=10_000_000u64]
             .prop_map(|ticks| Step::Forward { by_ms: ticks * TICK_MS }),
@@ -211,6 +219,17 @@ impl World {
             .collect()
     }
 
+    /// The order's `n`th seat (modulo its size), or a seat it does not have.
+    fn order_seat(&self, order: &OrderId, n: u8) -> String {
+        match self.reference.orders.get(order) {
+            Some(record) => {
+                let seat = record.seats[n as usize % record.seats.len()];
+                self.reference.names[seat].clone()
+            }
+            None => "Z0".to_string(),
+        }
+    }
+
     /// Runs one step on both ledgers, checks the answers agree, and returns
     /// the ledger's changes (none for steps that only move the clock).
     fn apply(&mut self, step: &Step) -> Result<Option<Changes>, TestCaseError> {
@@ -274,6 +293,18 @@ impl World {
                 };
                 let outcome = self.ledger.void(now, &order, &seats);
                 prop_assert_eq!(&outcome.result, &self.reference.void(now, &order, &seats));
+                outcome.changes
+            }
+            Step::Move { order, from, to } => {
+                let order = order_id(*order);
+                let from = match from {
+                    Ok(pick) => self.seat_names(&[*pick]).remove(0),
+                    Err(n) => self.order_seat(&order, *n),
+                };
+                let to = self.seat_names(&[*to]).remove(0);
+                let outcome = self.ledger.move_seat(now, &order, &from, &to);
+                let expected = self.reference.move_seat(now, &order, &from, &to);
+                prop_assert_eq!(&outcome.result, &expected);
                 outcome.changes
             }
             Step::Sweep => {

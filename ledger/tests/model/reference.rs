@@ -4,8 +4,8 @@
 
 use ledger::{
     AbandonError, Abandoned, CommitError, Committed, Config, ConfirmError, Confirmed, HoldError,
-    HoldGranted, HoldId, OrderId, OrderState, PaymentError, PaymentWindow, ReleaseError, Released,
-    UnitId, UnitState, VoidError, Voided, MAX_NOW_MS,
+    HoldGranted, HoldId, MoveError, Moved, OrderId, OrderState, PaymentError, PaymentWindow,
+    ReleaseError, Released, UnitId, UnitState, VoidError, Voided, MAX_NOW_MS,
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -306,6 +306,54 @@ impl Reference {
             self.close(id);
         }
         Ok(Voided::Voided { units: ids(&fresh) })
+    }
+
+    pub fn move_seat(
+        &mut self,
+        now: u64,
+        id: &OrderId,
+        from: &str,
+        to: &str,
+    ) -> Result<Moved, MoveError> {
+        self.begin(now);
+        let find = |name: &str| {
+            self.names
+                .iter()
+                .position(|n| n == name)
+                .ok_or(MoveError::UnknownSeat {
+                    seat: name.to_string(),
+                })
+        };
+        let (f, t) = (find(from)?, find(to)?);
+        let order = self.orders.get_mut(id).ok_or(MoveError::OrderNotFound)?;
+        let not_in_order = MoveError::SeatNotInOrder {
+            seat: from.to_string(),
+        };
+        match order.state {
+            OrderState::Pending => return Err(MoveError::OrderNotConfirmed),
+            OrderState::Abandoned | OrderState::Refunded => return Err(not_in_order),
+            OrderState::Confirmed => {}
+        }
+        if !order.seats.contains(&f) || order.voided.contains(&f) {
+            return Err(not_in_order);
+        }
+        if self.units[t] != UnitState::Available {
+            return Err(MoveError::SeatUnavailable {
+                seat: to.to_string(),
+            });
+        }
+        if order.voided.remove(&t) {
+            order.voided.insert(f);
+        } else {
+            let at = order.seats.iter().position(|&s| s == f).unwrap();
+            order.seats[at] = t;
+        }
+        self.units[f] = UnitState::Available;
+        self.units[t] = UnitState::Sold(id.clone());
+        Ok(Moved {
+            from: UnitId(f as u32),
+            to: UnitId(t as u32),
+        })
     }
 
     fn close(&mut self, id: &OrderId) {

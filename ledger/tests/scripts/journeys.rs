@@ -150,3 +150,49 @@ fn the_sweep_limit_never_lets_an_expired_hold_decide() {
         ",
     );
 }
+
+#[test]
+fn a_sold_seat_moves_to_a_free_one_in_one_call() {
+    check(
+        r"
+        @0 hold h1 A1 A2               => held A1 A2 until 300000
+        @0 commit h1 o1 A1 A2          => Committed { hold_had_lapsed: false }
+        @0 move o1 A1 A5               => OrderNotConfirmed
+        @0 confirm o1                  => Confirmed
+        @10 hold h2 A6                 => held A6 until 300010
+        @20 move o1 A1 A6              => SeatUnavailable { seat: A6 }
+        @20 move o1 A1 A2              => SeatUnavailable { seat: A2 }
+        @20 move o1 A1 Z9              => UnknownSeat { seat: Z9 }
+        @20 move o1 A3 A5              => SeatNotInOrder { seat: A3 }
+        @20 move o2 A1 A5              => OrderNotFound
+        @20 map                        => ssaaahaa
+        @30 move o1 A1 A5              => moved A1 to A5
+        @30 map                        => asaashaa
+        @30 state A5                   => Some(Sold(OrderId(o1)))
+        @40 move o1 A1 A7              => SeatNotInOrder { seat: A1 }
+        @300010 move o1 A5 A6          => moved A5 to A6
+        @300010 map                    => asaaasaa
+        @300020 void o1 A2 A6          => voided A2 A6
+        @300020 map                    => aaaaaaaa
+        @300020 move o1 A6 A1          => SeatNotInOrder { seat: A6 }
+        ",
+    );
+}
+
+#[test]
+fn a_seat_moves_back_onto_one_its_order_had_refunded() {
+    check(
+        r"
+        @0 hold h1 A1 A2               => held A1 A2 until 300000
+        @0 commit h1 o1 A1 A2          => Committed { hold_had_lapsed: false }
+        @0 confirm o1                  => Confirmed
+        @10 void o1 A2                 => voided A2
+        @20 move o1 A1 A2              => moved A1 to A2
+        @20 map                        => asaaaaaa
+        @30 void o1 A1                 => AlreadyVoided
+        @30 void o1 A2                 => voided A2
+        @30 map                        => aaaaaaaa
+        @30 confirm o1                 => AlreadyConfirmed
+        ",
+    );
+}

@@ -2,7 +2,7 @@
 //!
 //! A script line is `@<now_ms> <call> <args> => <expected answer>`. Calls:
 //! `hold H SEATS..`, `release H`, `pay H`, `commit H O SEATS..`, `confirm O`,
-//! `abandon O`, `void O SEATS..`, `sweep` (answers with the holds it
+//! `abandon O`, `void O SEATS..`, `move O FROM TO`, `sweep` (answers with the holds it
 //! released), and the reads `next` (next expiry), `map` (public seat map)
 //! and `state SEAT`. Refusals print as their variant, quotes dropped:
 //! `SeatsUnavailable { seats: [A2] }`. After every line the ledger's
@@ -79,6 +79,16 @@ fn run(ledger: &mut Ledger, call: &str) -> String {
             answer(outcome, |v| match v {
                 Voided::Voided { units } => format!("voided {}", names(ledger, units)),
                 Voided::AlreadyVoided => "AlreadyVoided".to_string(),
+            })
+        }
+        "move" => {
+            let outcome = ledger.move_seat(now_ms, &order(0), args[1], args[2]);
+            answer(outcome, |m| {
+                format!(
+                    "moved {} to {}",
+                    names(ledger, &[m.from]),
+                    names(ledger, &[m.to])
+                )
             })
         }
         "sweep" => {

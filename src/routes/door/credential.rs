@@ -10,11 +10,13 @@ use sha2::Sha256;
 use subtle::ConstantTimeEq;
 use worker::{Env, Request, Response, RouteContext};
 
-use super::super::{now_ms, read_body, showing_id, Handled};
-use crate::api_error::ApiError;
+use crate::api_error::{ApiError, Handled};
+use crate::clock::now_ms;
 use crate::db::door::{self as door_rows, TryKind};
 use crate::door_session::{self, Session};
 use crate::keys::Purpose;
+use crate::network::guesser_address;
+use crate::request::{parse_json, read_body, showing_id};
 use crate::{auth, db};
 use desk::Code;
 
@@ -149,7 +151,7 @@ async fn try_pin(
     pin: &str,
 ) -> Result<Credential, ApiError> {
     let db = db::database(env)?;
-    let client = crate::routes::guesser_address(req);
+    let client = guesser_address(req);
     let now = now_ms() as u64;
     let taken =
         door_rows::take_try(&db, TryKind::Pin, &client, now, PIN_WINDOW_MS, PIN_TRIES).await?;
@@ -228,7 +230,7 @@ pub async fn draw(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
     let body = read_body(&mut req).await?;
     if !body.iter().all(u8::is_ascii_whitespace) {
-        let asked: DrawPin = super::super::parse_json(&body)?;
+        let asked: DrawPin = parse_json(&body)?;
         if asked.pin.is_some() {
             return Err(ApiError::new(
                 Code::InvalidPin,

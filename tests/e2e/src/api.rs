@@ -243,9 +243,16 @@ impl Api {
 
     /// Holds `seats` and pays for them with a card the stand-in approves.
     pub async fn buy(&self, sid: &str, seats: &[&str]) -> Reply {
+        self.buy_as(sid, seats, "ana@example.com", "Ana Lima").await
+    }
+
+    /// [`Api::buy`] as a buyer of the given e-mail and name.
+    pub async fn buy_as(&self, sid: &str, seats: &[&str], email: &str, name: &str) -> Reply {
         let hold = self.hold(sid, seats, None).await;
         assert_eq!(hold.status, 201, "hold {seats:?}: {:?}", hold.body);
-        let paid = self.checkout(sid, &hold, "cnon:card-nonce-ok").await;
+        let paid = self
+            .checkout_as(sid, &hold, "cnon:card-nonce-ok", email, name)
+            .await;
         assert_eq!(paid.status, 201, "{:?}", paid.body);
         paid
     }
@@ -323,6 +330,19 @@ impl Api {
             .await;
         assert_eq!(reply.status, 200, "seat map: {:?}", reply.body);
         reply.body["availability"]["seats"].clone()
+    }
+
+    /// The seat map once `seat` reads `want` (or as it is after 15 s, for
+    /// the caller's assertion to show).
+    pub async fn seat_map_when(&self, sid: &str, seat: &str, want: &str) -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        loop {
+            let map = self.seat_map(sid).await;
+            if map[seat] == want || std::time::Instant::now() > deadline {
+                return map;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
     }
 
     /// Staff refund a whole order, and its tickets are void once Square's

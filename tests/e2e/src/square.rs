@@ -103,6 +103,39 @@ impl SquareStandin {
         resp.json().await.unwrap_or(serde_json::Value::Null)
     }
 
+    /// Holds Square's webhooks back until [`SquareStandin::release_webhooks`];
+    /// when `duplicate`, each is then sent twice.
+    pub async fn hold_webhooks(&self, duplicate: bool) {
+        let switches = if duplicate {
+            serde_json::json!({"hold": true, "duplicate": true})
+        } else {
+            serde_json::json!({"hold": true})
+        };
+        self.control("/_control/webhooks", switches).await;
+    }
+
+    /// Sends the webhooks held back, in `order` (`as_is`, `reverse`), and
+    /// every later one as it comes.
+    pub async fn release_webhooks(&self, order: &str) {
+        self.control("/_control/webhooks", serde_json::json!({"hold": false}))
+            .await;
+        self.control(
+            "/_control/webhooks/release",
+            serde_json::json!({"order": order}),
+        )
+        .await;
+    }
+
+    /// The next CreatePayment makes the payment, then drops the connection:
+    /// its answer is lost, and the Worker learns of it from the webhook.
+    pub async fn lose_the_next_authorizations_answer(&self) {
+        self.control(
+            "/_control/faults",
+            serde_json::json!({"endpoint": "create_payment", "fault": "drop", "times": 1}),
+        )
+        .await;
+    }
+
     /// `GET` from the stand-in's control API (its request log, payments).
     pub async fn get(&self, path: &str) -> serde_json::Value {
         reqwest::get(format!("{}{path}", self.base_url))

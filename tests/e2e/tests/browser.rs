@@ -107,17 +107,7 @@ async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
         .expect("a short code")
         .to_string();
     // A third, of another buyer, to be found by name at the door.
-    let hold = api.hold(&sid, &["A4"], None).await;
-    let paid = api
-        .checkout_as(
-            &sid,
-            &hold,
-            "cnon:card-nonce-ok",
-            "bo@example.com",
-            "Bo Chen",
-        )
-        .await;
-    assert_eq!(paid.status, 201, "{:?}", paid.body);
+    api.buy_as(&sid, &["A4"], "bo@example.com", "Bo Chen").await;
     let pin = api.draw_door_pin(&sid).await;
     let _ = run_browser_script_with(
         "door.mjs",
@@ -130,6 +120,58 @@ async fn the_door_page_admits_a_ticket_then_flags_the_second_scan() {
             ("ADMIN_TOKEN", api.admin_token()),
         ],
     );
+}
+
+/// A moved ticket at the door page with no network (`door_moved.mjs`):
+/// its ticket list refuses the old code as moved and admits the new one,
+/// and the scans it sends afterwards are recorded as it judged them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_door_page_offline_refuses_a_moved_ticket_and_admits_its_new_one() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let mut room = sixteen_seat_room(None);
+    room["starts_at"] = serde_json::json!(e2e::time_from_now(3_600_000));
+    let sid = api.create_showing(room).await;
+    let paid = api.buy(&sid, &["A4"]).await;
+    let old_id = paid.body["tickets"][0]["id"].as_str().unwrap().to_string();
+    let old_code = paid.body["tickets"][0]["code"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let moved = api
+        .admin_post(
+            &format!("/api/admin/tickets/{old_id}/move"),
+            Some(serde_json::json!({"seat": "B4"})),
+        )
+        .await;
+    assert_eq!(moved.status, 200, "{:?}", moved.body);
+    let new_id = moved.body["id"].as_str().unwrap().to_string();
+    let pin = api.draw_door_pin(&sid).await;
+    let _ = run_browser_script_with(
+        "door_moved.mjs",
+        &stack,
+        &sid,
+        &[
+            ("OLD_CODE", &old_code),
+            ("NEW_CODE", moved.body["code"].as_str().unwrap()),
+            ("DOOR_PIN", &pin),
+        ],
+    );
+    let scans = stack.d1_query(&format!(
+        "SELECT ticket_id, device_result AS result, offline FROM door_scans \
+         WHERE showing_id = '{sid}' ORDER BY scanned_at_ms, device_result DESC"
+    ));
+    assert_eq!(
+        scans,
+        [
+            serde_json::json!({"ticket_id": old_id, "result": "moved", "offline": 1}),
+            serde_json::json!({"ticket_id": new_id, "result": "admitted", "offline": 1}),
+        ]
+    );
+    let admitted = stack.d1_query(&format!(
+        "SELECT seat FROM tickets WHERE showing_id = '{sid}' AND checked_in_at_ms IS NOT NULL"
+    ));
+    assert_eq!(admitted, [serde_json::json!({"seat": "B4"})]);
 }
 
 /// The door page with no network (`door_offline.mjs`), then D1 as the
@@ -298,6 +340,14 @@ async fn staff_refund_an_order_in_admin_and_a_watching_buyer_sees_the_seats_reop
         "SELECT status FROM tickets WHERE order_id = '{order_id}'"
     ));
     assert!(tickets.iter().all(|t| t["status"] == "void"), "{tickets:?}");
+    // A2 was moved to B5 on the way: its ticket names the one that
+    // replaced it, which the refund voided with A1's.
+    let moved = stack.d1_query(&format!(
+        "SELECT t.seat, n.seat AS new_seat FROM tickets t JOIN tickets n ON n.id = t.moved_to \
+         WHERE t.order_id = '{order_id}'"
+    ));
+    assert_eq!(moved, [serde_json::json!({"seat": "A2", "new_seat": "B5"})]);
+    assert_eq!(map["B5"], "available");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -557,4 +607,63 @@ async fn the_seat_map_is_one_tab_stop_and_payment_messages_are_told_by_the_pay_b
         "SELECT id FROM orders WHERE showing_id = '{sid}' AND status = 'paid'"
     ));
     assert!(paid.is_empty(), "{paid:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_buyer_cancels_one_ticket_from_the_order_page_on_a_phone() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let policy =
+        serde_json::json!({"cancel": {"until_minutes_before": 60, "fee": {"percent": 10}}});
+    let set = api
+        .admin(
+            e2e::Method::PUT,
+            &format!("/api/admin/showings/{sid}/policy"),
+            Some(policy),
+        )
+        .await;
+    assert_eq!(set.status, 200, "{:?}", set.body);
+    let paid = api.buy(&sid, &["A1", "A2"]).await;
+    let page = paid.body["order_url"]
+        .as_str()
+        .unwrap()
+        .replacen("/api/orders/", "/orders/", 1);
+    let _ = run_browser_script_with("cancel.mjs", &stack, &sid, &[("ORDER_PAGE", &page)]);
+    let refunds = stack.square.get("/_control/refunds").await;
+    let amounts: Vec<&serde_json::Value> = refunds["refunds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["amount_money"]["amount"])
+        .collect();
+    assert_eq!(amounts, [1080], "one refund, the price less 10%");
+}
+
+/// Staff set a showing's cancelling policy on its admin page
+/// (`admin_policy.mjs`); the exchange the form does not show is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn staff_set_a_showings_cancel_fee_on_its_admin_page_then_its_default() {
+    let stack = Stack::start_with(
+        e2e::StackOptions::default()
+            .var("CANCEL_UNTIL_MINUTES", "120")
+            .var("CANCEL_FEE", "5%"),
+    );
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let exchange_only =
+        serde_json::json!({"cancel": null, "exchange": {"until_minutes_before": 60}});
+    let path = format!("/api/admin/showings/{sid}/policy");
+    let set = api
+        .admin(e2e::Method::PUT, &path, Some(exchange_only))
+        .await;
+    assert_eq!(set.status, 200, "{:?}", set.body);
+    let _ = run_browser_script_with(
+        "admin_policy.mjs",
+        &stack,
+        &sid,
+        &[("ADMIN_TOKEN", api.admin_token())],
+    );
+    let now = api.admin(e2e::Method::GET, &path, None).await;
+    assert_eq!(now.body["own"], false, "{:?}", now.body);
 }

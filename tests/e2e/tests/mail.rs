@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use e2e::mailbox::SentMail;
-use e2e::{sixteen_seat_room, Api, Method, Stack, StackOptions};
+use e2e::{sixteen_seat_room, Api, Method, Reply, Stack, StackOptions};
 use serde_json::{json, Value};
 
 const BUYER: &str = "ana@example.com";
@@ -422,4 +422,290 @@ async fn staff_get_one_digest_an_hour_of_what_has_waited_on_the_attention_list()
         let staff_mail = stack.sent_to(STAFF);
         assert_eq!(staff_mail, 1, "one digest an hour");
     }
+}
+
+/// The order's messages as the outbox holds them: kind and status.
+fn outbox_of(stack: &Stack, order_id: &str) -> Vec<Value> {
+    stack.d1_query(&format!(
+        "SELECT kind, status FROM mail_outbox WHERE order_id = '{order_id}' ORDER BY id"
+    ))
+}
+
+/// Waits until every webhook the stand-in sent was delivered (each copy)
+/// and the Worker handled every event it stored.
+async fn webhooks_settled(stack: &Stack) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let report = stack.square.get("/_control/webhooks").await;
+        let attempts = report["deliveries"].as_array().unwrap();
+        let copy = |d: &Value| (d["event_id"].to_string(), d["copy"].to_string());
+        let sent: std::collections::BTreeSet<_> = attempts.iter().map(copy).collect();
+        let arrived: std::collections::BTreeSet<_> = attempts
+            .iter()
+            .filter(|d| d["delivered"] == true)
+            .map(copy)
+            .collect();
+        let delivered = report["held"].as_array().is_some_and(Vec::is_empty) && sent == arrived;
+        let unhandled =
+            stack.d1_query("SELECT COUNT(*) AS n FROM webhook_events WHERE handled_at_ms IS NULL");
+        if delivered && unhandled[0]["n"] == 0 {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "webhooks not settled: {report}\n{}",
+            stack.log_tail()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Checkouts whose first CreatePayment loses its answer (the stand-in
+/// makes the payment, then drops the connection): the buyer is answered
+/// `202 pending`, and the order moves on only when Square's webhooks are
+/// released, not by its own retry (a minute away, past any test's end).
+fn told_to_wait() -> StackOptions {
+    StackOptions::default().var("CHECKOUT_RETRY_BASE_MS", "60000")
+}
+
+/// Holds Square's webhooks back (each to come twice when `duplicate`)
+/// and loses the next authorization's answer, so that the next checkout's
+/// buyer is told to wait and the order learns its fate from the webhooks.
+async fn the_next_buyer_will_be_told_to_wait(stack: &Stack, duplicate: bool) {
+    stack.square.hold_webhooks(duplicate).await;
+    stack.square.lose_the_next_authorizations_answer().await;
+}
+
+/// The order of a checkout whose buyer was told to wait (`202 pending`).
+fn pending_order(pending: &Reply) -> String {
+    assert_eq!(pending.status, 202, "{:?}", pending.body);
+    pending.body["order_id"].as_str().unwrap().to_string()
+}
+
+/// Releases the held webhooks in `order` (`as_is`, `reverse`) and waits
+/// for the one message they bring `to`, headed `{headline}: ` and the
+/// showing.
+async fn the_mail_the_webhooks_bring(
+    stack: &Stack,
+    order: &str,
+    to: &str,
+    headline: &str,
+) -> SentMail {
+    stack.square.release_webhooks(order).await;
+    let mut mails = stack.wait_for_mail(to, 1);
+    assert_eq!(mails.len(), 1, "{}", stack.log_tail());
+    let mail = mails.remove(0);
+    assert_eq!(
+        mail.subject,
+        format!("{headline}: Paris, Texas, Sat 5 Dec 2099, 19:30 GMT")
+    );
+    mail
+}
+
+/// The order's one message is of `kind` and sent, nothing is left to
+/// send, and `to` got one message.
+fn mailed_once(stack: &Stack, order_id: &str, kind: &str, to: &str) {
+    assert_eq!(
+        outbox_of(stack, order_id),
+        [json!({"kind": kind, "status": "sent"})],
+        "one message, sent; nothing left to send"
+    );
+    assert_eq!(stack.sent_to(to), 1);
+}
+
+/// `text` says every one of `phrases`.
+fn says(text: &str, phrases: &[&str]) {
+    for phrase in phrases {
+        assert!(text.contains(phrase), "no {phrase:?} in:\n{text}");
+    }
+}
+
+/// The order's authorization at Square.
+async fn authorization_of(stack: &Stack, order_id: &str) -> Value {
+    let payments = stack.square.get("/_control/payments").await;
+    payments["payments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["reference_id"] == order_id)
+        .expect("the authorization at Square")
+        .clone()
+}
+
+/// A card declined after its buyer was told to wait is mailed to them
+/// once, however often Square's webhook comes and the sweep runs; a
+/// decline answered at once is on the buyer's page and mails nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_declined_after_the_buyer_was_told_to_wait_is_mailed_once() {
+    let stack = Stack::start_with(told_to_wait());
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+
+    // Declined at once: the page says so, and nothing is queued.
+    let hold = api.hold(&sid, &["A1"], None).await;
+    let at_once = api.checkout(&sid, &hold, "cnon:card-nonce-declined").await;
+    assert_eq!(at_once.status, 402, "{:?}", at_once.body);
+    let seen = at_once.body["order_id"].as_str().unwrap();
+    assert_eq!(outbox_of(&stack, seen), Vec::<Value>::new());
+    let row = stack.d1_query(&format!(
+        "SELECT status, answered_pending_at_ms FROM orders WHERE id = '{seen}'"
+    ));
+    assert_eq!(
+        row,
+        [json!({"status": "declined", "answered_pending_at_ms": null})]
+    );
+
+    // Declined after the buyer was told to wait: Square's webhook (sent
+    // twice) tells it.
+    the_next_buyer_will_be_told_to_wait(&stack, true).await;
+    let hold = api.hold(&sid, &["A5"], None).await;
+    let pending = api.checkout(&sid, &hold, "cnon:card-nonce-declined").await;
+    let order_id = pending_order(&pending);
+    let mail = the_mail_the_webhooks_bring(&stack, "as_is", BUYER, "Payment declined").await;
+    says(
+        &mail.text,
+        &[
+            "Your bank declined your payment of $12.00",
+            "Nothing was charged, and no tickets were issued.",
+        ],
+    );
+    assert!(
+        mail.text.contains(&format!(
+            "choose your seats here: {}/showings/{sid}",
+            stack.base_url
+        )),
+        "{}",
+        mail.text
+    );
+    assert!(
+        mail.text.contains(&format!(
+            "Order {order_id}: {}/orders/{order_id}?key=",
+            stack.base_url
+        )),
+        "{}",
+        mail.text
+    );
+    assert!(mail.text.contains("Reply to this message"), "{}", mail.text);
+
+    // Again: every copy of the webhook handled, the sweep run, the same
+    // checkout sent again (now answered with the decline).
+    webhooks_settled(&stack).await;
+    stack.run_sweep().await;
+    let again = api.checkout(&sid, &hold, "cnon:card-nonce-declined").await;
+    assert_eq!(
+        (again.status, &again.body["order_id"]),
+        (402, &json!(order_id)),
+        "{:?}",
+        again.body
+    );
+    stack.run_sweep().await;
+    mailed_once(&stack, &order_id, "declined", BUYER);
+    let emails = order_detail(&api, &order_id).await["emails"].clone();
+    assert_eq!(emails[0]["kind"], "declined", "{emails}");
+}
+
+/// A showing whose holds lapse after one second even while paying.
+fn short_holds() -> Value {
+    let mut showing = sixteen_seat_room(Some(1_000));
+    showing["payment_cap_ms"] = json!(1_000);
+    showing
+}
+
+/// The buyer was told to wait; meanwhile their hold ran out and another
+/// buyer bought one of its seats. When Square's webhook says the card was
+/// authorized, the authorization is cancelled and the buyer is told that
+/// nothing was charged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_lost_after_payment_began_is_mailed_with_nothing_charged() {
+    const LEFT: &str = "lee@example.com";
+    let stack = Stack::start_with(told_to_wait());
+    let api = Api::new(&stack);
+    let sid = api.create_showing(short_holds()).await;
+    the_next_buyer_will_be_told_to_wait(&stack, false).await;
+    let hold = api.hold(&sid, &["A1", "A2"], None).await;
+    let pending = api
+        .checkout_as(&sid, &hold, "cnon:card-nonce-ok", LEFT, "Lee Park")
+        .await;
+    let order_id = pending_order(&pending);
+
+    // The hold and its payment's grace run out; another buyer takes A2.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while api.seat_map(&sid).await["A2"] != "available" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the hold never lapsed"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let rival = api.hold(&sid, &["A2"], None).await;
+    assert_eq!(rival.status, 201, "{:?}", rival.body);
+    let bought = api.checkout(&sid, &rival, "cnon:card-nonce-ok").await;
+    assert_eq!(bought.status, 201, "{:?}", bought.body);
+
+    let mail =
+        the_mail_the_webhooks_bring(&stack, "as_is", LEFT, "Seats no longer available").await;
+    says(
+        &mail.text,
+        &[
+            "your hold on seat A2 ran out and another buyer booked it",
+            "We cancelled your payment.",
+            "Nothing was charged",
+        ],
+    );
+    let order = stack.d1_query(&format!(
+        "SELECT status FROM orders WHERE id = '{order_id}'"
+    ));
+    assert_eq!(order, [json!({"status": "seat_lost"})]);
+    let ours = authorization_of(&stack, &order_id).await;
+    assert_eq!(ours["status"], "CANCELED", "nothing was charged");
+    webhooks_settled(&stack).await;
+    stack.run_sweep().await;
+    mailed_once(&stack, &order_id, "seat_lost", LEFT);
+}
+
+/// The authorization of a buyer told to wait lapses at Square before it
+/// is captured: the order fails with nothing charged, and the buyer is
+/// mailed once though Square's webhooks come twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_authorization_is_mailed_once() {
+    let stack = Stack::start_with(told_to_wait());
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    the_next_buyer_will_be_told_to_wait(&stack, true).await;
+    let hold = api.hold(&sid, &["B3"], None).await;
+    let pending = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    let order_id = pending_order(&pending);
+    let payment = authorization_of(&stack, &order_id).await["id"]
+        .as_str()
+        .expect("the authorization's id")
+        .to_string();
+    stack
+        .square
+        .control(&format!("/_control/payments/{payment}/lapse"), json!({}))
+        .await;
+    // The cancellation's webhook first, then the authorization's (each
+    // twice): the order learns it was cancelled before it was taken.
+    let mail = the_mail_the_webhooks_bring(&stack, "reverse", BUYER, "Payment cancelled").await;
+    says(
+        &mail.text,
+        &[
+            "The $12.00 reserved on your card for Paris, Texas",
+            "released before the payment was taken",
+            "Nothing was charged",
+        ],
+    );
+    webhooks_settled(&stack).await;
+    stack.run_sweep().await;
+    let order = stack.d1_query(&format!(
+        "SELECT status, status_detail FROM orders WHERE id = '{order_id}'"
+    ));
+    assert_eq!(order[0]["status"], "failed", "{order:?}");
+    assert!(
+        order[0]["status_detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("AUTHORIZATION_VOIDED"),
+        "{order:?}"
+    );
+    mailed_once(&stack, &order_id, "payment_cancelled", BUYER);
 }

@@ -8,17 +8,6 @@ use e2e::square::{NOTIFICATION_URL, SIGNATURE_KEY};
 use e2e::{sixteen_seat_room, Api, Method, Stack};
 use serde_json::{json, Value};
 
-async fn until(api: &Api, sid: &str, seat: &str, want: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let map = api.seat_map(sid).await;
-        if map[seat] == want || Instant::now() > deadline {
-            return map;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dashboard_refund_voids_the_tickets_and_reopens_the_seats() {
     let stack = Stack::start();
@@ -36,7 +25,7 @@ async fn a_dashboard_refund_voids_the_tickets_and_reopens_the_seats() {
             json!({"payment_id": stack.payment_of(order_id)}),
         )
         .await;
-    let map = until(&api, &sid, "A2", "available").await;
+    let map = api.seat_map_when(&sid, "A2", "available").await;
     assert_eq!(
         (map["A1"].as_str(), map["A2"].as_str()),
         (Some("available"), Some("available"))
@@ -200,7 +189,7 @@ async fn staff_refund_one_ticket_and_a_partial_dashboard_refund_waits_for_staff(
         .await;
     assert_eq!(asked.status, 202, "{:?}", asked.body);
     assert_eq!(asked.body["amount"], 1200);
-    let map = until(&api, &sid, "A5", "available").await;
+    let map = api.seat_map_when(&sid, "A5", "available").await;
     assert_eq!(
         (map["A5"].as_str(), map["A6"].as_str()),
         (Some("available"), Some("sold"))
@@ -280,7 +269,7 @@ async fn the_cron_sweep_finishes_a_refund_whose_webhook_never_came() {
     );
 
     stack.run_sweep().await;
-    let map = until(&api, &sid, "B7", "available").await;
+    let map = api.seat_map_when(&sid, "B7", "available").await;
     assert_eq!(map["B7"], "available");
     let tickets = stack.d1_query(&format!(
         "SELECT status FROM tickets WHERE order_id = '{order_id}'"
@@ -384,7 +373,7 @@ async fn a_rejected_refund_is_retried_and_a_failed_one_ends_refunds() {
             json!({}),
         )
         .await;
-    let map = until(&api, &sid, "B3", "available").await;
+    let map = api.seat_map_when(&sid, "B3", "available").await;
     assert_eq!(map["B2"], "available");
     let tickets = stack.d1_query(&format!(
         "SELECT status FROM tickets WHERE order_id = '{order_id}'"
@@ -427,12 +416,24 @@ async fn a_rejected_refund_is_retried_and_a_failed_one_ends_refunds() {
             .contains("reimburse the buyer another way"),
         "{waiting:?}"
     );
+    let asked_before = stack.square.calls().await;
     let retried = api.admin_post(&other_path, None).await;
     assert_eq!(
         (retried.status, &retried.body["error"]),
-        (409, &json!("refund_refused")),
+        (409, &json!("refunds_closed")),
         "{:?}",
         retried.body
+    );
+    // Not asked of Square at all: it allows no refund after a FAILED one.
+    let refund_posts = |calls: &[(String, String)]| {
+        calls
+            .iter()
+            .filter(|(m, p)| m == "POST" && p == "/v2/refunds")
+            .count()
+    };
+    assert_eq!(
+        refund_posts(&stack.square.calls().await),
+        refund_posts(&asked_before)
     );
     assert_eq!(api.seat_map(&sid).await["B5"], "sold");
 }
@@ -512,7 +513,7 @@ async fn a_refund_asked_while_another_is_pending_waits_then_goes_through() {
         "nothing is asked while one is pending"
     );
     complete(square_refunds().await[0].0.clone()).await;
-    until(&api, &sid, "A1", "available").await;
+    api.seat_map_when(&sid, "A1", "available").await;
     stack.run_sweep().await;
     let asked = square_refunds().await;
     assert_eq!(
@@ -522,7 +523,7 @@ async fn a_refund_asked_while_another_is_pending_waits_then_goes_through() {
     );
     assert_eq!(asked[1].1, 1200);
     complete(asked[1].0.clone()).await;
-    let map = until(&api, &sid, "A2", "available").await;
+    let map = api.seat_map_when(&sid, "A2", "available").await;
     assert_eq!(map["A1"], "available");
     let order = stack.d1_query(&format!(
         "SELECT status FROM orders WHERE id = '{order_id}'"
@@ -557,14 +558,7 @@ async fn a_refund_asked_while_another_is_pending_waits_then_goes_through() {
     );
     let dashboard = square_refunds().await[2].0.clone();
     complete(dashboard.clone()).await;
-    stack
-        .square
-        .control("/_control/webhooks", json!({"hold": false}))
-        .await;
-    stack
-        .square
-        .control("/_control/webhooks/release", json!({"order": "as_is"}))
-        .await;
+    stack.square.release_webhooks("as_is").await;
     // The Dashboard refund names no tickets: staff say it was for B2.
     let deadline = Instant::now() + Duration::from_secs(15);
     let dashboard_row = loop {
@@ -598,7 +592,7 @@ async fn a_refund_asked_while_another_is_pending_waits_then_goes_through() {
     assert_eq!(asked.len(), 4, "{asked:?}");
     assert_eq!(asked[3].1, 1200);
     complete(asked[3].0.clone()).await;
-    let map = until(&api, &sid, "B1", "available").await;
+    let map = api.seat_map_when(&sid, "B1", "available").await;
     assert_eq!(map["B2"], "available");
     let statuses = stack.d1_query(&format!(
         "SELECT status FROM refunds WHERE order_id = '{other_id}' ORDER BY created_at_ms"

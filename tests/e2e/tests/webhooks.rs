@@ -114,13 +114,7 @@ async fn webhooks_are_answered_at_once_while_square_is_slow() {
     // And a checkout whose authorization answer is lost: the payment's
     // webhook is the first news of it, and handling that news means
     // capturing through the slow Square.
-    stack
-        .square
-        .control(
-            "/_control/faults",
-            json!({"endpoint": "create_payment", "fault": "drop", "times": 1}),
-        )
-        .await;
+    stack.square.lose_the_next_authorizations_answer().await;
     let hold = api.hold(&sid, &["B1"], None).await;
     let slow = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
     assert!(matches!(slow.status, 201 | 202), "{:?}", slow.body);

@@ -23,10 +23,10 @@ const WINDOWS_PER_SWEEP: u32 = 20;
 /// still due is sent.
 pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
     let min_age_ms = Settings::from_env(env).sweep_min_age_ms;
-    if let Err(e) = super::webhooks::webhook_sweep(env, now_ms.saturating_sub(min_age_ms)).await {
+    if let Err(e) = crate::webhook_inbox::sweep(env, now_ms.saturating_sub(min_age_ms)).await {
         worker::console_error!("recovery sweep: webhooks: {}", e.detail);
     }
-    if let Err(e) = super::refunds::refund_sweep(env, now_ms).await {
+    if let Err(e) = crate::refunding::refund_sweep(env, now_ms).await {
         worker::console_error!("recovery sweep: refunds: {}", e.detail);
     }
     let db = db::database(env)?;
@@ -44,7 +44,7 @@ pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
     // Cancelled showings: orders paid while the cancel was under way, or
     // beyond what the cancel itself refunded.
     for sid in db::cancels_unsettled(&db, CANCELS_PER_SWEEP).await? {
-        if let Err(e) = super::refunds::refund_cancelled(env, &db, &sid).await {
+        if let Err(e) = crate::refunding::refund_cancelled(env, &db, &sid).await {
             worker::console_error!("recovery sweep: cancelled showing {sid}: {}", e.detail);
         }
         db::settle_cancel(&db, &sid, now_ms).await?;
@@ -53,7 +53,7 @@ pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
     // that none sells on after its close.
     let from_ms = (now_ms as i64).saturating_sub(desk::window::MAX_AFTER_START_MS);
     for sid in db::showings_without_windows(&db, from_ms, WINDOWS_PER_SWEEP).await? {
-        if let Err(e) = super::catalog::resave(env, &sid, None).await {
+        if let Err(e) = crate::showing_edit::resave(env, &sid, None).await {
             worker::console_error!(
                 "recovery sweep: showing {sid}: window not sent: {}",
                 e.detail

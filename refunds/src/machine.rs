@@ -1,0 +1,743 @@
+//! The decisions: an event and the book in, the book changed and the
+//! actions to perform out, in the order they must happen.
+
+use serde::{Deserialize, Serialize};
+
+use crate::book::{Book, Order, OrderStatus, Refund, MAX_REFUNDS};
+use crate::policy::Fee;
+use crate::request::{refund_key, RefundRequest, MAX_ATTEMPTS};
+use crate::status::Status;
+
+/// Square's refusal of a refund because another of the payment is still
+/// pending: this one waits for it.
+pub const ALREADY_PENDING: &str = "REFUND_ALREADY_PENDING";
+
+/// Most bytes of Square's detail kept with a refusal for staff.
+pub const MAX_FAILURE_BYTES: usize = 300;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Event {
+    /// Staff refund these live tickets (every one when `None`).
+    Ask { tickets: Option<Vec<String>> },
+    /// The buyer cancels these live tickets, none of them admitted yet,
+    /// and gets back what they cost less the fee on each.
+    Cancel { tickets: Vec<String>, fee: Fee },
+    /// The showing's object is about to send this refund of a payment whose
+    /// seats were lost; it is recorded first, so its webhook is known.
+    CheckoutRefund { request: RefundRequest },
+    /// Square's answer to [`Action::AskSquare`].
+    Answered { refund_id: String, answer: Answer },
+    /// Square said where a refund stands: a webhook, or the answer to
+    /// [`Action::LookUp`].
+    Reported {
+        square_id: String,
+        amount: u64,
+        status: Status,
+        /// The answer to a [`Action::LookUp`] this machine asked for.
+        looked_up: bool,
+    },
+    /// Staff say which tickets a partial Dashboard refund covers.
+    Choose {
+        refund_id: String,
+        tickets: Vec<String>,
+    },
+    /// Time has passed: ask again what was never answered, look up what is
+    /// pending, finish what was left half done, ask what waited.
+    Sweep,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Answer {
+    /// Square took the refund.
+    Took { square_id: String, status: Status },
+    /// No answer (a timeout, a 5xx): it may or may not have been taken.
+    Unknown,
+    /// Square refused the request.
+    Refused { code: String, detail: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Action {
+    /// Write this refund's row as it now is, before anything after it.
+    /// A refund that did not happen carries its `failure`, which puts it on
+    /// the staff's attention list in the same write; `news` is the message
+    /// for the buyer queued with it, when nobody was there to see it.
+    Save {
+        refund: Refund,
+        news: Option<News>,
+        now_ms: u64,
+    },
+    /// Send Square this request; answer with [`Event::Answered`].
+    AskSquare {
+        refund_id: String,
+        request: RefundRequest,
+    },
+    /// Ask Square where this refund stands; answer with
+    /// [`Event::Reported`] (or nothing, if Square does not say).
+    LookUp {
+        refund_id: String,
+        square_id: String,
+    },
+    /// Void these tickets in D1, so the door refuses them. Always before
+    /// their seats are offered again.
+    VoidTickets {
+        refund_id: String,
+        tickets: Vec<String>,
+    },
+    /// Ask the showing's object to put these seats back on sale.
+    ReopenSeats {
+        refund_id: String,
+        showing_id: String,
+        seats: Vec<String>,
+    },
+    /// The refund is applied: note it, call the order refunded if none of
+    /// its tickets is live, and queue the buyer's message.
+    MarkApplied { refund_id: String, now_ms: u64 },
+    /// The order waits for staff, for this reason.
+    NeedsStaff { detail: String, now_ms: u64 },
+    /// Staff have said what every refund of the order covers.
+    AttentionSettled { now_ms: u64 },
+}
+
+/// What the buyer is told of a refund that did not happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum News {
+    Rejected,
+    Failed,
+}
+
+/// What an event is refused for, when it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Refusal {
+    /// Square refunds only a completed payment.
+    OrderNotPaid {
+        status: String,
+    },
+    UnknownTickets {
+        tickets: Vec<String>,
+    },
+    /// A buyer may not cancel a ticket already admitted.
+    CheckedIn {
+        tickets: Vec<String>,
+    },
+    NothingToRefund,
+    /// Another refund already covers these tickets.
+    AlreadyRefunding {
+        tickets: Vec<String>,
+    },
+    /// A refund of this payment FAILED, after which Square allows none.
+    RefundsClosed,
+    /// More than is left of the payment.
+    MoreThanPaid {
+        amount: u64,
+        left: u64,
+    },
+    TooManyAttempts,
+    UnknownRefund,
+    /// The refund already names its tickets.
+    RefundDecided,
+    /// The tickets cost more than the refund gave back.
+    MoreThanRefunded {
+        worth: u64,
+        amount: u64,
+    },
+    /// The book holds as many refunds as it may.
+    TooManyRefunds,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reply {
+    /// The refund an `Ask` or a `Choose` made or found.
+    Refund(String),
+    Done,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub reply: Result<Reply, Refusal>,
+    pub actions: Vec<Action>,
+}
+
+impl Decision {
+    fn refused(refusal: Refusal) -> Decision {
+        Decision {
+            reply: Err(refusal),
+            actions: Vec::new(),
+        }
+    }
+}
+
+/// Decides one event. The book is changed as the actions will change the
+/// rows, so the next event of the same run reads what they wrote.
+pub fn decide(book: &mut Book, event: Event, now_ms: u64) -> Decision {
+    let mut out = Out {
+        actions: Vec::new(),
+        now_ms,
+    };
+    let reply = match event {
+        Event::Ask { tickets } => ask(book, &mut out, tickets, Fee::None),
+        Event::Cancel { tickets, fee } => {
+            let admitted: Vec<String> = book
+                .tickets
+                .iter()
+                .filter(|t| t.checked_in && tickets.contains(&t.id))
+                .map(|t| t.id.clone())
+                .collect();
+            if admitted.is_empty() {
+                ask(book, &mut out, Some(tickets), fee)
+            } else {
+                Err(Refusal::CheckedIn { tickets: admitted })
+            }
+        }
+        Event::CheckoutRefund { request } => {
+            record_checkout_refund(book, &mut out, request);
+            Ok(Reply::Done)
+        }
+        Event::Answered { refund_id, answer } => {
+            answered(book, &mut out, &refund_id, answer);
+            Ok(Reply::Done)
+        }
+        Event::Reported {
+            square_id,
+            amount,
+            status,
+            looked_up,
+        } => {
+            reported(book, &mut out, square_id, amount, status, looked_up);
+            Ok(Reply::Done)
+        }
+        Event::Choose { refund_id, tickets } => choose(book, &mut out, &refund_id, tickets),
+        Event::Sweep => {
+            sweep(book, &mut out);
+            Ok(Reply::Done)
+        }
+    };
+    match reply {
+        Ok(reply) => Decision {
+            reply: Ok(reply),
+            actions: out.actions,
+        },
+        // A refusal changes nothing; `ask` and `choose` refuse before any
+        // change to the book.
+        Err(refusal) => Decision::refused(refusal),
+    }
+}
+
+struct Out {
+    actions: Vec<Action>,
+    now_ms: u64,
+}
+
+impl Out {
+    fn save(&mut self, refund: &Refund) {
+        self.save_with(refund, None);
+    }
+
+    fn save_with(&mut self, refund: &Refund, news: Option<News>) {
+        self.actions.push(Action::Save {
+            refund: refund.clone(),
+            news,
+            now_ms: self.now_ms,
+        });
+    }
+}
+
+fn request_for(order: &Order, refund: &Refund) -> Option<RefundRequest> {
+    Some(RefundRequest {
+        idempotency_key: refund.id.clone(),
+        payment_id: order.payment_id.clone()?,
+        amount: refund.amount,
+        currency: order.currency.clone(),
+    })
+}
+
+/// Refuses any ticket that is not live, naming them all.
+fn all_live(ids: &[String], live: &[String]) -> Result<(), Refusal> {
+    let unknown: Vec<String> = ids.iter().filter(|t| !live.contains(t)).cloned().collect();
+    match unknown.is_empty() {
+        true => Ok(()),
+        false => Err(Refusal::UnknownTickets { tickets: unknown }),
+    }
+}
+
+/// Refuses any ticket another refund already covers, naming them all.
+fn none_covered(ids: &[String], covered: &[String]) -> Result<(), Refusal> {
+    let twice: Vec<String> = ids
+        .iter()
+        .filter(|t| covered.contains(t))
+        .cloned()
+        .collect();
+    match twice.is_empty() {
+        true => Ok(()),
+        false => Err(Refusal::AlreadyRefunding { tickets: twice }),
+    }
+}
+
+fn sorted(mut ids: Vec<String>) -> Vec<String> {
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+fn ask(
+    book: &mut Book,
+    out: &mut Out,
+    tickets: Option<Vec<String>>,
+    fee: Fee,
+) -> Result<Reply, Refusal> {
+    if book.order.status != OrderStatus::Paid {
+        return Err(Refusal::OrderNotPaid {
+            status: book.order.status.stored().to_string(),
+        });
+    }
+    let live = book.live_tickets();
+    let covered = book.covered();
+    if tickets.is_none() {
+        // Every live ticket, once more: the refund already covering them
+        // all is the answer (a cancelled showing's refunds are asked for
+        // again until their orders drop out).
+        let mut all = live.clone();
+        all.sort();
+        if let Some(same) = book
+            .refunds
+            .iter()
+            .find(|r| !r.status.did_not_happen() && r.tickets.as_ref() == Some(&all))
+        {
+            if !all.is_empty() {
+                return Ok(Reply::Refund(same.id.clone()));
+            }
+        }
+    }
+    let chosen = match tickets {
+        None => sorted(live.into_iter().filter(|t| !covered.contains(t)).collect()),
+        Some(ids) => {
+            all_live(&ids, &live)?;
+            sorted(ids)
+        }
+    };
+    // Asking again for exactly what is being refunded answers that refund.
+    if let Some(same) = book
+        .refunds
+        .iter()
+        .find(|r| !r.status.did_not_happen() && r.tickets.as_ref() == Some(&chosen))
+    {
+        let id = same.id.clone();
+        if same.status == Status::Asked && same.square_id.is_none() {
+            if let Some(request) = request_for(&book.order, same) {
+                out.actions.push(Action::AskSquare {
+                    refund_id: id.clone(),
+                    request,
+                });
+            }
+        }
+        return Ok(Reply::Refund(id));
+    }
+    none_covered(&chosen, &covered)?;
+    if chosen.is_empty() {
+        return Err(Refusal::NothingToRefund);
+    }
+    let kept: u64 = book.prices(&chosen).map(|price| fee.of(price)).sum();
+    let amount = book.worth(&chosen) - kept;
+    start(book, out, chosen, amount)
+}
+
+/// Starts a refund of `chosen` for `amount`: at once when no money moves,
+/// waiting when another may be pending, asked of Square otherwise.
+fn start(
+    book: &mut Book,
+    out: &mut Out,
+    chosen: Vec<String>,
+    amount: u64,
+) -> Result<Reply, Refusal> {
+    if book.refunds_closed() && book.order.payment_id.is_some() && amount > 0 {
+        return Err(Refusal::RefundsClosed);
+    }
+    let left = book.order.amount.saturating_sub(book.committed());
+    if amount > left {
+        return Err(Refusal::MoreThanPaid { amount, left });
+    }
+    if book.refunds.len() >= MAX_REFUNDS {
+        return Err(Refusal::TooManyRefunds);
+    }
+    let key = (1..=MAX_ATTEMPTS)
+        .map(|attempt| refund_key(&book.order.id, &chosen, attempt))
+        .find(|key| book.refund(key).is_none())
+        .ok_or(Refusal::TooManyAttempts)?;
+    let free = book.order.payment_id.is_none() || amount == 0;
+    let status = if free {
+        Status::Completed
+    } else if book.in_flight().is_some() {
+        Status::Waiting
+    } else {
+        Status::Asked
+    };
+    let refund = Refund {
+        id: key.clone(),
+        square_id: None,
+        tickets: Some(chosen),
+        amount,
+        status,
+        applied: false,
+        failure: None,
+    };
+    out.save(&refund);
+    book.refunds.push(refund);
+    match status {
+        Status::Completed => apply(book, out, &key),
+        Status::Asked => {
+            let request = book.refund(&key).and_then(|r| request_for(&book.order, r));
+            if let Some(request) = request {
+                out.actions.push(Action::AskSquare {
+                    refund_id: key.clone(),
+                    request,
+                });
+            }
+        }
+        _ => {}
+    }
+    Ok(Reply::Refund(key))
+}
+
+fn record_checkout_refund(book: &mut Book, out: &mut Out, request: RefundRequest) {
+    if book.refund(&request.idempotency_key).is_some() || book.refunds.len() >= MAX_REFUNDS {
+        return;
+    }
+    let refund = checkout_refund(&request);
+    out.save(&refund);
+    book.refunds.push(refund);
+}
+
+/// The row of the refund a showing's object sends for a checkout that took
+/// money for seats it could not give, written before it is sent (and only
+/// if it is not there yet: the object may send it again).
+pub fn checkout_refund(request: &RefundRequest) -> Refund {
+    Refund {
+        id: request.idempotency_key.clone(),
+        square_id: None,
+        // Its order never had tickets: money back, nothing to void.
+        tickets: Some(Vec::new()),
+        amount: request.amount,
+        status: Status::Asked,
+        applied: false,
+        failure: None,
+    }
+}
+
+fn answered(book: &mut Book, out: &mut Out, refund_id: &str, answer: Answer) {
+    let Some(refund) = book.refund_mut(refund_id) else {
+        return;
+    };
+    match answer {
+        Answer::Took { square_id, status } => {
+            if refund.square_id.is_none() {
+                refund.square_id = Some(square_id);
+                out.save(refund);
+            }
+            become_(book, out, refund_id, status);
+        }
+        Answer::Unknown => {}
+        Answer::Refused { code, .. } if code == ALREADY_PENDING => {
+            if refund.status == Status::Asked {
+                refund.status = Status::Waiting;
+                out.save(refund);
+            }
+        }
+        Answer::Refused { code, detail } => {
+            if refund.status != Status::Asked {
+                return;
+            }
+            refund.status = Status::Refused;
+            refund.failure = Some(clipped(format!("Square refused it: {code}: {detail}")));
+            // Whoever asked is answered with the refusal itself.
+            out.save(refund);
+            wake(book, out);
+        }
+    }
+}
+
+fn clipped(mut text: String) -> String {
+    if text.len() > MAX_FAILURE_BYTES {
+        let mut end = MAX_FAILURE_BYTES;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
+/// Moves a refund to `status` if that is forward, and does what the new
+/// status calls for.
+fn become_(book: &mut Book, out: &mut Out, refund_id: &str, status: Status) {
+    let Some(refund) = book.refund_mut(refund_id) else {
+        return;
+    };
+    if !refund.status.may_become(status) {
+        return;
+    }
+    refund.status = status;
+    match status {
+        Status::Rejected | Status::Failed => {
+            let (failure, news) = match status {
+                Status::Failed => (
+                    "Square marked the refund FAILED and allows no other refund of this \
+                     payment: reimburse the buyer another way",
+                    News::Failed,
+                ),
+                _ => ("Square marked the refund REJECTED", News::Rejected),
+            };
+            refund.failure = Some(failure.to_string());
+            out.save_with(refund, Some(news));
+        }
+        _ => out.save(refund),
+    }
+    match status {
+        Status::Completed => {
+            apply(book, out, refund_id);
+            wake(book, out);
+        }
+        Status::Rejected | Status::Failed => wake(book, out),
+        _ => {}
+    }
+}
+
+/// Voids a completed refund's tickets, reopens their seats, and marks it
+/// applied; once only, and only when its tickets are known.
+fn apply(book: &mut Book, out: &mut Out, refund_id: &str) {
+    let Some(refund) = book.refund(refund_id) else {
+        return;
+    };
+    if refund.applied || refund.status != Status::Completed {
+        return;
+    }
+    let Some(tickets) = refund.tickets.clone() else {
+        return; // Waits for staff to say which tickets.
+    };
+    if !tickets.is_empty() {
+        out.actions.push(Action::VoidTickets {
+            refund_id: refund_id.to_string(),
+            tickets: tickets.clone(),
+        });
+        out.actions.push(Action::ReopenSeats {
+            refund_id: refund_id.to_string(),
+            showing_id: book.order.showing_id.clone(),
+            seats: book.seats_of(&tickets),
+        });
+        for ticket in book.tickets.iter_mut().filter(|t| tickets.contains(&t.id)) {
+            ticket.live = false;
+        }
+    }
+    out.actions.push(Action::MarkApplied {
+        refund_id: refund_id.to_string(),
+        now_ms: out.now_ms,
+    });
+    if let Some(refund) = book.refund_mut(refund_id) {
+        refund.applied = true;
+    }
+    if book.order.status == OrderStatus::Paid && book.tickets.iter().all(|t| !t.live) {
+        book.order.status = OrderStatus::Refunded;
+    }
+}
+
+/// Once nothing may be pending at Square, the oldest waiting refund is
+/// asked for under a new key (a key Square once refused may answer that
+/// refusal for good); after a FAILED one, none is.
+fn wake(book: &mut Book, out: &mut Out) {
+    // An order waiting for staff to say what a Dashboard refund covers
+    // keeps its waiting refunds until they have: that refund may cover
+    // the same tickets.
+    if book.in_flight().is_some() || book.refunds.iter().any(|r| r.tickets.is_none()) {
+        return;
+    }
+    let Some(waiting) = book.refunds.iter().find(|r| r.status == Status::Waiting) else {
+        return;
+    };
+    let id = waiting.id.clone();
+    let tickets = waiting.tickets.clone().unwrap_or_default();
+    let amount = waiting.amount;
+    if let Some(refund) = book.refund_mut(&id) {
+        refund.status = Status::Superseded;
+        out.save(refund);
+    }
+    let still_live = tickets.iter().all(|t| book.live_tickets().contains(t));
+    let covered = book.covered();
+    if !still_live || tickets.iter().any(|t| covered.contains(t)) {
+        return; // Refunded or voided meanwhile: no longer needed.
+    }
+    if book.refunds_closed() {
+        if let Some(refund) = book.refund_mut(&id) {
+            refund.failure = Some(
+                "a refund of this payment FAILED, after which Square allows no other: \
+                 reimburse the buyer another way"
+                    .to_string(),
+            );
+            out.save(refund);
+        }
+        return;
+    }
+    // A refusal here leaves the refund superseded; staff see it in the
+    // order's refunds and may ask again.
+    let _ = start(book, out, tickets, amount);
+}
+
+/// Square says where a refund stands. A refund this machine has not named
+/// yet may be its own whose answer has not come (a webhook can come first)
+/// or one from the Dashboard; Square's refund does not carry our key, so
+/// while one of ours is unanswered, ours is asked again first (the same
+/// key names it), then the reported one is looked up afresh. If ours still
+/// has no answer, the report is left for Square's next word on it.
+fn reported(
+    book: &mut Book,
+    out: &mut Out,
+    square_id: String,
+    amount: u64,
+    status: Status,
+    looked_up: bool,
+) {
+    let known = book
+        .refunds
+        .iter()
+        .find(|r| r.square_id.as_deref() == Some(square_id.as_str()))
+        .map(|r| r.id.clone());
+    let id = match known {
+        Some(id) => id,
+        None => {
+            let unnamed = book
+                .refunds
+                .iter()
+                .find(|r| r.square_id.is_none() && r.status == Status::Asked);
+            if let Some(ours) = unnamed {
+                if !looked_up {
+                    if let Some(request) = request_for(&book.order, ours) {
+                        out.actions.push(Action::AskSquare {
+                            refund_id: ours.id.clone(),
+                            request,
+                        });
+                        out.actions.push(Action::LookUp {
+                            refund_id: ours.id.clone(),
+                            square_id,
+                        });
+                    }
+                }
+                return;
+            }
+            if book.refunds.len() >= MAX_REFUNDS {
+                return;
+            }
+            from_dashboard(book, out, square_id, amount)
+        }
+    };
+    become_(book, out, &id, status);
+}
+
+/// A refund started in the Square Dashboard: one for exactly what every
+/// live ticket cost covers them, if no other refund covers any of them;
+/// anything else waits for staff to say what it covers (while one of ours
+/// is under way, a Dashboard refund of the same amount may be for its
+/// tickets or for others).
+fn from_dashboard(book: &mut Book, out: &mut Out, square_id: String, amount: u64) -> String {
+    let covered = book.covered();
+    let live = book.live_tickets();
+    let whole = !live.is_empty()
+        && live.iter().all(|t| !covered.contains(t))
+        && amount == book.worth(&live);
+    let covers = whole.then_some(live);
+    let id = format!("square:{square_id}");
+    let refund = Refund {
+        id: id.clone(),
+        square_id: Some(square_id.clone()),
+        tickets: covers,
+        amount,
+        status: Status::Asked,
+        applied: false,
+        failure: None,
+    };
+    out.save(&refund);
+    if refund.tickets.is_none() {
+        out.actions.push(Action::NeedsStaff {
+            detail: format!(
+                "partial refund {square_id} of {amount} from the Square Dashboard: choose its tickets"
+            ),
+            now_ms: out.now_ms,
+        });
+        if book.order.status == OrderStatus::Paid {
+            book.order.status = OrderStatus::NeedsAttention;
+        }
+    }
+    book.refunds.push(refund);
+    id
+}
+
+fn choose(
+    book: &mut Book,
+    out: &mut Out,
+    refund_id: &str,
+    tickets: Vec<String>,
+) -> Result<Reply, Refusal> {
+    let refund = book.refund(refund_id).ok_or(Refusal::UnknownRefund)?;
+    if refund.tickets.is_some() {
+        return Err(Refusal::RefundDecided);
+    }
+    let amount = refund.amount;
+    let chosen = sorted(tickets);
+    all_live(&chosen, &book.live_tickets())?;
+    none_covered(&chosen, &book.covered())?;
+    let worth = book.worth(&chosen);
+    if worth > amount {
+        return Err(Refusal::MoreThanRefunded { worth, amount });
+    }
+    if let Some(refund) = book.refund_mut(refund_id) {
+        refund.tickets = Some(chosen);
+        out.save(refund);
+    }
+    if book.refunds.iter().all(|r| r.tickets.is_some()) {
+        out.actions
+            .push(Action::AttentionSettled { now_ms: out.now_ms });
+        if book.order.status == OrderStatus::NeedsAttention {
+            book.order.status = OrderStatus::Paid;
+        }
+    }
+    apply(book, out, refund_id);
+    wake(book, out);
+    Ok(Reply::Refund(refund_id.to_string()))
+}
+
+fn sweep(book: &mut Book, out: &mut Out) {
+    let ids: Vec<String> = book.refunds.iter().map(|r| r.id.clone()).collect();
+    for id in ids {
+        let Some(refund) = book.refund(&id) else {
+            continue;
+        };
+        match (&refund.square_id, refund.status) {
+            (None, Status::Asked) => {
+                // Never answered: the same key and body again, which Square
+                // answers as the same request (the refund it took, or the
+                // reason it takes none: another pending, too little left).
+                // Nothing else can tell whether it was taken.
+                if let Some(request) = request_for(&book.order, refund) {
+                    out.actions.push(Action::AskSquare {
+                        refund_id: id.clone(),
+                        request,
+                    });
+                }
+            }
+            (Some(square_id), status) if status.in_flight() => {
+                out.actions.push(Action::LookUp {
+                    refund_id: id.clone(),
+                    square_id: square_id.clone(),
+                });
+            }
+            (_, Status::Completed) => apply(book, out, &id),
+            _ => {}
+        }
+    }
+    // Staff said what every Dashboard refund covers, but the order was not
+    // put back (the write was lost): it is now.
+    if book.order.status == OrderStatus::NeedsAttention
+        && book.refunds.iter().all(|r| r.tickets.is_some())
+    {
+        out.actions
+            .push(Action::AttentionSettled { now_ms: out.now_ms });
+    }
+    wake(book, out);
+}
