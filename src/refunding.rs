@@ -63,6 +63,11 @@ impl Io for Shell<'_> {
                 now_ms,
             } => {
                 refund_rows::save(db, order_id, refund, *news, *now_ms).await?;
+                if news.is_some() {
+                    // The buyer's message was queued with it: it goes now
+                    // (the sweep sends it if this does not).
+                    crate::mail::send_now(self.env, order_id).await;
+                }
                 Ok(None)
             }
             Action::AskSquare { refund_id, request } => {

@@ -436,6 +436,21 @@ async fn a_rejected_refund_is_retried_and_a_failed_one_ends_refunds() {
         refund_posts(&asked_before)
     );
     assert_eq!(api.seat_map(&sid).await["B5"], "sold");
+    // The buyer heard of both refunds that were not made, once each.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let not_made = loop {
+        let subjects: Vec<String> = stack
+            .sent_mail()
+            .into_iter()
+            .filter(|m| m.to == "ana@example.com" && m.subject.starts_with("Refund not made"))
+            .map(|m| m.subject)
+            .collect();
+        if subjects.len() >= 2 || Instant::now() > deadline {
+            break subjects;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert_eq!(not_made.len(), 2, "{not_made:?}");
 }
 
 /// Square makes one refund of a payment at a time
