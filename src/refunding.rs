@@ -353,6 +353,11 @@ pub async fn refund_sweep(env: &Env, now_ms: u64) -> Result<usize, ApiError> {
             other => format!("{other:?}"),
         };
         worker::console_error!("refund sweep: order {order_id}: {detail}");
+        // Tried now: it goes behind the others next time, so orders that
+        // keep failing never crowd out the rest of a sweep.
+        if let Err(e) = refund_rows::tried(&db, order_id, now_ms).await {
+            worker::console_error!("refund sweep: order {order_id}: not marked tried: {e}");
+        }
     }
     Ok(orders.len())
 }

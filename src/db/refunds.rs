@@ -384,6 +384,19 @@ pub async fn orders_unsettled(db: &D1Database, before_ms: u64) -> Result<Vec<Str
     .await
 }
 
+/// The sweep tried an order's unsettled refunds and failed: they count
+/// as touched now, so the next sweep takes the others first.
+pub async fn tried(db: &D1Database, order_id: &str, now_ms: u64) -> Result<()> {
+    db.prepare(
+        "UPDATE refunds SET updated_at_ms = ?1 WHERE order_id = ?2 AND applied_at_ms IS NULL \
+         AND status NOT IN ('REJECTED', 'FAILED', 'refused', 'superseded')",
+    )
+    .bind(&[num(now_ms), order_id.into()])?
+    .run()
+    .await?;
+    Ok(())
+}
+
 /// A showing's start and its own buyer policy (JSON; `None` takes the
 /// cinema's); `None` if there is no such showing.
 pub async fn showing_policy(
