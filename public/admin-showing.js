@@ -270,8 +270,9 @@ async function loadConflicts() {
   document.getElementById('conflicts').hidden = list.length === 0;
   document.getElementById('conflict-list').replaceChildren(...list.map((c) => {
     const how = c.offline ? 'offline' : 'online';
+    const after = c.moved_to_seat ? `moved to seat ${c.moved_to_seat}` : 'refunded';
     const text = c.status === 'void'
-      ? `Seat ${c.seat}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}) after the ticket was refunded`
+      ? `Seat ${c.seat}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}) after the ticket was ${after}`
       : `Seat ${c.seat}: admitted again by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}); ${c.admitted_by} admitted it first, at ${clockTime(c.admitted_at_ms, true)}`;
     return el('li', { text });
   }));

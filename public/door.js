@@ -214,7 +214,8 @@ function showConflicts(conflicts) {
     const how = c.offline ? 'offline' : 'online';
     const made = `Seat ${c.seat}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how})`;
     let why = `but ${c.admitted_by} admitted it first, at ${clockTime(c.admitted_at_ms, true)}`;
-    if (c.status === 'void') why = 'but the ticket was refunded';
+    if (c.moved_to_seat) why = `but the ticket was moved to seat ${c.moved_to_seat}`;
+    else if (c.status === 'void') why = 'but the ticket was refunded';
     else if (c.cancelled) why = 'but the showing was cancelled';
     return el('li', { text: `${made}, ${why}` });
   }));

@@ -144,6 +144,8 @@ pub struct Conflict {
     pub seat: String,
     /// valid | void
     pub status: String,
+    /// The seat a ticket staff moved went to: that is why it is void.
+    pub moved_to_seat: Option<String>,
     pub device: String,
     pub scanned_at_ms: u64,
     /// Whether the admission was made offline.
@@ -164,6 +166,7 @@ pub async fn conflicts(db: &D1Database, showing_id: &str) -> Result<Vec<Conflict
         ticket_id: String,
         seat: String,
         status: String,
+        moved_to_seat: Option<String>,
         device: String,
         scanned_at_ms: f64,
         offline: f64,
@@ -173,10 +176,12 @@ pub async fn conflicts(db: &D1Database, showing_id: &str) -> Result<Vec<Conflict
     }
     let rows: Vec<Row> = db
         .prepare(format!(
-            "SELECT s.ticket_id, t.seat, t.status, s.device, s.scanned_at_ms, s.offline, \
+            "SELECT s.ticket_id, t.seat, t.status, m.seat AS moved_to_seat, s.device, \
+             s.scanned_at_ms, s.offline, \
              EXISTS (SELECT 1 FROM showings WHERE id = ?1 AND cancelled_at_ms IS NOT NULL) \
              AS cancelled, t.checked_in_by AS admitted_by, t.checked_in_at_ms AS admitted_at_ms \
              FROM door_scans s JOIN tickets t ON t.id = s.ticket_id \
+             LEFT JOIN tickets m ON m.id = t.moved_to \
              WHERE s.showing_id = ?1 AND s.device_result = 'admitted' \
              AND (t.status <> 'valid' OR t.checked_in_by IS NOT s.device \
              OR t.checked_in_scan IS NOT s.scan_id) \
@@ -192,6 +197,7 @@ pub async fn conflicts(db: &D1Database, showing_id: &str) -> Result<Vec<Conflict
             ticket_id: r.ticket_id,
             seat: r.seat,
             status: r.status,
+            moved_to_seat: r.moved_to_seat,
             device: r.device,
             scanned_at_ms: r.scanned_at_ms as u64,
             offline: r.offline != 0.0,

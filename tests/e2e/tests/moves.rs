@@ -174,6 +174,40 @@ async fn a_moved_ticket_is_refused_at_the_door_as_moved_and_its_new_one_admits()
         (new_scan["admitted"].as_u64(), new_scan["sold"].as_u64()),
         (Some(1), Some(3))
     );
+    // A device that was offline since before the move admitted the old
+    // code: the sync records it, and staff see why it does not stand.
+    let (session, _) = api.door_session(&sid).await;
+    let batch = json!({"showing_id": sid, "scans": [
+        {"id": "m-0", "code": old_code, "at_ms": e2e::now_ms(), "result": "admitted"}
+    ]});
+    let synced = api
+        .send(
+            e2e::Method::POST,
+            "/api/door/sync",
+            Some(batch.to_string().into_bytes()),
+            &[("x-door-session", session.as_str())],
+        )
+        .await;
+    assert_eq!(synced.status, 200, "{:?}", synced.body);
+    let conflicts = api
+        .admin(
+            e2e::Method::GET,
+            &format!("/api/admin/showings/{sid}/door-conflicts"),
+            None,
+        )
+        .await
+        .body;
+    let conflict = &conflicts["conflicts"][0];
+    assert_eq!(
+        (
+            &conflict["seat"],
+            &conflict["status"],
+            &conflict["moved_to_seat"]
+        ),
+        (&json!("A2"), &json!("void"), &json!("B5")),
+        "{conflicts:?}"
+    );
+
     // An admitted ticket no longer moves; an unknown one is not found.
     let inside = move_ticket(&api, &new_id, "B7").await;
     assert_eq!(
