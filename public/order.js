@@ -150,7 +150,8 @@ function cancelBox(cancel, tickets, currency) {
       await load();
       return say(messages, 'ok', `Cancelled. ${money({ amount: body.amount, currency })} is on its way back to your card; it can take a few days to arrive.`, { focus: true });
     }
-    say(messages, 'error', (body && body.detail) || 'The tickets could not be cancelled. Please try again.');
+    // Said where the buyer is looking: the message is brought into view.
+    say(messages, 'error', (body && body.detail) || 'The tickets could not be cancelled. Please try again.', { focus: true });
   };
 }
 

@@ -430,9 +430,7 @@ pub async fn buyer_options(env: &Env, db: &D1Database, order_id: &str) -> Result
     let Some(book) = refund_rows::book(db, order_id).await? else {
         return Ok(Value::Null);
     };
-    let Some((starts_at_ms, stored)) =
-        refund_rows::showing_policy(db, &book.order.showing_id).await?
-    else {
+    let Some((starts_at_ms, stored)) = refund_rows::order_policy(db, order_id).await? else {
         return Ok(Value::Null);
     };
     let policy = policy_of(env, stored.as_deref());

@@ -403,16 +403,40 @@ pub async fn showing_policy(
     db: &D1Database,
     showing_id: &str,
 ) -> Result<Option<(u64, Option<String>)>> {
+    policy_row(
+        db,
+        "SELECT starts_at_ms, buyer_policy FROM showings WHERE id = ?1",
+        showing_id,
+    )
+    .await
+}
+
+/// [`showing_policy`] of the showing an order is for, in one query;
+/// `None` if there is no such order.
+pub async fn order_policy(
+    db: &D1Database,
+    order_id: &str,
+) -> Result<Option<(u64, Option<String>)>> {
+    policy_row(
+        db,
+        "SELECT s.starts_at_ms, s.buyer_policy FROM orders o \
+         JOIN showings s ON s.id = o.showing_id WHERE o.id = ?1",
+        order_id,
+    )
+    .await
+}
+
+async fn policy_row(
+    db: &D1Database,
+    sql: &str,
+    key: &str,
+) -> Result<Option<(u64, Option<String>)>> {
     #[derive(Deserialize)]
     struct Row {
         starts_at_ms: f64,
         buyer_policy: Option<String>,
     }
-    let row: Option<Row> = db
-        .prepare("SELECT starts_at_ms, buyer_policy FROM showings WHERE id = ?1")
-        .bind(&[showing_id.into()])?
-        .first(None)
-        .await?;
+    let row: Option<Row> = db.prepare(sql).bind(&[key.into()])?.first(None).await?;
     Ok(row.map(|r| (r.starts_at_ms.max(0.0) as u64, r.buyer_policy)))
 }
 
@@ -432,14 +456,4 @@ pub async fn set_showing_policy(
         .run()
         .await?;
     Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
-}
-
-/// The showing an order is for.
-pub async fn showing_of_order(db: &D1Database, order_id: &str) -> Result<Option<String>> {
-    one_id(
-        db,
-        "SELECT showing_id AS id FROM orders WHERE id = ?1",
-        order_id,
-    )
-    .await
 }

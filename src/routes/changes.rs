@@ -62,12 +62,9 @@ pub async fn cancel(mut req: Request, ctx: RouteContext<()>) -> Handled {
         return Err(invalid("tickets", "a ticket id is malformed"));
     }
     let db = db::database(&ctx.env)?;
-    let showing_id = refund_rows::showing_of_order(&db, &order_id)
+    let (starts_at_ms, stored) = refund_rows::order_policy(&db, &order_id)
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
-    let (starts_at_ms, stored) = refund_rows::showing_policy(&db, &showing_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("showing"))?;
     let policy = refunding::policy_of(&ctx.env, stored.as_deref());
     let now = u64::try_from(now_ms()).unwrap_or(0);
     let (_, fee) = policy.cancel_open(starts_at_ms, now).map_err(|closed| match closed {
