@@ -227,12 +227,16 @@ function renderTotals() {
     box('online: tickets', String(t.sold_online)),
     box('online: taken through Square', minor(t.taken, cur)),
     box('online: refunded', minor(t.refunded, cur)),
+    ...(t.exchanged_in || t.exchanged_out ? [
+      box('exchanged in from other showings', minor(t.exchanged_in, cur)),
+      box('exchanged out to other showings', minor(t.exchanged_out, cur)),
+    ] : []),
     box('box office: tickets', String(t.sold_at_desk)),
     box('box office: cash', minor(t.desk_cash, cur)),
     box('box office: card at the desk', minor(t.desk_card, cur)),
     box('box office: refunded', minor(t.desk_refunded, cur)),
     box('comps given', String(t.comps)),
-    box('net', minor(t.taken - t.refunded + t.desk_cash + t.desk_card - t.desk_refunded, cur)),
+    box('net', minor(t.taken - t.refunded + t.exchanged_in - t.exchanged_out + t.desk_cash + t.desk_card - t.desk_refunded, cur)),
     box('admitted at the door', String(t.admitted)),
     box('seats held right now', String(data.live_holds ?? 0)),
   );

@@ -6,6 +6,7 @@ const words = {
   pending: 'Your payment is being confirmed. This page updates by itself.',
   paid: 'Paid. Show a ticket at the door.',
   refunded: 'This order was refunded; its tickets are void.',
+  exchanged: 'These tickets were changed to another showing and are void. Your new tickets were e-mailed to you.',
   declined: 'The card was declined. Nothing was charged.',
   seat_lost: 'The seats went to another buyer while you paid. Nothing was charged.',
   failed: 'The payment could not be made. Nothing was charged.',
@@ -40,6 +41,7 @@ async function load() {
       el('p', {}, [el('a', { href: t.page_url, text: 'Open this ticket on its own' })]),
     ])));
   cancelBox(body.changes && body.changes.cancel, tickets, order.amount.currency);
+  exchangeBox(body.changes && body.changes.exchange, tickets, order.amount.currency);
   // The card comes with Square's webhook, moments after the payment: the
   // receipt is read again a few times until it is there.
   const cardDue = order.status === 'paid' && order.channel === 'online' && order.amount.amount > 0 && !order.card;
@@ -47,7 +49,8 @@ async function load() {
 }
 function ticketState(t) {
   if (t.moved_to_seat) return `Moved to seat ${t.moved_to_seat}: use the new ticket`;
-  return t.status === 'void' ? 'Void (refunded)' : t.checked_in_at_ms ? 'Checked in' : 'Valid';
+  if (t.status === 'void') return t.exchanged ? 'Void (changed to another showing)' : 'Void (refunded)';
+  return t.checked_in_at_ms ? 'Checked in' : 'Valid';
 }
 
 // Square's card brand codes in words: "AMERICAN_EXPRESS" is "American
@@ -152,6 +155,50 @@ function cancelBox(cancel, tickets, currency) {
     }
     // Said where the buyer is looking: the message is brought into view.
     say(messages, 'error', (body && body.detail) || 'The tickets could not be cancelled. Please try again.', { focus: true });
+  };
+}
+
+// Changing showing: which tickets, to which other showing of the film;
+// the seats are chosen on that showing's map, where the difference is
+// said before anything moves.
+function exchangeBox(exchange, tickets, currency) {
+  const box = document.getElementById('exchange');
+  const form = document.getElementById('exchange-form');
+  const rule = document.getElementById('exchange-rule');
+  box.hidden = !exchange || exchange.reason === 'not_paid';
+  if (box.hidden) return;
+  if (!exchange.open) {
+    form.hidden = true;
+    rule.textContent = exchange.reason === 'exchange_closed'
+      ? `Tickets for this showing could be changed until ${when(exchange.closed_at_ms)}. Ask the cinema if you cannot come.`
+      : 'These tickets cannot be changed to another showing online. Ask the cinema.';
+    return;
+  }
+  const choosable = exchange.tickets.map((c) => ({ ...c, ticket: tickets.find((t) => t.id === c.id) })).filter((c) => c.ticket);
+  rule.textContent = exchange.showings.length
+    ? `You can change to another showing of this film until ${when(exchange.closes_at_ms)}. You pay only what the new seats cost beyond your tickets, or get the rest back.`
+    : 'There is no other showing of this film to change to.';
+  form.hidden = choosable.length === 0 || exchange.showings.length === 0;
+  if (form.hidden) return;
+  const ticketsBox = document.getElementById('exchange-tickets');
+  ticketsBox.replaceChildren(...choosable.map((c) => el('label', { class: 'choice' }, [
+    el('input', { type: 'checkbox', value: c.id, checked: '' }),
+    ` Seat ${c.ticket.seat} (${money({ amount: c.worth, currency })})`,
+  ])));
+  const showings = document.getElementById('exchange-showings');
+  showings.replaceChildren(...exchange.showings.map((s, i) => el('label', { class: 'choice' }, [
+    el('input', { type: 'radio', name: 'exchange-showing', value: s.id, ...(i === 0 ? { checked: '' } : {}) }),
+    ` ${when(s.starts_at_ms)}`,
+  ])));
+  const start = document.getElementById('exchange-start');
+  const picked = () => [...ticketsBox.querySelectorAll('input:checked')].map((i) => i.value);
+  ticketsBox.onchange = () => { start.disabled = picked().length === 0; };
+  ticketsBox.onchange();
+  form.onsubmit = (event) => {
+    event.preventDefault();
+    const to = showings.querySelector('input:checked');
+    if (!to || !picked().length) return;
+    location.href = `/showings/${to.value}?exchange=${encodeURIComponent(oid)}&key=${encodeURIComponent(key)}&tickets=${picked().map(encodeURIComponent).join(',')}`;
   };
 }
 

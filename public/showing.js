@@ -21,6 +21,40 @@ let version = -1;
 let hold = null;
 let card = null;
 
+// Changing showing: the buyer came from their order page to move some of
+// its tickets here (`?exchange=<order>&key=<its key>&tickets=<ids>`). They
+// choose as many seats, pay only what these cost beyond what the tickets
+// were worth (or get the rest back), and land on their new order.
+const params = new URLSearchParams(location.search);
+const exchange = params.get('exchange') ? {
+  order: params.get('exchange'),
+  key: params.get('key') || '',
+  tickets: (params.get('tickets') || '').split(',').filter(Boolean),
+  worth: null,
+} : null;
+
+// What the exchanged tickets were worth, from their order: null if the
+// order may not be exchanged now (the reason is said).
+async function exchangeWorth() {
+  const { status, body } = await api(`/api/orders/${exchange.order}?key=${encodeURIComponent(exchange.key)}`);
+  const offer = status === 200 && body.changes && body.changes.exchange;
+  if (!offer || !offer.open) {
+    say(messages, 'error', 'These tickets can no longer be changed online. Your order is as it was.');
+    return null;
+  }
+  const worth = offer.tickets.filter((t) => exchange.tickets.includes(t.id));
+  if (worth.length !== exchange.tickets.length || !worth.length) {
+    say(messages, 'error', 'Some of these tickets can no longer be changed. Go back to your order and choose again.');
+    return null;
+  }
+  return { amount: worth.reduce((sum, t) => sum + t.worth, 0), currency: offer.currency };
+}
+
+// What the buyer pays now: these seats less what the old tickets were worth.
+function toPay() {
+  return exchange ? Math.max(0, hold.amount.amount - exchange.worth.amount) : hold.amount.amount;
+}
+
 // Wheelchair spaces and companion seats, by seat name, and whether the
 // cinema sells them only at its box office.
 function seatKinds() {
@@ -113,6 +147,7 @@ function toggle(name) {
   if (chosen.has(name)) chosen.delete(name);
   else if (states[name] !== 'available') return say(holdMessages, 'info', `Seat ${name} is not available.`);
   else if (deskOnly(name)) return say(holdMessages, 'info', `Seat ${name} is a ${seatKinds().get(name)}: the cinema sells these at its box office, so that the space suits you. Call or visit.`);
+  else if (exchange && chosen.size >= exchange.tickets.length) return say(holdMessages, 'info', `You are changing ${exchange.tickets.length} ticket${exchange.tickets.length === 1 ? '' : 's'}: choose ${exchange.tickets.length} seat${exchange.tickets.length === 1 ? '' : 's'}.`);
   else if (chosen.size >= showing.max_seats_per_hold) return say(holdMessages, 'info', `You can hold up to ${showing.max_seats_per_hold} seats at a time.`);
   else chosen.add(name);
   cursor = name;
@@ -227,7 +262,7 @@ function chosenPrices(seats) {
 // storage so that a lost answer or a reload leads back to the same hold and
 // order: `attempt` is a hold request and its Idempotency-Key, `hold` the
 // hold it got, `payment` the card token and buyer sent to pay for it.
-const STORE = `showtime.pending.${sid}`;
+const STORE = exchange ? `showtime.exchange.${sid}.${exchange.order}` : `showtime.pending.${sid}`;
 let paying = false;
 let checking = false;
 
@@ -362,6 +397,7 @@ async function startPayment() {
   document.getElementById('total').textContent = `Total: ${money(hold.amount)}${priceLines(hold.prices)}`;
   renderChoices();
   tick();
+  if (exchange) return startExchange();
   // Focus moves to the form at once: moving it after the payment SDK has
   // loaded would pull a buyer already typing out of the field they are in.
   document.getElementById('name').focus();
@@ -375,6 +411,25 @@ async function startPayment() {
     return;
   }
   if (await attachCard()) await offerWallets();
+}
+
+// The change, said before anything moves: what the new seats cost, what
+// the old tickets were worth, and what is paid or comes back. The tickets
+// go to the order's own name and address; a card only for a difference.
+async function startExchange() {
+  const pay = toPay();
+  const back = exchange.worth.amount - Math.min(exchange.worth.amount, hold.amount.amount);
+  document.getElementById('buyer-fields').hidden = true;
+  document.getElementById('wallets').hidden = true;
+  document.getElementById('pay-heading').textContent = 'Change to these seats';
+  document.getElementById('total').textContent = `These seats: ${money(hold.amount)}. Your tickets were worth ${money(exchange.worth)}. `
+    + (pay > 0 ? `To pay now: ${money({ amount: pay, currency: hold.amount.currency })}.`
+      : back > 0 ? `${money({ amount: back, currency: hold.amount.currency })} comes back to your card.` : 'Nothing to pay.');
+  document.getElementById('card-container').hidden = pay === 0;
+  const button = document.getElementById('buy');
+  button.textContent = pay > 0 ? `Pay ${money({ amount: pay, currency: hold.amount.currency })} and change` : 'Change to these seats';
+  button.focus();
+  if (pay > 0) await attachCard();
 }
 
 // The card form, once: false (and a message by the Pay button) if Square's
@@ -495,11 +550,11 @@ async function buy() {
   const button = document.getElementById('buy');
   button.disabled = true;
   try {
-    const email = document.getElementById('email').value.trim();
-    const name = document.getElementById('name').value.trim();
-    if (!buyerReady(name, email)) return;
-    if (hold.amount.amount === 0) {
-      const payment = { email, name };
+    const email = exchange ? '' : document.getElementById('email').value.trim();
+    const name = exchange ? '' : document.getElementById('name').value.trim();
+    if (!exchange && !buyerReady(name, email)) return;
+    if (toPay() === 0) {
+      const payment = exchange ? {} : { email, name };
       remember(Object.assign(remembered(), { payment }));
       return await pay(payment);
     }
@@ -508,7 +563,7 @@ async function buy() {
     // Buyer verification (3-D Secure): Square decides from these whether
     // the card's bank must check the buyer, and shows its check itself.
     const result = await card.tokenize({
-      amount: majorText(hold.amount.amount, hold.amount.currency),
+      amount: majorText(toPay(), hold.amount.currency),
       currencyCode: hold.amount.currency,
       intent: 'CHARGE',
       customerInitiated: true,
@@ -522,7 +577,7 @@ async function buy() {
       const why = (result.errors || []).map((e) => e.message).join(' ');
       return say(payMessages, 'error', `Check the card details: ${why || 'the card form did not accept them'}.`.replace('..', '.'), { focus: true });
     }
-    const payment = { source_id: result.token, email, name };
+    const payment = exchange ? { source_id: result.token } : { source_id: result.token, email, name };
     remember(Object.assign(remembered(), { payment }));
     await pay(payment);
   } finally {
@@ -534,17 +589,23 @@ async function buy() {
 // order on the server, so sending it again after a lost answer can neither
 // charge twice nor make a second order.
 async function pay(payment) {
-  say(payMessages, 'info', hold.amount.amount === 0 ? 'Issuing your tickets…' : 'Paying…');
+  say(payMessages, 'info', exchange ? 'Changing your tickets…' : hold.amount.amount === 0 ? 'Issuing your tickets…' : 'Paying…');
   paying = true;
   let answer;
   try {
-    // Free seats have no card to pay with: the Turnstile check guards them.
-    const headers = payment.source_id ? {} : await Turnstile.headers();
-    try {
-      answer = await api(`/api/showings/${sid}/holds/${hold.hold_id}/checkout`, { json: payment, headers });
-    } finally {
-      // A token is spent once sent, answered or not: a retry gets a new one.
-      if (!payment.source_id) Turnstile.reset();
+    if (exchange) {
+      // The order's own key stands for the buyer: no Turnstile check.
+      const change = { tickets: exchange.tickets, showing_id: sid, hold: hold.hold_id, source_id: payment.source_id || '' };
+      answer = await api(`/api/orders/${exchange.order}/exchange?key=${encodeURIComponent(exchange.key)}`, { json: change });
+    } else {
+      // Free seats have no card to pay with: the Turnstile check guards them.
+      const headers = payment.source_id ? {} : await Turnstile.headers();
+      try {
+        answer = await api(`/api/showings/${sid}/holds/${hold.hold_id}/checkout`, { json: payment, headers });
+      } finally {
+        // A token is spent once sent, answered or not: a retry gets a new one.
+        if (!payment.source_id) Turnstile.reset();
+      }
     }
   } catch (_) {
     say(payMessages, 'error', 'The connection dropped while paying. Checking again in a moment; you will not be charged twice.', { focus: true });
@@ -644,6 +705,16 @@ async function release() {
     forget();
     return say(messages, 'error', `This showing is cancelled; nothing can be booked for it.${why} Anyone who paid is refunded in full and has been e-mailed.`);
   }
+  if (exchange) {
+    exchange.worth = await exchangeWorth();
+    if (!exchange.worth) {
+      document.getElementById('hold').hidden = true;
+      return;
+    }
+    const n = exchange.tickets.length;
+    document.getElementById('limit').textContent = `Choose ${n} seat${n === 1 ? '' : 's'}; they are held for you for ${howLong(showing.hold_ttl_ms)} while you confirm.`;
+    say(messages, 'info', `Changing ${n} ticket${n === 1 ? '' : 's'} worth ${money(exchange.worth)}: choose ${n} seat${n === 1 ? '' : 's'} for this showing. Until you confirm, your tickets stay as they are.`);
+  }
   if (body.sales.state !== 'open') {
     // A hold made before sales closed can still be paid for: recovery
     // below brings it back.
@@ -651,7 +722,7 @@ async function release() {
     document.getElementById('limit').textContent = '';
     say(messages, 'info', `${salesText(body.sales)}: no seats can be held for this showing now.`);
   }
-  Turnstile.mount(document.getElementById('turnstile'), 'buy');
+  if (!exchange) Turnstile.mount(document.getElementById('turnstile'), 'buy');
   document.getElementById('hold').addEventListener('click', holdSeats);
   document.getElementById('map').addEventListener('keydown', moveCursor);
   window.addEventListener('resize', showScrollCue);

@@ -82,17 +82,21 @@ impl Session {
 /// The hold named in the path, if the caller could own it. A malformed
 /// token or a caller without a session gets the same 404 as a foreign hold.
 pub fn hold_ref(req: &Request, ctx: &RouteContext<()>) -> Result<HoldRef, ApiError> {
+    hold_named(req, &ctx.env, param(ctx, "hold"))
+}
+
+/// The hold with this token, if the caller could own it.
+pub fn hold_named(req: &Request, env: &Env, token: &str) -> Result<HoldRef, ApiError> {
     let not_found = || {
         ApiError::new(
             Code::HoldNotFound,
             "no hold with this id belongs to you for this showing",
         )
     };
-    let token = param(ctx, "hold");
     if token.len() != HOLD_TOKEN_LEN || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(not_found());
     }
-    let session = Session::of(req, &ctx.env)?;
+    let session = Session::of(req, env)?;
     if session.is_new {
         return Err(not_found());
     }
@@ -100,6 +104,13 @@ pub fn hold_ref(req: &Request, ctx: &RouteContext<()>) -> Result<HoldRef, ApiErr
         buyer: session.buyer,
         token: token.to_string(),
     })
+}
+
+/// A card token as the payment form sends it: printable ASCII, not too
+/// long (empty for an order charged nothing).
+pub fn card_token_ok(source_id: &str) -> bool {
+    source_id.len() <= checkout::MAX_SOURCE_ID_BYTES
+        && source_id.bytes().all(|b| b.is_ascii_graphic())
 }
 
 /// One plain mailbox (`mail::address`): no display name, list, quotes or

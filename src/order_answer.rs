@@ -102,3 +102,21 @@ pub fn add_codes(env: &Env, showing_id: &str, tickets: &mut Value) -> Result<(),
     }
     Ok(())
 }
+
+/// The buyer is about to be told to wait for their order: from now on an
+/// outcome without tickets is mailed to them (they may have left), and one
+/// recorded meanwhile is queued and sent now. A failure is logged; the
+/// buyer still gets their answer, and the order page shows the outcome.
+pub async fn note_answered_pending(env: &Env, order_id: &str) {
+    let noted = match crate::db::database(env) {
+        Ok(db) => {
+            order_rows::answered_pending(&db, order_id, worker::Date::now().as_millis()).await
+        }
+        Err(e) => Err(e),
+    };
+    match noted {
+        Ok(true) => crate::mail::send_now(env, order_id).await,
+        Ok(false) => {}
+        Err(e) => worker::console_error!("order {order_id}: answered pending not noted: {e}"),
+    }
+}

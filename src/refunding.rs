@@ -3,7 +3,7 @@
 //! object, the buyer's messages) and feeds Square's answers back. Every
 //! decision is the machine's; this file moves bytes.
 
-use refunds::{Action, Answer, Book, Event, Io, Ran, Refusal, RunError, Status};
+use refunds::{Action, Answer, Book, Bought, Event, Io, Ran, Refusal, RunError, Status};
 use serde_json::{json, Value};
 use worker::{D1Database, Env};
 
@@ -81,6 +81,13 @@ impl Io for Shell<'_> {
                 let reply = self.square()?.get_refund(square_id).await;
                 Ok(reported(&reply, true))
             }
+            Action::LookUpExchange {
+                refund_id,
+                order_id: bought,
+            } => Ok(Some(Event::Exchanged {
+                refund_id: refund_id.clone(),
+                outcome: bought_outcome(self.env, db, bought).await?,
+            })),
             Action::VoidTickets { tickets, .. } => {
                 refund_rows::void_tickets(db, tickets, now_ms()).await?;
                 Ok(None)
@@ -105,8 +112,12 @@ impl Io for Shell<'_> {
                 }
                 Ok(None)
             }
-            Action::MarkApplied { refund_id, now_ms } => {
-                refund_rows::mark_applied(db, refund_id, order_id, *now_ms).await?;
+            Action::MarkApplied {
+                refund_id,
+                exchange,
+                now_ms,
+            } => {
+                refund_rows::mark_applied(db, refund_id, order_id, *exchange, *now_ms).await?;
                 crate::mail::send_now(self.env, order_id).await;
                 Ok(None)
             }
@@ -120,6 +131,39 @@ impl Io for Shell<'_> {
             }
         }
     }
+}
+
+/// Where the order an exchange bought stands: D1 says once it has ended;
+/// before that, its showing's object, which alone knows whether it was
+/// ever started.
+async fn bought_outcome(env: &Env, db: &D1Database, order_id: &str) -> Result<Bought, ApiError> {
+    if let Some((status, credit)) = refund_rows::bought_order(db, order_id).await? {
+        match status.as_str() {
+            "paid" | "needs_attention" | "refunded" | "exchanged" => {
+                return Ok(Bought::Paid { credit })
+            }
+            "pending" => {}
+            _ => return Ok(Bought::Ended),
+        }
+    }
+    let Some(showing_id) = crate::ids::showing_of_order(order_id) else {
+        return Ok(Bought::Ended); // No showing's order has such an id.
+    };
+    let answer = ShowtimeClient::new(env, showing_id)?
+        .order_status(order_id)
+        .await?;
+    Ok(match answer {
+        None => Bought::Missing,
+        // D1 is written before the object calls an order paid; the next
+        // look finds it there with its credit.
+        Some(order) if order.status.is_final() && order.status != checkout::PublicStatus::Paid => {
+            match order.status {
+                checkout::PublicStatus::NeedsAttention => Bought::Paying,
+                _ => Bought::Ended,
+            }
+        }
+        Some(_) => Bought::Paying,
+    })
 }
 
 /// What Square's answer to `POST /v2/refunds` means.
@@ -156,6 +200,7 @@ fn reported(reply: &Reply, looked_up: bool) -> Option<Event> {
 fn refund_event(refund: &Value, looked_up: bool) -> Option<Event> {
     Some(Event::Reported {
         square_id: refund["id"].as_str()?.to_string(),
+        payment_id: refund["payment_id"].as_str()?.to_string(),
         amount: refund["amount_money"]["amount"].as_u64()?,
         status: Status::from_square(refund["status"].as_str()?)?,
         looked_up,
@@ -211,6 +256,15 @@ fn refusal(refusal: Refusal) -> ApiError {
         Refusal::MoreThanRefunded { worth, amount } => ApiError::new(
             Code::MoreThanRefunded,
             format!("those tickets cost {worth}, more than the {amount} refunded"),
+        ),
+        Refusal::NotExchangeable => ApiError::new(
+            Code::NotExchangeable,
+            "only tickets paid for online, and not already exchanged once, can be exchanged \
+             online: ask the cinema",
+        ),
+        Refusal::Busy => ApiError::new(
+            Code::RefundInProgress,
+            "another change of this order is under way: try again in a minute",
         ),
     }
 }
@@ -319,11 +373,10 @@ pub async fn on_refund_event(env: &Env, refund: &Value) -> Result<(), ApiError> 
         return Ok(()); // Not a refund we can read: nothing to do.
     };
     let db = crate::db::database(env)?;
-    let Some(order) = refund_rows::order_by_payment(&db, payment_id).await? else {
+    let square_id = refund["id"].as_str().unwrap_or_default().to_string();
+    let Some(order_id) = refund_rows::order_for_report(&db, &square_id, payment_id).await? else {
         return Ok(()); // Not a payment of ours.
     };
-    let order_id = order.id;
-    let square_id = refund["id"].as_str().unwrap_or_default().to_string();
     let ran = run(env, &order_id, event).await?;
     let placed = ran
         .book
@@ -454,5 +507,103 @@ pub async fn buyer_options(env: &Env, db: &D1Database, order_id: &str) -> Result
             "open": false, "reason": "cancel_closed", "closed_at_ms": closed_at_ms,
         }),
     };
-    Ok(json!({ "cancel": cancel }))
+    let exchange = exchange_options(db, &book, &policy, starts_at_ms).await?;
+    Ok(json!({ "cancel": cancel, "exchange": exchange }))
+}
+
+/// Whether the buyer may exchange now, until when, which tickets, and to
+/// which showings; or why not.
+async fn exchange_options(
+    db: &D1Database,
+    book: &Book,
+    policy: &refunds::Policy,
+    starts_at_ms: u64,
+) -> Result<Value, ApiError> {
+    let now = now_ms();
+    let closes_at_ms = match policy.exchange_open(starts_at_ms, now) {
+        _ if book.order.status != refunds::OrderStatus::Paid => {
+            return Ok(json!({"open": false, "reason": "not_paid"}))
+        }
+        _ if book.order.payment_id.is_none() || book.order.credit.is_some() => {
+            return Ok(json!({"open": false, "reason": "not_exchangeable"}))
+        }
+        Ok(closes_at_ms) => closes_at_ms,
+        Err(refunds::Closed::NotAllowed) => {
+            return Ok(json!({"open": false, "reason": "not_exchangeable"}))
+        }
+        Err(refunds::Closed::Passed { closed_at_ms }) => {
+            return Ok(json!({
+                "open": false, "reason": "exchange_closed", "closed_at_ms": closed_at_ms,
+            }))
+        }
+    };
+    let covered = book.covered();
+    let tickets: Vec<Value> = book
+        .tickets
+        .iter()
+        .filter(|t| t.live && !t.checked_in && !covered.contains(&t.id))
+        .map(|t| {
+            let ids = [t.id.clone()];
+            json!({"id": t.id, "worth": book.worth(&ids)})
+        })
+        .collect();
+    let showings = crate::db::same_film_showings(db, &book.order.showing_id, now).await?;
+    Ok(json!({
+        "open": true, "closes_at_ms": closes_at_ms, "currency": book.order.currency,
+        "tickets": tickets, "showings": showings,
+    }))
+}
+
+/// Finishes whatever exchange of `from_order` has an outcome: the old
+/// tickets void and their seats reopened once the new order is paid (and
+/// the difference refunded), or kept once it has failed. The showing's
+/// object calls it when an exchanged order ends; the sweep, if that is lost.
+pub async fn settle_exchange(env: &Env, from_order: &str) -> worker::Result<()> {
+    run(env, from_order, Event::Sweep)
+        .await
+        .map(|_| ())
+        .map_err(|e| worker::Error::RustError(format!("{}: {}", e.code, e.detail)))
+}
+
+/// The buyer starts exchanging these tickets for an order `to_order` of
+/// another showing: the old order keeps them for it. Answers the row that
+/// does, and the tickets' worth (the most the new order may be credited).
+pub async fn exchange_tickets(
+    env: &Env,
+    order_id: &str,
+    tickets: Vec<String>,
+    to_order: &str,
+) -> Result<(String, u64), ApiError> {
+    // An earlier exchange of these tickets that has ended (a card declined)
+    // lets go of them first, so trying again is not refused as under way.
+    if let Err(e) = settle_exchange(env, order_id).await {
+        worker::console_error!("order {order_id}: exchanges not settled: {e}");
+    }
+    let event = Event::Exchange {
+        tickets,
+        to_order: to_order.to_string(),
+    };
+    let ran = run(env, order_id, event).await?;
+    let refunds::Reply::Refund(refund_id) = ran.reply else {
+        return Err(ApiError::internal(
+            "an exchange was asked for and none made",
+        ));
+    };
+    let worth = ran.book.refund(&refund_id).map_or(0, |r| r.amount);
+    Ok((refund_id, worth))
+}
+
+/// The new showing's object refused to start the exchange's order, and has
+/// no such order: the old tickets stay the buyer's.
+pub async fn exchange_not_started(env: &Env, order_id: &str, refund_id: &str) {
+    let event = Event::Exchanged {
+        refund_id: refund_id.to_string(),
+        outcome: Bought::Ended,
+    };
+    if let Err(e) = run(env, order_id, event).await {
+        worker::console_error!(
+            "order {order_id}: exchange {refund_id} not let go: {}",
+            e.detail
+        );
+    }
 }

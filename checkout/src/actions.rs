@@ -116,6 +116,7 @@ pub enum Action {
         step: StepTag,
         idempotency_key: String,
         source_id: String,
+        /// The order's price less its credit ([`crate::Order::charge_minor`]).
         amount_minor: u64,
         currency: String,
         reference_id: String,
@@ -135,7 +136,8 @@ pub enum Action {
         step: StepTag,
         idempotency_key: String,
     },
-    /// `POST /v2/refunds` for the whole amount.
+    /// `POST /v2/refunds` for the whole amount the payment took (the
+    /// order's price less its credit).
     RefundPayment {
         step: StepTag,
         payment_id: String,
@@ -172,6 +174,10 @@ pub enum Action {
         payment_id: String,
         /// Each seat's price (empty for an order made before there were).
         prices: Vec<crate::order::SeatPrice>,
+        /// What an exchanged order's payment pays of `amount_minor`
+        /// (`None` in an action stored before exchanges).
+        #[serde(default)]
+        credit: Option<crate::order::Credit>,
     },
     /// D1: the order is paid, its tickets 'valid'.
     MarkPaid {

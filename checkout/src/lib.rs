@@ -13,7 +13,8 @@
 //!
 //! # Code map
 //! - `checkout`: [`Checkout`], the public type, and its read accessors.
-//! - `order`: [`NewCheckout`], [`Order`], their limits and [`StartError`].
+//! - `order`: [`NewCheckout`], [`Order`], an exchange's [`Credit`], their
+//!   limits and [`StartError`].
 //! - `config`: [`Config`] (retries and timeouts) and [`ConfigError`].
 //! - `events`: [`Event`] and [`Answer`] (what comes in), [`PaymentStatus`].
 //! - `actions`: [`Action`] (what goes out), [`Step`], [`StepTag`], [`Stage`].
@@ -52,7 +53,7 @@ pub use invariants::InvariantError;
 pub use keys::{authorization_key, refund_key, MAX_IDEMPOTENCY_KEY_CHARS};
 pub use machine::MAX_AUDIT_DETAIL_BYTES;
 pub use order::{
-    NewCheckout, Order, SeatPrice, StartError, TextProblem, MAX_AMOUNT_MINOR,
+    Credit, NewCheckout, Order, SeatPrice, StartError, TextProblem, MAX_AMOUNT_MINOR,
     MAX_BUYER_EMAIL_BYTES, MAX_BUYER_NAME_BYTES, MAX_CATEGORY_ID_BYTES, MAX_CATEGORY_NAME_BYTES,
     MAX_HOLD_ID_BYTES, MAX_ORDER_ID_BYTES, MAX_SEATS_PER_ORDER, MAX_SEAT_NAME_BYTES,
     MAX_SOURCE_ID_BYTES,

@@ -29,15 +29,22 @@ impl State {
         config.validate().map_err(StartError::Config)?;
         new.validate()?;
         let key = authorization_key(&new.hold_id, &new.source_id);
+        let credited = match &new.credit {
+            Some(credit) => format!(
+                " ({} credited from order {})",
+                credit.amount_minor, credit.from_order
+            ),
+            None => String::new(),
+        };
         let detail = format!(
-            "checkout of {} for {} {}, hold {}, authorization key {key}",
+            "checkout of {} for {} {}{credited}, hold {}, authorization key {key}",
             new.seats.join(" "),
             new.amount_minor,
             new.currency,
             new.hold_id,
         );
-        // A free order, or one paid at the box office, asks Square for
-        // nothing, so it keeps no card token.
+        // A free order, one its credit pays in full, or one paid at the box
+        // office asks Square for nothing, so it keeps no card token.
         let free = new.charged_elsewhere();
         let mut state = State {
             config: config.clone(),

@@ -38,6 +38,32 @@ pub struct SeatPrice {
     pub amount_minor: u64,
 }
 
+/// Money already paid through another order's Square payment that pays
+/// for part or all of this order: the worth of the tickets a buyer
+/// exchanged. Only the rest is charged through Square.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Credit {
+    /// The order whose payment the credit was drawn from.
+    pub from_order: String,
+    /// 1 to the order's `amount_minor`.
+    pub amount_minor: u64,
+}
+
+impl Credit {
+    /// Checks the credit against the order it pays for: an order id it was
+    /// drawn from, and an amount of at least 1 and at most the order's.
+    pub fn validate(&self, order_amount_minor: u64) -> Result<(), StartError> {
+        check_id(&self.from_order, MAX_ORDER_ID_BYTES).map_err(StartError::InvalidCreditOrder)?;
+        if !(1..=order_amount_minor).contains(&self.amount_minor) {
+            return Err(StartError::CreditOutOfRange {
+                credit_minor: self.amount_minor,
+                amount_minor: order_amount_minor,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// What the Durable Object asks a checkout to buy, once the buyer's hold is
 /// paying (`ledger.start_payment` succeeded).
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,6 +88,10 @@ pub struct NewCheckout {
     /// Paid at the box office (cash, the cinema's own card terminal), or
     /// given free there: nothing is charged through Square.
     pub paid_at_desk: bool,
+    /// Paid in part or in full by an exchanged order's payment: Square is
+    /// asked only for `amount_minor` less the credit, or for nothing.
+    #[serde(default)]
+    pub credit: Option<Credit>,
 }
 
 /// The order as the checkout keeps it: everything in [`NewCheckout`] but the
@@ -81,6 +111,10 @@ pub struct Order {
     pub prices: Vec<SeatPrice>,
     #[serde(default)]
     pub paid_at_desk: bool,
+    /// `None` for an order that was no exchange, and for one stored before
+    /// exchanges.
+    #[serde(default)]
+    pub credit: Option<Credit>,
 }
 
 /// What is wrong with a text field.
@@ -130,6 +164,13 @@ pub enum StartError {
     /// Seat prices that do not add up to the amount.
     PricesDoNotAddUp,
     InvalidCategory(TextProblem),
+    /// A credit of 0, or of more than the order costs.
+    CreditOutOfRange {
+        credit_minor: u64,
+        amount_minor: u64,
+    },
+    /// The order a credit was drawn from is no valid order id.
+    InvalidCreditOrder(TextProblem),
 }
 
 impl fmt::Display for StartError {
@@ -158,6 +199,7 @@ impl fmt::Debug for NewCheckout {
             .field("buyer_name", &self.buyer_name)
             .field("prices", &self.prices)
             .field("paid_at_desk", &self.paid_at_desk)
+            .field("credit", &self.credit)
             .finish()
     }
 }
@@ -167,7 +209,8 @@ impl NewCheckout {
     /// declaration order, then the card token.
     pub fn validate(&self) -> Result<(), StartError> {
         self.order().validate()?;
-        // A free order, or one paid at the box office, has no card token.
+        // A free order, one paid by its credit, or one paid at the box
+        // office has no card token.
         if self.charged_elsewhere() {
             return Ok(());
         }
@@ -176,7 +219,7 @@ impl NewCheckout {
 
     /// Nothing of this order is charged through Square.
     pub fn charged_elsewhere(&self) -> bool {
-        self.amount_minor == 0 || self.paid_at_desk
+        charge_minor(self.amount_minor, self.credit.as_ref()) == 0 || self.paid_at_desk
     }
 
     /// The order without the card token.
@@ -191,6 +234,7 @@ impl NewCheckout {
             buyer_name: self.buyer_name.clone(),
             prices: self.prices.clone(),
             paid_at_desk: self.paid_at_desk,
+            credit: self.credit.clone(),
         }
     }
 }
@@ -221,8 +265,24 @@ impl Order {
             check_text(&self.buyer_name, MAX_BUYER_NAME_BYTES)
                 .map_err(StartError::InvalidBuyerName)?;
         }
-        check_prices(&self.prices, &self.seats, self.amount_minor)
+        check_prices(&self.prices, &self.seats, self.amount_minor)?;
+        match &self.credit {
+            Some(credit) => credit.validate(self.amount_minor),
+            None => Ok(()),
+        }
     }
+
+    /// What Square is asked for: the order's price less its credit. The
+    /// seats' prices still add up to `amount_minor`.
+    pub fn charge_minor(&self) -> u64 {
+        charge_minor(self.amount_minor, self.credit.as_ref())
+    }
+}
+
+/// The amount less the credit; a credit above the amount (refused by
+/// `validate`) leaves nothing to charge rather than wrapping.
+fn charge_minor(amount_minor: u64, credit: Option<&Credit>) -> u64 {
+    amount_minor.saturating_sub(credit.map_or(0, |c| c.amount_minor))
 }
 
 /// Prices, when given, are one a seat in the seats' order and add up to

@@ -78,7 +78,8 @@ impl State {
                     Some(token) => token.0.clone(),
                     None => unreachable!("check_invariants: the token is kept while authorizing"),
                 },
-                amount_minor: order.amount_minor,
+                // An exchange's credit was paid through another order.
+                amount_minor: order.charge_minor(),
                 currency: order.currency.clone(),
                 reference_id: order.order_id.clone(),
                 buyer_email: order.buyer_email.clone(),
@@ -105,6 +106,7 @@ impl State {
                 buyer_name: order.buyer_name.clone(),
                 prices: order.prices.clone(),
                 payment_id: self.known_payment_id(),
+                credit: order.credit.clone(),
             },
             Step::Capture if ask_first => self.get_payment(tag),
             Step::Capture => Action::CompletePayment {
@@ -120,7 +122,9 @@ impl State {
                 step: tag,
                 payment_id: self.known_payment_id(),
                 idempotency_key: refund_key(&order.order_id),
-                amount_minor: order.amount_minor,
+                // All this payment took: the credit stays with the order
+                // it was drawn from.
+                amount_minor: order.charge_minor(),
                 currency: order.currency.clone(),
             },
             Step::ConfirmSeats => Action::ConfirmSeats {

@@ -88,8 +88,8 @@ impl PaymentFacts {
 /// Where the CreatePayment request stands.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) enum Authorization {
-    /// Nothing is charged through Square: the order is free, or was paid
-    /// at the box office. No payment is asked for; the seats and tickets
+    /// Nothing is charged through Square: the order is free, its credit
+    /// pays for all of it, or it was paid at the box office. No payment is asked for; the seats and tickets
     /// are taken as for a captured one.
     NotCharged,
     /// No definite answer yet; after `max_authorization_attempts` unknown

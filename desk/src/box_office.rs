@@ -78,6 +78,7 @@ impl Desk {
                 paid: sale.payment.paid,
                 reason: (!reason.is_empty()).then(|| reason.to_string()),
             }),
+            credit: None,
         };
         self.begin_order(now_ms, &hold_id, start, d)
     }

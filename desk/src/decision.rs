@@ -54,6 +54,15 @@ pub enum Effect {
     /// Test-only crash injection: the shell makes sure the writes before
     /// this are on disk, then dies as a crash would.
     Crash { reason: String },
+    /// An order paid with credit from `from_order` has its outcome in D1
+    /// (paid, or ended without tickets): the shell finishes the exchange
+    /// of the old order's tickets. Emitted once, in the decision that
+    /// saves the finished checkout; if it is lost, the Worker's sweep
+    /// finishes the exchange.
+    ExchangeSettled {
+        order_id: String,
+        from_order: String,
+    },
 }
 
 /// A D1 write whose outcome the checkout needs.
@@ -68,6 +77,11 @@ pub enum OrderWrite {
         payment_id: String,
         /// Each seat's category and price (empty for an older order).
         prices: Vec<checkout::SeatPrice>,
+        /// What an exchanged order's payment pays of it (0 for none), and
+        /// that order: written here too, in case the pending row's record
+        /// was lost.
+        credit: u64,
+        exchanged_from: Option<String>,
     },
     MarkPaid {
         payment_id: String,
@@ -98,6 +112,10 @@ pub enum Record {
         channel: String,
         /// Why a comp was given.
         comp_reason: Option<String>,
+        /// What an exchanged order's payment pays of `amount` (0 for
+        /// none), and that order.
+        credit: u64,
+        exchanged_from: Option<String>,
     },
     /// One step of an order's history.
     Audit {

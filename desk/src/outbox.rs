@@ -163,12 +163,15 @@ fn store_write(action: &Action, showing_id: &str) -> Option<OrderWrite> {
             seats,
             payment_id,
             prices,
+            credit,
             ..
         } => OrderWrite::Order {
             showing_id: showing_id.to_string(),
             seats: seats.clone(),
             payment_id: payment_id.clone(),
             prices: prices.clone(),
+            credit: credit.as_ref().map_or(0, |c| c.amount_minor),
+            exchanged_from: credit.as_ref().map(|c| c.from_order.clone()),
         },
         Action::MarkPaid { payment_id, .. } => OrderWrite::MarkPaid {
             payment_id: payment_id.clone(),

@@ -109,6 +109,20 @@ pub struct CheckoutRequest {
     /// The client's address, for the card-payment budget.
     #[serde(default)]
     pub client: String,
+    /// An exchange: the buyer pays with the tickets of another order,
+    /// and a card only for what they do not cover.
+    #[serde(default)]
+    pub exchange: Option<ExchangeCredit>,
+}
+
+/// What an exchanged order can pay toward the new one. The Worker sends
+/// the worth of the old tickets; the desk credits as much of it as the
+/// held seats cost, and no more.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExchangeCredit {
+    /// The order whose tickets are exchanged.
+    pub from_order: String,
+    pub credit_limit_minor: u64,
 }
 
 /// How the box office took a sale.
@@ -364,6 +378,10 @@ pub struct OrderAnswer {
     pub prices: Vec<SeatPrice>,
     /// The object is still performing a step of it.
     pub settling: bool,
+    /// What an exchanged order's payment paid of `amount`; the rest was
+    /// charged to the card (0 for an order that was no exchange).
+    #[serde(default)]
+    pub credit: u64,
 }
 
 /// Every answer but a refusal.

@@ -94,6 +94,8 @@ codes! {
     MoreThanPaid = 409 "more_than_paid",
     CancelClosed = 409 "cancel_closed",
     NotCancellable = 409 "not_cancellable",
+    ExchangeClosed = 409 "exchange_closed",
+    NotExchangeable = 409 "not_exchangeable",
     SeatUnavailable = 409 "seat_unavailable",
     TicketVoid = 409 "ticket_void",
     TicketMoved = 409 "ticket_moved",

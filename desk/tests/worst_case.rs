@@ -140,6 +140,7 @@ impl Arena {
             name: "N".repeat(checkout::MAX_BUYER_NAME_BYTES),
             order_nonce: format!("{n:0>20x}{attempt:0>4}"),
             client: network(n),
+            exchange: None,
         });
         let started = self.desk.handle_request(self.now_ms, request);
         let mut effects = self.decide(started).effects;

@@ -49,12 +49,38 @@ impl OrderStatus {
 pub struct Order {
     pub id: String,
     pub showing_id: String,
-    /// Square's payment; `None` for an order that cost nothing.
+    /// Square's payment; `None` for an order charged nothing through Square
+    /// (free, paid at the box office, or wholly paid by its credit).
     pub payment_id: Option<String>,
-    /// What was captured, in the currency's minor units.
+    /// What its own payment took, in the currency's minor units (for a box
+    /// office sale, what was paid at the desk).
     pub amount: u64,
     pub currency: String,
     pub status: OrderStatus,
+    /// The part of its price paid by the order it was exchanged from.
+    #[serde(default)]
+    pub credit: Option<Credit>,
+}
+
+/// Money an exchanged order draws on from its old order's payment: that
+/// order's exchange row moved exactly this much to it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Credit {
+    pub from_order: String,
+    pub payment_id: String,
+    pub amount: u64,
+    /// What that payment took: refunds of it from the Dashboard may leave
+    /// less of it than the credit.
+    pub payment_amount: u64,
+}
+
+/// A refund of another order on a payment this book draws on: what it may
+/// not ignore (one pending at a time, none after a FAILED one).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Elsewhere {
+    pub payment_id: String,
+    pub status: Status,
+    pub amount: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,6 +111,18 @@ pub struct Refund {
     pub applied: bool,
     /// Why it did not happen, once staff have been told.
     pub failure: Option<String>,
+    /// The payment it draws on: `None` for the order's own, the old order's
+    /// for money of an exchanged order's credit.
+    #[serde(default)]
+    pub payment_id: Option<String>,
+    /// An exchange: it moves its tickets, and `amount` of the payment, to
+    /// this order; never sent to Square. Asked until that order is paid
+    /// (then completed) or ends without tickets (then superseded).
+    #[serde(default)]
+    pub exchange_to: Option<String>,
+    /// When it was first written (0 if not known).
+    #[serde(default)]
+    pub asked_ms: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,6 +131,19 @@ pub struct Book {
     pub tickets: Vec<Ticket>,
     /// Oldest first.
     pub refunds: Vec<Refund>,
+    /// Other orders' refunds of the payments this one draws on.
+    #[serde(default)]
+    pub elsewhere: Vec<Elsewhere>,
+}
+
+/// One payment a book may refund from, and how much of it is its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// As a refund row names it: `None` for the order's own payment.
+    pub key: Option<String>,
+    /// Square's payment, if money went through Square.
+    pub payment_id: Option<String>,
+    pub cap: u64,
 }
 
 impl Book {
@@ -129,22 +180,110 @@ impl Book {
             .map(move |t| t.price.unwrap_or(share))
     }
 
-    /// Money that has gone back or may be going back: completed refunds and
-    /// those that may be pending at Square.
-    pub fn committed(&self) -> u64 {
+    /// The payments it may refund from, its own first.
+    pub fn sources(&self) -> Vec<Source> {
+        let own = Source {
+            key: None,
+            payment_id: self.order.payment_id.clone(),
+            cap: self.order.amount,
+        };
+        let credit = self.order.credit.as_ref().map(|c| Source {
+            key: Some(c.payment_id.clone()),
+            payment_id: Some(c.payment_id.clone()),
+            cap: c.amount,
+        });
+        std::iter::once(own).chain(credit).collect()
+    }
+
+    /// Square's payment a refund draws on, if any.
+    pub fn payment_of(&self, refund: &Refund) -> Option<String> {
+        refund
+            .payment_id
+            .clone()
+            .or_else(|| self.order.payment_id.clone())
+    }
+
+    /// Money of `key`'s payment that has gone back, or may be going back,
+    /// or was moved by an exchange: completed refunds and those in flight.
+    pub fn committed_on(&self, key: &Option<String>) -> u64 {
         self.refunds
             .iter()
+            .filter(|r| &r.payment_id == key)
             .filter(|r| r.status == Status::Completed || r.status.in_flight())
             .map(|r| r.amount)
             .sum()
     }
 
-    /// Square allows no refund of a payment after one FAILED.
-    pub fn refunds_closed(&self) -> bool {
-        self.refunds.iter().any(|r| r.status == Status::Failed)
+    /// What is left to refund from a source: its share, and for a credit
+    /// no more than its payment has left after every order's refunds.
+    pub fn free_on(&self, source: &Source) -> u64 {
+        let share = source.cap.saturating_sub(self.committed_on(&source.key));
+        let (Some(payment_id), Some(credit)) = (&source.key, &self.order.credit) else {
+            return share;
+        };
+        let going = |status: Status| status == Status::Completed || status.in_flight();
+        let here: u64 = self
+            .refunds
+            .iter()
+            .filter(|r| r.payment_id.as_ref() == Some(payment_id) && going(r.status))
+            .map(|r| r.amount)
+            .sum();
+        let there: u64 = self
+            .elsewhere
+            .iter()
+            .filter(|r| &r.payment_id == payment_id && going(r.status))
+            .map(|r| r.amount)
+            .sum();
+        share.min(credit.payment_amount.saturating_sub(here + there))
     }
 
-    /// The refund that may be pending at Square, if any.
+    /// Every refund's amount that has gone back or may: across payments.
+    pub fn committed(&self) -> u64 {
+        self.sources()
+            .iter()
+            .map(|s| self.committed_on(&s.key))
+            .sum()
+    }
+
+    /// Square allows no refund of a payment after one FAILED, whichever
+    /// order asked for it.
+    pub fn closed_on(&self, payment_id: &str) -> bool {
+        self.refunds.iter().any(|r| {
+            r.status == Status::Failed && self.payment_of(r).as_deref() == Some(payment_id)
+        }) || self
+            .elsewhere
+            .iter()
+            .any(|r| r.status == Status::Failed && r.payment_id == payment_id)
+    }
+
+    /// Whether a refund of any payment this book draws on FAILED.
+    pub fn refunds_closed(&self) -> bool {
+        self.sources()
+            .iter()
+            .filter_map(|s| s.payment_id.as_deref())
+            .any(|p| self.closed_on(p))
+    }
+
+    /// Whether something may be pending at Square on this payment (or an
+    /// exchange holds it), here or in another order drawing on it.
+    pub fn in_flight_on(&self, payment_id: Option<&str>) -> bool {
+        let Some(payment_id) = payment_id else {
+            // Money that never went through Square: only an exchange waits.
+            return self
+                .refunds
+                .iter()
+                .any(|r| r.status.in_flight() && r.exchange_to.is_some());
+        };
+        self.refunds
+            .iter()
+            .any(|r| r.status.in_flight() && self.payment_of(r).as_deref() == Some(payment_id))
+            || self
+                .elsewhere
+                .iter()
+                .any(|r| r.status.in_flight() && r.payment_id == payment_id)
+    }
+
+    /// A refund of this book that may be pending at Square, if any.
     pub fn in_flight(&self) -> Option<&Refund> {
         self.refunds.iter().find(|r| r.status.in_flight())
     }

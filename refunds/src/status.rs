@@ -99,11 +99,13 @@ impl Status {
     /// Whether a refund may go from `self` to `next`. Statuses only move
     /// forward, so a late or repeated webhook never undoes a later one; the
     /// one step back, asked to waiting, is Square saying another refund of
-    /// the payment is pending, so this one was not taken.
+    /// the payment is pending, so this one was not taken. Asked to
+    /// superseded is an exchange whose new order failed (a refund asked of
+    /// Square never goes there: Square has it, or refused it).
     pub fn may_become(self, next: Status) -> bool {
         match self {
             Status::Waiting => matches!(next, Status::Superseded),
-            Status::Asked => !matches!(next, Status::Asked | Status::Superseded),
+            Status::Asked => !matches!(next, Status::Asked),
             Status::Pending => {
                 matches!(next, Status::Completed | Status::Rejected | Status::Failed)
             }

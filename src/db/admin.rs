@@ -23,8 +23,9 @@ async fn all(db: &D1Database, sql: &str, params: &[JsValue]) -> Result<Vec<Value
 
 /// Every showing with its sales so far: those yet to start first, soonest
 /// first, then those that have started, latest first. `revenue` is what
-/// was taken (online and at the box office) less what was refunded, in the
-/// showing's currency's minor units.
+/// was taken (online and at the box office, and credited from exchanged
+/// tickets) less what was refunded or exchanged away, in the showing's
+/// currency's minor units.
 pub async fn showings(db: &D1Database, now_ms: u64) -> Result<Vec<Value>> {
     all(
         db,
@@ -36,8 +37,9 @@ pub async fn showings(db: &D1Database, now_ms: u64) -> Result<Vec<Value>> {
                (SELECT COUNT(*) FROM tickets t WHERE t.showing_id = s.id AND t.status = 'valid' \
                   AND t.checked_in_at_ms IS NOT NULL) AS admitted, \
                (SELECT COALESCE(SUM(o.amount), 0) FROM orders o WHERE o.showing_id = s.id \
-                  AND o.status IN ('paid', 'refunded', 'needs_attention') \
-                  AND (o.payment_id IS NOT NULL OR o.channel IN ('cash', 'card_at_desk'))) \
+                  AND o.status IN ('paid', 'refunded', 'needs_attention', 'exchanged') \
+                  AND (o.payment_id IS NOT NULL OR o.credit > 0 \
+                       OR o.channel IN ('cash', 'card_at_desk'))) \
                - (SELECT COALESCE(SUM(r.amount), 0) FROM refunds r JOIN orders o ON o.id = r.order_id \
                   WHERE o.showing_id = s.id AND r.status = 'COMPLETED') AS revenue \
              FROM showings s \
@@ -64,16 +66,24 @@ pub async fn seat_owners(db: &D1Database, showing_id: &str) -> Result<Vec<Value>
 }
 
 /// Money and tickets of one showing: taken and refunded online (through
-/// Square) and at the box office (cash, the cinema's card terminal), comps
-/// given, tickets sold and admitted.
+/// Square) and at the box office (cash, the cinema's card terminal), what
+/// exchanges credited to it from other showings and moved out of it to
+/// others, comps given, tickets sold and admitted.
 pub async fn totals(db: &D1Database, showing_id: &str) -> Result<Value> {
     let row = db
         .prepare(
             "SELECT \
-               (SELECT COALESCE(SUM(amount), 0) FROM orders WHERE showing_id = ?1 \
-                  AND payment_id IS NOT NULL AND status IN ('paid', 'refunded', 'needs_attention')) AS taken, \
+               (SELECT COALESCE(SUM(amount - credit), 0) FROM orders WHERE showing_id = ?1 \
+                  AND payment_id IS NOT NULL \
+                  AND status IN ('paid', 'refunded', 'needs_attention', 'exchanged')) AS taken, \
                (SELECT COALESCE(SUM(r.amount), 0) FROM refunds r JOIN orders o ON o.id = r.order_id \
-                  WHERE o.showing_id = ?1 AND r.status = 'COMPLETED' AND o.payment_id IS NOT NULL) AS refunded, \
+                  WHERE o.showing_id = ?1 AND r.status = 'COMPLETED' AND r.exchange_to IS NULL \
+                  AND o.channel = 'online') AS refunded, \
+               (SELECT COALESCE(SUM(credit), 0) FROM orders WHERE showing_id = ?1 \
+                  AND status IN ('paid', 'refunded', 'needs_attention', 'exchanged')) AS exchanged_in, \
+               (SELECT COALESCE(SUM(r.amount), 0) FROM refunds r JOIN orders o ON o.id = r.order_id \
+                  WHERE o.showing_id = ?1 AND r.status = 'COMPLETED' \
+                  AND r.exchange_to IS NOT NULL) AS exchanged_out, \
                (SELECT COALESCE(SUM(amount), 0) FROM orders WHERE showing_id = ?1 \
                   AND channel = 'cash' AND status IN ('paid', 'refunded')) AS desk_cash, \
                (SELECT COALESCE(SUM(amount), 0) FROM orders WHERE showing_id = ?1 \

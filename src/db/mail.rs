@@ -426,7 +426,8 @@ pub async fn orders_of_address(
     db.prepare(format!(
         "SELECT o.id, o.amount, o.currency, s.title, s.starts_at_ms FROM orders o \
          JOIN showings s ON s.id = o.showing_id \
-         WHERE o.email = ?1 COLLATE NOCASE AND o.status IN ('paid', 'refunded', 'pending') \
+         WHERE o.email = ?1 COLLATE NOCASE \
+         AND o.status IN ('paid', 'refunded', 'exchanged', 'pending') \
          AND (o.created_at_ms >= ?2 OR s.starts_at_ms >= ?3) \
          ORDER BY s.starts_at_ms DESC LIMIT {LOOKUP_LIMIT}"
     ))

@@ -211,6 +211,31 @@ pub async fn get_showing(db: &D1Database, id: &str) -> Result<Option<Showing>> {
     row.map(ShowingRow::into_showing).transpose()
 }
 
+/// Most showings a buyer is offered to exchange to.
+const EXCHANGE_CHOICES: u32 = 20;
+
+/// Other showings of the same film as `showing_id` that start after
+/// `from_ms` and are not cancelled, soonest first: where its tickets may be
+/// exchanged to. A showing with no film has none.
+pub async fn same_film_showings(
+    db: &D1Database,
+    showing_id: &str,
+    from_ms: u64,
+) -> Result<Vec<Showing>> {
+    let rows: Vec<ShowingRow> = db
+        .prepare(format!(
+            "SELECT {SHOWING_COLUMNS} FROM showings WHERE film_id = \
+             (SELECT film_id FROM showings WHERE id = ?1) AND id <> ?1 \
+             AND cancelled_at_ms IS NULL AND starts_at_ms > ?2 \
+             ORDER BY starts_at_ms, id LIMIT {EXCHANGE_CHOICES}"
+        ))
+        .bind(&[showing_id.into(), num(from_ms)])?
+        .all()
+        .await?
+        .results()?;
+    rows.into_iter().map(ShowingRow::into_showing).collect()
+}
+
 /// Showings that start at or after `from_ms`, soonest first.
 pub async fn upcoming_showings(db: &D1Database, from_ms: i64) -> Result<Vec<Showing>> {
     showings_starting_between(db, from_ms, i64::MAX).await

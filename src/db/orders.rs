@@ -37,13 +37,17 @@ pub struct NewOrder<'a> {
     /// `online`, `cash`, `card_at_desk` or `comp`.
     pub channel: &'a str,
     pub comp_reason: Option<&'a str>,
+    /// What the exchanged order's payment pays of `amount` (0 for none).
+    pub credit: u64,
+    /// The order whose tickets this one was exchanged for.
+    pub exchanged_from: Option<&'a str>,
 }
 
 pub async fn insert_pending(db: &D1Database, order: &NewOrder<'_>, now_ms: u64) -> Result<()> {
     db.prepare(
         "INSERT INTO orders (id, showing_id, email, name, amount, currency, status, \
-         created_at_ms, updated_at_ms, channel, comp_reason) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7, ?8, ?9) \
+         created_at_ms, updated_at_ms, channel, comp_reason, credit, exchanged_from) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7, ?8, ?9, ?10, ?11) \
          ON CONFLICT (id) DO NOTHING",
     )
     .bind(&[
@@ -57,6 +61,11 @@ pub async fn insert_pending(db: &D1Database, order: &NewOrder<'_>, now_ms: u64) 
         order.channel.into(),
         order
             .comp_reason
+            .map(JsValue::from)
+            .unwrap_or(JsValue::NULL),
+        num(order.credit),
+        order
+            .exchanged_from
             .map(JsValue::from)
             .unwrap_or(JsValue::NULL),
     ])?
@@ -89,18 +98,38 @@ async fn live_tickets(
     .results()
 }
 
+/// An order as WriteOrder writes it: its payment, its exchange's credit,
+/// and the seats it gets tickets for.
+pub struct OrderTickets<'a> {
+    pub order_id: &'a str,
+    pub showing_id: &'a str,
+    pub seats: &'a [String],
+    pub prices: &'a [checkout::SeatPrice],
+    /// "" for an order with nothing charged through Square.
+    pub payment_id: &'a str,
+    /// Written again here, so the order row has them even if the pending
+    /// row's record was lost.
+    pub credit: u64,
+    pub exchanged_from: Option<&'a str>,
+}
+
 /// The order's payment and one pending ticket per seat, in one batch. The
 /// unique index on live tickets refuses a seat that has one already; that
 /// is reported as a conflict naming the seats, not as an error.
 pub async fn write_order(
     db: &D1Database,
-    order_id: &str,
-    showing_id: &str,
-    seats: &[String],
-    prices: &[checkout::SeatPrice],
-    payment_id: &str,
+    order: &OrderTickets<'_>,
     now_ms: u64,
 ) -> Result<Written> {
+    let OrderTickets {
+        order_id,
+        showing_id,
+        seats,
+        prices,
+        payment_id,
+        credit,
+        exchanged_from,
+    } = *order;
     let classify = |found: Vec<LiveTicket>| {
         let others: Vec<String> = found
             .into_iter()
@@ -118,10 +147,16 @@ pub async fn write_order(
     }
     let mut batch: Vec<D1PreparedStatement> = vec![db
         .prepare(
-            "UPDATE orders SET payment_id = NULLIF(?1, ''), updated_at_ms = ?2 \
-             WHERE id = ?3 AND status = 'pending'",
+            "UPDATE orders SET payment_id = NULLIF(?1, ''), updated_at_ms = ?2, \
+             credit = ?4, exchanged_from = ?5 WHERE id = ?3 AND status = 'pending'",
         )
-        .bind(&[payment_id.into(), num(now_ms), order_id.into()])?];
+        .bind(&[
+            payment_id.into(),
+            num(now_ms),
+            order_id.into(),
+            num(credit),
+            exchanged_from.map(JsValue::from).unwrap_or(JsValue::NULL),
+        ])?];
     for (index, seat) in seats.iter().enumerate() {
         // What the seat was sold at (unknown for an order made before
         // seats had prices: it then cost an equal share).
@@ -303,6 +338,18 @@ pub struct TicketRow {
     /// For a ticket staff moved (void since), the seat of its replacement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moved_to_seat: Option<String>,
+    /// Void because it was exchanged for a ticket of another showing
+    /// (D1 answers 0 or 1).
+    #[serde(default, deserialize_with = "flag", skip_serializing_if = "is_false")]
+    pub exchanged: bool,
+}
+
+fn flag<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<bool, D::Error> {
+    Ok(f64::deserialize(d)? != 0.0)
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 /// Money read back from D1 (a JSON number, so f64) is written out as the
@@ -354,7 +401,10 @@ pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRo
 pub async fn tickets_of(db: &D1Database, order_id: &str) -> Result<Vec<TicketRow>> {
     db.prepare(
         "SELECT t.id, t.seat, t.status, t.checked_in_at_ms, t.price_name, t.price_amount, \
-         (SELECT n.seat FROM tickets n WHERE n.id = t.moved_to) AS moved_to_seat \
+         (SELECT n.seat FROM tickets n WHERE n.id = t.moved_to) AS moved_to_seat, \
+         EXISTS (SELECT 1 FROM refunds r, json_each(r.ticket_ids) j WHERE r.order_id = t.order_id \
+           AND r.exchange_to IS NOT NULL AND r.status = 'COMPLETED' AND j.value = t.id) \
+           AS exchanged \
          FROM tickets t WHERE t.order_id = ?1 ORDER BY t.id",
     )
     .bind(&[order_id.into()])?

@@ -1,7 +1,7 @@
 //! Refunds in D1: which tickets each covers, and voiding them. Every write
 //! here is safe to repeat, because webhooks repeat and arrive in any order.
 
-use refunds::{Book, News, Order, OrderStatus, Refund, Status, Ticket};
+use refunds::{Book, Credit, Elsewhere, News, Order, OrderStatus, Refund, Status, Ticket};
 use serde::Deserialize;
 use wasm_bindgen::JsValue;
 use worker::{D1Database, Result};
@@ -17,6 +17,9 @@ pub struct RefundRow {
     pub status: String,
     pub applied_at_ms: Option<f64>,
     pub failure: Option<String>,
+    pub payment_id: Option<String>,
+    pub exchange_to: Option<String>,
+    pub created_at_ms: f64,
 }
 
 impl RefundRow {
@@ -27,7 +30,8 @@ impl RefundRow {
     }
 }
 
-const COLUMNS: &str = "id, square_refund_id, ticket_ids, amount, status, applied_at_ms, failure";
+const COLUMNS: &str = "id, square_refund_id, ticket_ids, amount, status, applied_at_ms, failure, \
+                       payment_id, exchange_to, created_at_ms";
 
 /// A paid order as refunds need it.
 #[derive(Debug, Clone, Deserialize)]
@@ -38,15 +42,72 @@ pub struct PaidOrder {
     pub currency: String,
     pub payment_id: Option<String>,
     pub status: String,
+    /// What of `amount` the order it was exchanged from paid.
+    #[serde(default)]
+    pub credit: Option<f64>,
+    #[serde(default)]
+    pub exchanged_from: Option<String>,
 }
 
+const ORDER_COLUMNS: &str =
+    "id, showing_id, amount, currency, payment_id, status, credit, exchanged_from";
+
 pub async fn order_by_payment(db: &D1Database, payment_id: &str) -> Result<Option<PaidOrder>> {
-    db.prepare(
-        "SELECT id, showing_id, amount, currency, payment_id, status FROM orders WHERE payment_id = ?1",
-    )
+    db.prepare(format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE payment_id = ?1"
+    ))
     .bind(&[payment_id.into()])?
     .first(None)
     .await
+}
+
+async fn order_row(db: &D1Database, order_id: &str) -> Result<Option<PaidOrder>> {
+    db.prepare(format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = ?1"))
+        .bind(&[order_id.into()])?
+        .first(None)
+        .await
+}
+
+/// The order whose book a report of Square's refund `square_id` of
+/// `payment_id` belongs in: the one whose row names it; else one with a
+/// refund of that payment Square has not answered yet (an exchanged
+/// order's refund of its credit is of its old order's payment); else the
+/// payment's own order.
+pub async fn order_for_report(
+    db: &D1Database,
+    square_id: &str,
+    payment_id: &str,
+) -> Result<Option<String>> {
+    if let Some(id) = one_id(
+        db,
+        "SELECT order_id AS id FROM refunds WHERE square_refund_id = ?1",
+        square_id,
+    )
+    .await?
+    {
+        return Ok(Some(id));
+    }
+    if let Some(id) = one_id(
+        db,
+        "SELECT r.order_id AS id FROM refunds r JOIN orders o ON o.id = r.order_id \
+         WHERE r.square_refund_id IS NULL AND r.status = 'requested' AND r.exchange_to IS NULL \
+         AND (r.payment_id = ?1 OR (r.payment_id IS NULL AND o.payment_id = ?1)) \
+         ORDER BY r.created_at_ms LIMIT 1",
+        payment_id,
+    )
+    .await?
+    {
+        return Ok(Some(id));
+    }
+    Ok(order_by_payment(db, payment_id).await?.map(|o| o.id))
+}
+
+/// How the order an exchange bought stands in D1: its status and the
+/// credit it took; `None` if it has no row.
+pub async fn bought_order(db: &D1Database, order_id: &str) -> Result<Option<(String, u64)>> {
+    Ok(order_row(db, order_id)
+        .await?
+        .map(|o| (o.status, o.credit.unwrap_or(0.0) as u64)))
 }
 
 /// Paid online orders of a showing that still have a live ticket, oldest
@@ -166,14 +227,7 @@ pub async fn mark_order_for_staff(
 /// An order's refunds book: the order, its tickets and its refunds, oldest
 /// first. `None` if there is no such order.
 pub async fn book(db: &D1Database, order_id: &str) -> Result<Option<Book>> {
-    let Some(order) = db
-        .prepare(
-            "SELECT id, showing_id, amount, currency, payment_id, status FROM orders WHERE id = ?1",
-        )
-        .bind(&[order_id.into()])?
-        .first::<PaidOrder>(None)
-        .await?
-    else {
+    let Some(order) = order_row(db, order_id).await? else {
         return Ok(None);
     };
     let tickets = tickets(db, order_id)
@@ -209,20 +263,92 @@ pub async fn book(db: &D1Database, order_id: &str) -> Result<Option<Book>> {
             status,
             applied: row.applied_at_ms.is_some(),
             failure: row.failure,
+            payment_id: row.payment_id,
+            exchange_to: row.exchange_to,
+            asked_ms: row.created_at_ms.max(0.0) as u64,
         });
     }
-    Ok(Some(Book {
+    // An exchanged order draws on its old order's payment for its credit.
+    let credit_amount = order.credit.unwrap_or(0.0) as u64;
+    let credit = match (&order.exchanged_from, credit_amount) {
+        (Some(from), 1..) => order_row(db, from).await?.and_then(|old| {
+            Some(Credit {
+                from_order: old.id,
+                payment_id: old.payment_id?,
+                amount: credit_amount,
+                payment_amount: old.amount as u64,
+            })
+        }),
+        _ => None,
+    };
+    let mut book = Book {
         order: Order {
             id: order.id,
             showing_id: order.showing_id,
             payment_id: order.payment_id,
-            amount: order.amount as u64,
+            // Its own payment took what the credit did not pay.
+            amount: (order.amount as u64).saturating_sub(credit_amount),
             currency: order.currency,
             status: OrderStatus::from_stored(&order.status),
+            credit,
         },
         tickets,
         refunds,
-    }))
+        elsewhere: Vec::new(),
+    };
+    // Other orders may draw on this order's payments only through an
+    // exchange, which leaves a row here; without one, there are none.
+    let shared =
+        book.order.credit.is_some() || book.refunds.iter().any(|r| r.exchange_to.is_some());
+    if shared {
+        book.elsewhere = elsewhere(db, &book).await?;
+    }
+    Ok(Some(book))
+}
+
+/// The refunds of other orders of the payments `book` draws on: those an
+/// exchanged order drew on its credit, and the old order's own.
+async fn elsewhere(db: &D1Database, book: &Book) -> Result<Vec<Elsewhere>> {
+    #[derive(Deserialize)]
+    struct Row {
+        payment_id: String,
+        status: String,
+        amount: f64,
+    }
+    let payments: Vec<String> = book
+        .sources()
+        .into_iter()
+        .filter_map(|s| s.payment_id)
+        .collect();
+    let mut found = Vec::new();
+    for payment_id in payments {
+        let rows: Vec<Row> = db
+            .prepare(
+                "SELECT ?1 AS payment_id, r.status, r.amount FROM refunds r \
+                 JOIN orders o ON o.id = r.order_id \
+                 WHERE r.order_id <> ?2 AND r.exchange_to IS NULL \
+                 AND (r.payment_id = ?1 OR (r.payment_id IS NULL AND o.payment_id = ?1)) \
+                 LIMIT ?3",
+            )
+            .bind(&[
+                payment_id.as_str().into(),
+                book.order.id.as_str().into(),
+                num(refunds::MAX_REFUNDS as u64),
+            ])?
+            .all()
+            .await?
+            .results()?;
+        for row in rows {
+            if let Some(status) = Status::from_stored(&row.status) {
+                found.push(Elsewhere {
+                    payment_id: row.payment_id,
+                    status,
+                    amount: row.amount as u64,
+                });
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// Writes a refund as the machine now has it. Safe to repeat, and safe
@@ -239,7 +365,8 @@ pub async fn save(
     let mut batch = vec![db
         .prepare(
             "INSERT INTO refunds (id, square_refund_id, order_id, ticket_ids, amount, status, \
-             failure, created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) \
+             failure, created_at_ms, updated_at_ms, payment_id, exchange_to) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10) \
              ON CONFLICT (id) DO UPDATE SET \
              square_refund_id = COALESCE(refunds.square_refund_id, excluded.square_refund_id), \
              ticket_ids = COALESCE(refunds.ticket_ids, excluded.ticket_ids), \
@@ -247,6 +374,8 @@ pub async fn save(
                       ('COMPLETED', 'REJECTED', 'FAILED', 'refused', 'superseded') \
                       THEN refunds.status ELSE excluded.status END, \
              failure = COALESCE(excluded.failure, refunds.failure), \
+             amount = CASE WHEN refunds.exchange_to IS NOT NULL AND refunds.status = 'requested' \
+                      THEN excluded.amount ELSE refunds.amount END, \
              updated_at_ms = excluded.updated_at_ms",
         )
         .bind(&[
@@ -266,6 +395,8 @@ pub async fn save(
                 .map(JsValue::from)
                 .unwrap_or(JsValue::NULL),
             num(now_ms),
+            or_null(refund.payment_id.as_deref()),
+            or_null(refund.exchange_to.as_deref()),
         ])?];
     if let Some(news) = news {
         let status = match news {
@@ -282,6 +413,10 @@ pub async fn save(
     }
     db.batch(batch).await?;
     Ok(())
+}
+
+fn or_null(text: Option<&str>) -> JsValue {
+    text.map(JsValue::from).unwrap_or(JsValue::NULL)
 }
 
 /// A refund's tickets as stored: a JSON list, or NULL while staff have
@@ -327,20 +462,26 @@ pub async fn mark_applied(
     db: &D1Database,
     refund_id: &str,
     order_id: &str,
+    exchange: bool,
     now_ms: u64,
 ) -> Result<()> {
-    db.batch(vec![
+    // An order whose last tickets were exchanged reads `exchanged`: its
+    // buyer's message is the new order's tickets.
+    let ended = if exchange { "exchanged" } else { "refunded" };
+    let mut batch = vec![
         db.prepare("UPDATE refunds SET applied_at_ms = ?1 WHERE id = ?2 AND applied_at_ms IS NULL")
             .bind(&[num(now_ms), refund_id.into()])?,
         db.prepare(
-            "UPDATE orders SET status = 'refunded', updated_at_ms = ?1 WHERE id = ?2 \
+            "UPDATE orders SET status = ?3, updated_at_ms = ?1 WHERE id = ?2 \
              AND status = 'paid' \
              AND NOT EXISTS (SELECT 1 FROM tickets WHERE order_id = ?2 AND status <> 'void')",
         )
-        .bind(&[num(now_ms), order_id.into()])?,
-        super::mail::queue_refund(db, refund_id, order_id, now_ms)?,
-    ])
-    .await?;
+        .bind(&[num(now_ms), order_id.into(), ended.into()])?,
+    ];
+    if !exchange {
+        batch.push(super::mail::queue_refund(db, refund_id, order_id, now_ms)?);
+    }
+    db.batch(batch).await?;
     Ok(())
 }
 

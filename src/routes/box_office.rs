@@ -65,7 +65,7 @@ pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
         name,
         email,
         token: random(16)?,
-        order_nonce: random(12)?,
+        order_nonce: random(ids::ORDER_NONCE_BYTES)?,
     };
     let order = ShowtimeClient::new(&ctx.env, &sid)?
         .box_office(sale)

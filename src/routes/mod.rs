@@ -234,6 +234,9 @@ fn other_api_routes() -> Router<'static, ()> {
         .get_async("/api/orders/:oid", |req, ctx| {
             respond(orders::get(req, ctx))
         })
+        .post_async("/api/orders/:oid/exchange", |req, ctx| {
+            respond(changes::exchange(req, ctx))
+        })
         .post_async("/api/orders/:oid/cancel", |req, ctx| {
             respond(changes::cancel(req, ctx))
         })

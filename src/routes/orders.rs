@@ -5,20 +5,18 @@ use serde_json::json;
 use worker::{Context, Env, Request, Response, RouteContext};
 
 use crate::api_error::{ApiError, Handled};
-use crate::buyer::{email_ok, hold_ref, name_ok, MAX_NAME_BYTES};
+use crate::buyer::{card_token_ok, email_ok, hold_ref, name_ok, MAX_NAME_BYTES};
 use crate::clock::now_ms;
 use crate::db::mail as mail_rows;
 use crate::db::orders as order_rows;
 use crate::network::client_address;
-use crate::order_answer::{add_codes, add_order_link, order_body};
+use crate::order_answer::{add_codes, add_order_link, note_answered_pending, order_body};
 use crate::request::{param, parse_json, read_body, showing_id};
 use crate::showtime::client::ShowtimeClient;
 use crate::{db, ids};
 use checkout::PublicStatus;
 use desk::protocol::CheckoutRequest;
 use desk::Code;
-
-const MAX_SOURCE_ID_BYTES: usize = checkout::MAX_SOURCE_ID_BYTES;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,9 +51,7 @@ impl CheckoutBody {
                 ),
             ));
         }
-        let source_ok = self.source_id.len() <= MAX_SOURCE_ID_BYTES
-            && self.source_id.bytes().all(|b| b.is_ascii_graphic());
-        if !source_ok {
+        if !card_token_ok(&self.source_id) {
             return Err(invalid(
                 "source_id",
                 "the card token from the payment form is malformed",
@@ -97,8 +93,9 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
         source_id: body.source_id,
         email: body.email,
         name: body.name,
-        order_nonce: ids::random_hex(12).map_err(|e| ApiError::internal(e.to_string()))?,
+        order_nonce: ids::order_nonce().map_err(|e| ApiError::internal(e.to_string()))?,
         client: client_address(&req),
+        exchange: None,
     };
     let order = showing.checkout(request).await?;
     if order.status == PublicStatus::Pending {
@@ -114,24 +111,6 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
         add_order_link(&ctx.env, &order_id, &mut body)?;
     }
     Ok(Response::from_json(&body)?.with_status(status))
-}
-
-/// The buyer is about to be told to wait for their order: from now on an
-/// outcome without tickets is mailed to them (they may have left), and one
-/// recorded meanwhile is queued and sent now. A failure is logged; the
-/// buyer still gets their answer, and the order page shows the outcome.
-async fn note_answered_pending(env: &Env, order_id: &str) {
-    let noted = match db::database(env) {
-        Ok(db) => {
-            order_rows::answered_pending(&db, order_id, worker::Date::now().as_millis()).await
-        }
-        Err(e) => Err(e),
-    };
-    match noted {
-        Ok(true) => crate::mail::send_now(env, order_id).await,
-        Ok(false) => {}
-        Err(e) => worker::console_error!("order {order_id}: answered pending not noted: {e}"),
-    }
 }
 
 #[derive(Deserialize)]

@@ -214,6 +214,20 @@ impl ShowtimeClient {
         }
     }
 
+    /// Where an order of this showing stands; `None` if the showing's
+    /// object never started it.
+    pub async fn order_status(&self, order_id: &str) -> Result<Option<OrderAnswer>, ApiError> {
+        let request = Request::OrderStatus {
+            order_id: order_id.to_string(),
+        };
+        match self.ask(&request).await {
+            Ok(Reply::Order(order)) => Ok(Some(order)),
+            Ok(other) => Err(unexpected(other)),
+            Err(e) if e.code == desk::Code::NotFound.as_str() => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Sells or gives seats at the box office; answers once the order has
     /// gone as far as it can for now.
     pub async fn box_office(

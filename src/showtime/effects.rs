@@ -111,6 +111,19 @@ impl Showtime {
                     let _ = self.state.storage().sync().await;
                     panic!("{reason}");
                 }
+                Effect::ExchangeSettled {
+                    order_id,
+                    from_order,
+                } => {
+                    // The refund sweep finishes an exchange this leaves.
+                    if let Err(e) = crate::refunding::settle_exchange(&self.env, &from_order).await
+                    {
+                        worker::console_error!(
+                            "order {order_id}: exchange from {from_order} not settled: {e}"
+                        );
+                    }
+                    None
+                }
             };
             let Some((order_id, step, answer)) = answered else {
                 continue;
@@ -146,17 +159,19 @@ impl Showtime {
                 seats,
                 payment_id,
                 prices,
+                credit,
+                exchanged_from,
             } => {
-                let written = order_rows::write_order(
-                    &db,
+                let order = order_rows::OrderTickets {
                     order_id,
-                    &showing_id,
-                    &seats,
-                    &prices,
-                    &payment_id,
-                    now,
-                );
-                match written.await {
+                    showing_id: &showing_id,
+                    seats: &seats,
+                    prices: &prices,
+                    payment_id: &payment_id,
+                    credit,
+                    exchanged_from: exchanged_from.as_deref(),
+                };
+                match order_rows::write_order(&db, &order, now).await {
                     Ok(order_rows::Written::Written) => StoreOutcome::Stored,
                     Ok(order_rows::Written::Conflict(seats)) => StoreOutcome::Conflict { seats },
                     Err(e) => stored(Err(e)),
@@ -241,6 +256,8 @@ impl Showtime {
                 currency,
                 channel,
                 comp_reason,
+                credit,
+                exchanged_from,
             } => {
                 let row = order_rows::NewOrder {
                     id: order_id,
@@ -251,6 +268,8 @@ impl Showtime {
                     currency,
                     channel,
                     comp_reason: comp_reason.as_deref(),
+                    credit: *credit,
+                    exchanged_from: exchanged_from.as_deref(),
                 };
                 (
                     order_id,

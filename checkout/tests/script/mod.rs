@@ -42,6 +42,7 @@ pub fn new_checkout() -> NewCheckout {
             })
             .collect(),
         paid_at_desk: false,
+        credit: None,
     }
 }
 

@@ -105,3 +105,63 @@ fn a_finished_checkout_is_forgotten_a_week_after_its_last_event() {
         ",
     );
 }
+
+#[test]
+fn an_exchange_whose_credit_covers_the_seats_takes_no_card_and_settles_once_paid() {
+    check(
+        r"
+        @0 hold ana h1 A1 A2                       => 201 held A1 A2 until 300000; push 1
+        @10 checkout ana h1 - exchange=old1:3000   => o1 pending credit 2400 of 2400 settling; store order, push 3
+        @11 charged o1                             => nothing in flight
+        @20 perform o1 stored                      => store paid, push 4
+        @30 perform o1 stored                      => exchange from old1 settled
+        @40 status o1                              => o1 paid credit 2400 of 2400
+        @50 restart                                => restarted
+        @51 alarm                                  => push 4
+        @52 status o1                              => o1 paid credit 2400 of 2400
+        ",
+    );
+}
+
+#[test]
+fn an_exchange_worth_less_than_the_seats_charges_the_card_the_rest() {
+    check(
+        r"
+        @0 hold ana h1 A1 A2                       => 201 held A1 A2 until 300000; push 1
+        @10 checkout ana h1 - exchange=old1:1000   => 400 invalid_checkout
+        @11 checkout ana h1 cnon:ok exchange=old1:1000 => o1 pending credit 1000 of 2400 settling; square Post /v2/payments, push 2
+        @12 charged o1                             => 1400
+        @20 perform o1 payment p1 APPROVED         => store order, push 3
+        @30 perform o1 stored                      => square Post /v2/payments/p1/complete
+        @40 perform o1 payment p1 COMPLETED        => store paid, push 4
+        @50 perform o1 stored                      => exchange from old1 settled
+        @60 status o1                              => o1 paid credit 1000 of 2400
+        ",
+    );
+}
+
+#[test]
+fn an_exchange_that_ends_without_tickets_is_settled_once_its_outcome_is_stored() {
+    check(
+        r"
+        @0 hold ana h1 A1                          => 201 held A1 until 300000; push 1
+        @10 checkout ana h1 cnon:bad exchange=old1:500 => o1 pending credit 500 of 1200 settling; square Post /v2/payments, push 2
+        @20 perform o1 declined GENERIC_DECLINE    => store final declined
+        @30 perform o1 down                        =>
+        @1030 alarm                                => store final declined
+        @1031 perform o1 stored                    => exchange from old1 settled
+        @1032 status o1                            => o1 declined credit 500 of 1200
+        ",
+    );
+}
+
+#[test]
+fn an_exchange_from_no_valid_order_is_refused_and_leaves_the_hold_held() {
+    check(
+        r"
+        @0 hold ana h1 A1                          => 201 held A1 until 300000; push 1
+        @10 checkout ana h1 - exchange=ooooooooooooooooooooooooooooooooooooooooo:1200 => 400 invalid_checkout
+        @20 get ana h1                             => held A1 left 299980
+        ",
+    );
+}

@@ -243,13 +243,26 @@ impl Script {
                 from: args[2].into(),
                 to: args[3].into(),
             }),
+            // checkout <buyer> <hold> <card> [exchange=<order>:<limit>]:
+            // the card is `-` for none; an exchange pays with an earlier
+            // order's tickets, worth up to the limit.
             "checkout" => Request::Checkout(CheckoutRequest {
                 hold: hold_ref(args[0], args[1]),
-                source_id: args[2].into(),
+                source_id: args[2].trim_start_matches('-').into(),
                 email: "ana@example.com".into(),
                 name: "Ana".into(),
                 order_nonce: format!("{:0>24}", self.orders.len() + 1),
                 client: "1.1.1.1".into(),
+                exchange: args.get(3).map(|arg| {
+                    let (from, limit) = arg
+                        .strip_prefix("exchange=")
+                        .and_then(|a| a.split_once(':'))
+                        .expect("exchange=<order>:<limit>");
+                    desk::protocol::ExchangeCredit {
+                        from_order: from.into(),
+                        credit_limit_minor: limit.parse().expect("a limit"),
+                    }
+                }),
             }),
             "status" => Request::OrderStatus {
                 order_id: self.order(args[0]),
@@ -310,7 +323,11 @@ impl Script {
                     .unwrap()
                     + 1;
                 let settling = if order.settling { " settling" } else { "" };
-                format!("o{name} {}{settling}", order.status.name())
+                let credit = match order.credit {
+                    0 => String::new(),
+                    credit => format!(" credit {credit} of {}", order.amount.amount),
+                };
+                format!("o{name} {}{credit}{settling}", order.status.name())
             }
             Reply::Moved(m) => format!(
                 "moved {} {} to {} as ticket {} at {}",
@@ -373,6 +390,9 @@ fn effects(d: &Decision) -> String {
             Effect::Store { write, .. } => Some(format!("store {}", store_name(write))),
             Effect::Push { version, .. } => Some(format!("push {version}")),
             Effect::Crash { .. } => Some("crash".into()),
+            Effect::ExchangeSettled { from_order, .. } => {
+                Some(format!("exchange from {from_order} settled"))
+            }
             Effect::Record(_) => None,
         })
         .collect::<Vec<_>>()

@@ -215,6 +215,9 @@ impl World {
                     }
                 }
                 Effect::Crash { reason } => return Err(format!("an unasked-for crash: {reason}")),
+                Effect::ExchangeSettled { order_id, .. } => {
+                    return Err(format!("{order_id}: settled an exchange no buyer made"))
+                }
                 Effect::Record(_) | Effect::Push { .. } => {}
             }
         }

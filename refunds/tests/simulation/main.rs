@@ -27,7 +27,8 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use refunds::{
-    Action, Answer, Book, Event, Fee, Io, Order, OrderStatus, Refund, RefundRequest, Status, Ticket,
+    Action, Answer, Book, Bought, Credit, Elsewhere, Event, Fee, Io, Order, OrderStatus, Refund,
+    RefundRequest, Status, Ticket,
 };
 
 struct Rng(u64);
@@ -192,6 +193,27 @@ struct Store {
     rows: BTreeMap<String, Row>,
     /// Messages queued for buyers, by (refund, kind): at most one each.
     mails: BTreeSet<(String, &'static str)>,
+    /// Exchanges asked for: the order they buy → how it stands.
+    exchanges: BTreeMap<String, Exchange>,
+}
+
+/// An order bought by an exchange, as its showing's object decides it.
+#[derive(Clone, Debug)]
+struct Exchange {
+    from_order: String,
+    /// The old tickets' worth, the most its credit may be.
+    worth: u64,
+    /// The new seats and their prices.
+    seats: Vec<(String, u64)>,
+    outcome: Outcome,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Outcome {
+    Paying,
+    /// Paid, with this credit of the old order's payment.
+    Paid(u64),
+    Failed,
 }
 
 impl Store {
@@ -207,6 +229,7 @@ impl Store {
             order,
             tickets,
             refunds: Vec::new(),
+            elsewhere: Vec::new(),
         })
     }
 }
@@ -233,6 +256,18 @@ impl World {
         self.order_of_key.get(refund_id).cloned()
     }
 
+    /// The payment a stored row draws on, whichever order it is of.
+    fn payment_of_row(&self, refund: &Refund) -> Option<String> {
+        let order_id = self.order_of_refund(&refund.id)?;
+        refund
+            .payment_id
+            .clone()
+            .or_else(|| self.store.orders.get(&order_id)?.payment_id.clone())
+    }
+
+    /// What the Worker's D1 reads give: the order, its credit from the
+    /// order row, its refund rows, and the other orders' rows of the
+    /// payments it draws on.
     fn store_book(&self, order_id: &str) -> Option<Book> {
         let mut book = self.store.book(order_id)?;
         book.refunds = self
@@ -241,6 +276,26 @@ impl World {
             .values()
             .filter(|row| self.order_of_refund(&row.refund.id).as_deref() == Some(order_id))
             .map(|row| row.refund.clone())
+            .collect();
+        let payments: Vec<String> = book
+            .sources()
+            .into_iter()
+            .filter_map(|s| s.payment_id)
+            .collect();
+        book.elsewhere = self
+            .store
+            .rows
+            .values()
+            .filter(|row| self.order_of_refund(&row.refund.id).as_deref() != Some(order_id))
+            .filter(|row| row.refund.exchange_to.is_none())
+            .filter_map(|row| {
+                let payment_id = self.payment_of_row(&row.refund)?;
+                payments.contains(&payment_id).then_some(Elsewhere {
+                    payment_id,
+                    status: row.refund.status,
+                    amount: row.refund.amount,
+                })
+            })
             .collect();
         Some(book)
     }
@@ -361,9 +416,25 @@ fn perform(world: &mut World, order_id: &str, action: &Action) -> Option<Event> 
             let refund = world.square.refunds.iter().find(|r| &r.id == square_id)?;
             Some(Event::Reported {
                 square_id: refund.id.clone(),
+                payment_id: refund.payment_id.clone(),
                 amount: refund.amount,
                 status: refund.status,
                 looked_up: true,
+            })
+        }
+        Action::LookUpExchange {
+            refund_id,
+            order_id: bought,
+        } => {
+            let outcome = match world.store.exchanges.get(bought).map(|e| &e.outcome) {
+                None => Bought::Missing,
+                Some(Outcome::Paying) => Bought::Paying,
+                Some(Outcome::Paid(credit)) => Bought::Paid { credit: *credit },
+                Some(Outcome::Failed) => Bought::Ended,
+            };
+            Some(Event::Exchanged {
+                refund_id: refund_id.clone(),
+                outcome,
             })
         }
         Action::VoidTickets { tickets, .. } => {
@@ -390,7 +461,11 @@ fn perform(world: &mut World, order_id: &str, action: &Action) -> Option<Event> 
             }
             None
         }
-        Action::MarkApplied { refund_id, .. } => {
+        Action::MarkApplied {
+            refund_id,
+            exchange,
+            ..
+        } => {
             if let Some(row) = world.store.rows.get_mut(refund_id) {
                 row.refund.applied = true;
             }
@@ -405,7 +480,9 @@ fn perform(world: &mut World, order_id: &str, action: &Action) -> Option<Event> 
                     order.status = OrderStatus::Refunded;
                 }
             }
-            world.store.mails.insert((refund_id.clone(), "completed"));
+            if !exchange {
+                world.store.mails.insert((refund_id.clone(), "completed"));
+            }
             None
         }
         Action::NeedsStaff { .. } => {
@@ -429,26 +506,41 @@ fn perform(world: &mut World, order_id: &str, action: &Action) -> Option<Event> 
     }
 }
 
-/// Whether a refund newly asked for breaks a rule of asking: another may
-/// be pending, one FAILED, or more than is left of the payment.
+/// Whether a refund newly asked for breaks a rule of asking: another of
+/// the same payment may be pending (whichever order asked), one FAILED,
+/// or more than is left of the payment. Exchanges move nothing at Square.
 fn new_ask_breaks(world: &World, order_id: &str, refund: &Refund) -> Option<String> {
+    if refund.exchange_to.is_some() {
+        return None;
+    }
+    let row_payment = |r: &Refund| -> Option<String> {
+        r.payment_id.clone().or_else(|| {
+            let owner = world
+                .order_of_key
+                .get(&r.id)
+                .map(String::as_str)
+                .unwrap_or(order_id);
+            world.store.orders.get(owner)?.payment_id.clone()
+        })
+    };
+    let payment_id = row_payment(refund)?;
     let rows: Vec<&Refund> = world
         .store
         .rows
         .values()
         .map(|row| &row.refund)
-        .filter(|r| world.order_of_key.get(&r.id).map(String::as_str) == Some(order_id))
-        .filter(|r| r.id != refund.id)
+        .filter(|r| r.id != refund.id && r.exchange_to.is_none())
+        .filter(|r| row_payment(r).as_deref() == Some(payment_id.as_str()))
         .collect();
     if rows.iter().any(|r| r.status.in_flight()) {
         return Some(format!(
-            "{} asked while another refund of {order_id} may be pending",
+            "{} asked while another refund of {payment_id} may be pending",
             refund.id
         ));
     }
     if rows.iter().any(|r| r.status == Status::Failed) {
         return Some(format!(
-            "{} asked after a refund of {order_id} FAILED",
+            "{} asked after a refund of {payment_id} FAILED",
             refund.id
         ));
     }
@@ -457,7 +549,7 @@ fn new_ask_breaks(world: &World, order_id: &str, refund: &Refund) -> Option<Stri
         .filter(|r| r.status == Status::Completed || r.status.in_flight())
         .map(|r| r.amount)
         .sum();
-    let captured = world.store.orders[order_id].amount;
+    let captured = world.square.captured.get(&payment_id).copied().unwrap_or(0);
     (refund.amount + known > captured).then(|| {
         format!(
             "{} asked {} of {captured}, {known} already going back",
@@ -542,6 +634,7 @@ impl World {
                     amount,
                     currency: "GBP".into(),
                     status: OrderStatus::Paid,
+                    credit: None,
                 },
             );
         }
@@ -560,6 +653,7 @@ impl World {
                     amount: 1500,
                     currency: "GBP".into(),
                     status: OrderStatus::Other("failed".into()),
+                    credit: None,
                 },
             );
             let request = RefundRequest {
@@ -635,7 +729,9 @@ impl World {
         let Some(order_id) = self.rng.pick(&orders).cloned() else {
             return;
         };
-        match self.rng.below(9) {
+        match self.rng.below(11) {
+            9 => self.exchange(&order_id),
+            10 => self.exchange_ends(),
             0 | 1 => {
                 // Staff refund some or all.
                 let tickets = self.some_tickets(&order_id);
@@ -666,6 +762,139 @@ impl World {
                     now,
                 ));
             }
+        }
+    }
+
+    /// The buyer exchanges some tickets for seats of another showing: the
+    /// old order's book is asked first, and only if it kept the tickets
+    /// for the exchange does the new order start paying.
+    fn exchange(&mut self, order_id: &str) {
+        let tickets = self.some_tickets(order_id).unwrap_or_default();
+        let bought = format!("x{}", self.store.exchanges.len());
+        let Some(book) = self.run(
+            order_id,
+            Event::Exchange {
+                tickets: tickets.clone(),
+                to_order: bought.clone(),
+            },
+        ) else {
+            return;
+        };
+        let Some(row) = book
+            .refunds
+            .iter()
+            .find(|r| r.exchange_to.as_deref() == Some(bought.as_str()))
+        else {
+            return;
+        };
+        let seats = (0..tickets.len())
+            .map(|n| (format!("{bought}s{n}"), 500 + 250 * self.rng.below(5)))
+            .collect();
+        self.store.exchanges.insert(
+            bought,
+            Exchange {
+                from_order: order_id.to_string(),
+                worth: row.amount,
+                seats,
+                outcome: Outcome::Paying,
+            },
+        );
+    }
+
+    /// The orders exchanges bought that are still paying.
+    fn paying(&self) -> Vec<String> {
+        self.store
+            .exchanges
+            .iter()
+            .filter(|(_, e)| e.outcome == Outcome::Paying)
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// The new showing's object ends one exchange's order: paid (charging
+    /// the card only what the credit does not cover) or failed. Its
+    /// report to the old order may be lost; the sweep then finds it.
+    fn exchange_ends(&mut self) {
+        let paying = self.paying();
+        let Some(bought) = self.rng.pick(&paying).cloned() else {
+            return;
+        };
+        let paid = self.rng.chance(75);
+        self.end_exchange(&bought, paid);
+        if !(self.faults && self.rng.chance(30)) {
+            self.report_exchange(&bought);
+        }
+    }
+
+    fn end_exchange(&mut self, bought: &str, paid: bool) {
+        let exchange = self.store.exchanges[bought].clone();
+        self.trace
+            .push(format!("exchange {bought} ends paid: {paid}"));
+        if !paid {
+            self.store.exchanges.get_mut(bought).unwrap().outcome = Outcome::Failed;
+            return;
+        }
+        let total: u64 = exchange.seats.iter().map(|(_, p)| p).sum();
+        let credit = total.min(exchange.worth);
+        let charge = total - credit;
+        let payment_id = (charge > 0).then(|| format!("pay-{bought}"));
+        if let Some(p) = &payment_id {
+            self.square.captured.insert(p.clone(), charge);
+        }
+        let from = &self.store.orders[&exchange.from_order];
+        let credit_of = from.payment_id.clone().map(|payment_id| Credit {
+            from_order: exchange.from_order.clone(),
+            payment_id,
+            amount: credit,
+            payment_amount: from.amount,
+        });
+        self.store.orders.insert(
+            bought.to_string(),
+            Order {
+                id: bought.to_string(),
+                showing_id: "other".into(),
+                payment_id,
+                amount: charge,
+                currency: "GBP".into(),
+                status: OrderStatus::Paid,
+                credit: credit_of.filter(|c| c.amount > 0),
+            },
+        );
+        for (n, (seat, price)) in exchange.seats.iter().enumerate() {
+            let ticket = Ticket {
+                id: format!("{bought}t{n}"),
+                seat: seat.clone(),
+                live: true,
+                checked_in: false,
+                price: Some(*price),
+            };
+            self.seats.insert(seat.clone(), Some(bought.to_string()));
+            self.store
+                .tickets
+                .insert(ticket.id.clone(), (bought.to_string(), ticket));
+        }
+        self.store.exchanges.get_mut(bought).unwrap().outcome = Outcome::Paid(credit);
+    }
+
+    /// The new order's object tells the old order's book how it ended.
+    fn report_exchange(&mut self, bought: &str) {
+        let exchange = self.store.exchanges[bought].clone();
+        let outcome = match exchange.outcome {
+            Outcome::Paying => return,
+            Outcome::Paid(credit) => Bought::Paid { credit },
+            Outcome::Failed => Bought::Ended,
+        };
+        let row = self
+            .store
+            .rows
+            .values()
+            .find(|row| row.refund.exchange_to.as_deref() == Some(bought))
+            .map(|row| row.refund.id.clone());
+        if let Some(refund_id) = row {
+            self.run(
+                &exchange.from_order,
+                Event::Exchanged { refund_id, outcome },
+            );
         }
     }
 
@@ -751,19 +980,42 @@ impl World {
             return true;
         };
         let payment_id = refund.payment_id.clone();
-        let order_id = self
+        // As the Worker finds it: the order whose row names the refund,
+        // else one with a refund of that payment not yet answered, else
+        // the payment's own order.
+        let named = self
             .store
-            .orders
+            .rows
             .values()
-            .find(|o| o.payment_id.as_deref() == Some(&payment_id))
-            .map(|o| o.id.clone());
-        let Some(order_id) = order_id else {
+            .find(|row| row.refund.square_id.as_deref() == Some(square_id.as_str()))
+            .and_then(|row| self.order_of_refund(&row.refund.id));
+        let unnamed = || {
+            self.store
+                .rows
+                .values()
+                .find(|row| {
+                    row.refund.square_id.is_none()
+                        && row.refund.status == Status::Asked
+                        && row.refund.exchange_to.is_none()
+                        && self.payment_of_row(&row.refund).as_deref() == Some(payment_id.as_str())
+                })
+                .and_then(|row| self.order_of_refund(&row.refund.id))
+        };
+        let owner = || {
+            self.store
+                .orders
+                .values()
+                .find(|o| o.payment_id.as_deref() == Some(&payment_id))
+                .map(|o| o.id.clone())
+        };
+        let Some(order_id) = named.or_else(unnamed).or_else(owner) else {
             return true;
         };
         let book = self.run(
             &order_id,
             Event::Reported {
                 square_id: square_id.clone(),
+                payment_id,
                 amount,
                 status,
                 looked_up: false,
@@ -794,6 +1046,12 @@ impl World {
             self.poisoned = self.rng.pick(&orders).cloned();
             self.trace.push(format!("poisoned: {:?}", self.poisoned));
         }
+        let paying = self.paying();
+        for bought in paying {
+            let paid = self.rng.chance(70);
+            self.end_exchange(&bought, paid);
+        }
+        let orders = self.order_ids();
         for _ in 0..12 {
             let hooks = std::mem::take(&mut self.square.webhooks);
             for hook in hooks {
@@ -895,6 +1153,26 @@ fn check(world: &World) -> Result<(), String> {
             }
         }
     }
+    // An exchange moved the old tickets only if the order it bought was
+    // paid, and gave them back only if that order failed.
+    for row in world.store.rows.values() {
+        let Some(bought) = &row.refund.exchange_to else {
+            continue;
+        };
+        let outcome = world.store.exchanges.get(bought).map(|e| &e.outcome);
+        let fits = match row.refund.status {
+            Status::Completed => matches!(outcome, Some(Outcome::Paid(_))),
+            Status::Superseded => matches!(outcome, None | Some(Outcome::Failed)),
+            Status::Asked => true,
+            _ => false,
+        };
+        if !fits {
+            return Err(format!(
+                "exchange {} is {:?} while {bought} is {outcome:?}",
+                row.refund.id, row.refund.status
+            ));
+        }
+    }
     // A free seat has no live ticket.
     for (seat, holder) in &world.seats {
         let live = world
@@ -911,9 +1189,73 @@ fn check(world: &World) -> Result<(), String> {
 
 /// What must be true once everything has been delivered and swept.
 fn check_at_rest(world: &World) -> Result<(), String> {
+    let payments = |order: &Order| -> Vec<String> {
+        order
+            .payment_id
+            .iter()
+            .chain(order.credit.iter().map(|c| &c.payment_id))
+            .cloned()
+            .collect()
+    };
+    let poisoned: Vec<String> = world
+        .poisoned
+        .as_ref()
+        .and_then(|id| world.store.orders.get(id))
+        .map(payments)
+        .unwrap_or_default();
     for order in world.store.orders.values() {
-        if world.poisoned.as_deref() == Some(order.id.as_str()) {
+        // A poisoned order's rows never change, and what another order
+        // shares a payment with waits on them.
+        if world.poisoned.as_deref() == Some(order.id.as_str())
+            || payments(order).iter().any(|p| poisoned.contains(p))
+        {
             continue;
+        }
+        let on = |payment: &Option<String>| -> u64 {
+            world
+                .store
+                .rows
+                .values()
+                .filter(|row| world.order_of_key.get(&row.refund.id) == Some(&order.id))
+                .filter(|row| row.refund.exchange_to.is_none() && &row.refund.payment_id == payment)
+                // The Dashboard may refund anything; Square keeps it within
+                // the payment, and staff are told what it covers.
+                .filter(|row| !row.refund.id.starts_with("square:"))
+                .filter(|row| row.refund.status == Status::Completed)
+                .map(|row| row.refund.amount)
+                .sum()
+        };
+        // What an exchanged order drew on its credit stays within it, and
+        // an order's own refunds and the credit it gave stay within its
+        // payment.
+        if let Some(credit) = &order.credit {
+            let drawn = on(&Some(credit.payment_id.clone()));
+            if drawn > credit.amount {
+                return Err(format!(
+                    "{} drew {drawn} of its credit {}",
+                    order.id, credit.amount
+                ));
+            }
+        }
+        if let Some(payment_id) = &order.payment_id {
+            let given: u64 = world
+                .store
+                .exchanges
+                .values()
+                .filter(|e| e.from_order == order.id)
+                .filter_map(|e| match e.outcome {
+                    Outcome::Paid(credit) => Some(credit),
+                    _ => None,
+                })
+                .sum();
+            let own = on(&None);
+            let captured = world.square.captured[payment_id];
+            if own + given > captured {
+                return Err(format!(
+                    "{} refunded {own} and gave {given} of {captured}",
+                    order.id
+                ));
+            }
         }
         let rows: Vec<&Row> = world
             .store
@@ -923,9 +1265,16 @@ fn check_at_rest(world: &World) -> Result<(), String> {
             .collect();
         if let Some(payment_id) = &order.payment_id {
             for at_square in world.square.of_payment(payment_id) {
-                let row = rows
-                    .iter()
+                // An exchanged order's refund of its credit is its own row.
+                let row = world
+                    .store
+                    .rows
+                    .values()
                     .find(|row| row.refund.square_id.as_deref() == Some(at_square.id.as_str()));
+                let poisoned = row.and_then(|row| world.order_of_key.get(&row.refund.id));
+                if poisoned.is_some() && poisoned == world.poisoned.as_ref() {
+                    continue; // Another order's row, which no write reaches.
+                }
                 match row {
                     Some(row) if row.refund.status == at_square.status => {}
                     other => {
@@ -957,11 +1306,11 @@ fn check_at_rest(world: &World) -> Result<(), String> {
                         return Err(format!("{ticket} of applied {} still sold", refund.id));
                     }
                 }
-                if !world
+                let told = world
                     .store
                     .mails
-                    .contains(&(refund.id.clone(), "completed"))
-                {
+                    .contains(&(refund.id.clone(), "completed"));
+                if told == refund.exchange_to.is_some() {
                     return Err(format!("the buyer was not told of {}", refund.id));
                 }
             }
@@ -983,6 +1332,21 @@ fn check_at_rest(world: &World) -> Result<(), String> {
                     "the buyer was not told that {} is {:?}",
                     refund.id, refund.status
                 ));
+            }
+        }
+        // A failed exchange left its tickets with the buyer.
+        for row in &rows {
+            if row.refund.exchange_to.is_none() || row.refund.status != Status::Superseded {
+                continue;
+            }
+            for ticket in row.refund.tickets.iter().flatten() {
+                let taken = rows.iter().any(|other| {
+                    !other.refund.status.did_not_happen()
+                        && other.refund.tickets.iter().flatten().any(|t| t == ticket)
+                });
+                if !taken && !world.store.tickets[ticket].1.live {
+                    return Err(format!("{ticket} lost to the failed {}", row.refund.id));
+                }
             }
         }
         // Every live ticket still holds its seat.
@@ -1030,6 +1394,9 @@ struct Reached {
     events: BTreeMap<String, u64>,
     poisoned: u64,
     chosen: u64,
+    /// Exchanges completed, and refunds drawn on an exchanged order's credit.
+    exchanged: u64,
+    credit_refunds: u64,
 }
 
 #[test]
@@ -1059,6 +1426,12 @@ fn refunds_keep_every_rule_through_faults_races_and_crashes() {
             {
                 reached.chosen += 1;
             }
+            if row.refund.payment_id.is_some() && row.refund.status == Status::Completed {
+                reached.credit_refunds += 1;
+            }
+            if row.refund.exchange_to.is_some() && row.refund.status == Status::Completed {
+                reached.exchanged += 1;
+            }
         }
         for (event, count) in &world.events {
             *reached.events.entry(event.clone()).or_default() += count;
@@ -1084,6 +1457,8 @@ fn refunds_keep_every_rule_through_faults_races_and_crashes() {
             "Answered",
             "Reported",
             "Choose",
+            "Exchange",
+            "Exchanged",
         ] {
             assert!(
                 reached.events.contains_key(event),
@@ -1091,5 +1466,9 @@ fn refunds_keep_every_rule_through_faults_races_and_crashes() {
             );
         }
         assert!(reached.poisoned > 0 && reached.chosen > 0, "{reached:#?}");
+        assert!(
+            reached.exchanged > 0 && reached.credit_refunds > 0,
+            "{reached:#?}"
+        );
     }
 }

@@ -190,6 +190,26 @@ impl Api {
         reply.body["id"].as_str().expect("id").to_string()
     }
 
+    /// A film of this title; answers its id.
+    pub async fn create_film(&self, title: &str) -> String {
+        let film = self
+            .admin_post("/api/admin/films", Some(json!({"title": title})))
+            .await;
+        assert_eq!(film.status, 201, "create film: {:?}", film.body);
+        film.body["id"].as_str().expect("id").to_string()
+    }
+
+    /// A showing of `film` in a 16-seat room (rows A and B of 8) at one
+    /// price in USD; answers its id.
+    pub async fn create_showing_of(&self, film: &str, starts_at: &str, price: u64) -> String {
+        self.create_showing(json!({
+            "film_id": film, "starts_at": starts_at,
+            "price": {"amount": price, "currency": "USD"},
+            "layout": {"rows": [{"name": "A", "seats": 8}, {"name": "B", "seats": 8}]}
+        }))
+        .await
+    }
+
     /// `POST` to an admin endpoint with the admin token.
     pub async fn admin_post(&self, path: &str, body: Option<Value>) -> Reply {
         self.admin(Method::POST, path, body).await

@@ -609,13 +609,9 @@ async fn the_seat_map_is_one_tab_stop_and_payment_messages_are_told_by_the_pay_b
     assert!(paid.is_empty(), "{paid:?}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_buyer_cancels_one_ticket_from_the_order_page_on_a_phone() {
-    let stack = Stack::start();
-    let api = Api::new(&stack);
-    let sid = api.create_showing(sixteen_seat_room(None)).await;
-    let policy =
-        serde_json::json!({"cancel": {"until_minutes_before": 60, "fee": {"percent": 10}}});
+/// Sets the showing's buyer policy, buys A1 and A2 and answers the order
+/// page's path.
+async fn bought_under(api: &Api, sid: &str, policy: serde_json::Value) -> String {
     let set = api
         .admin(
             e2e::Method::PUT,
@@ -624,11 +620,21 @@ async fn a_buyer_cancels_one_ticket_from_the_order_page_on_a_phone() {
         )
         .await;
     assert_eq!(set.status, 200, "{:?}", set.body);
-    let paid = api.buy(&sid, &["A1", "A2"]).await;
-    let page = paid.body["order_url"]
+    let paid = api.buy(sid, &["A1", "A2"]).await;
+    paid.body["order_url"]
         .as_str()
         .unwrap()
-        .replacen("/api/orders/", "/orders/", 1);
+        .replacen("/api/orders/", "/orders/", 1)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_buyer_cancels_one_ticket_from_the_order_page_on_a_phone() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let policy =
+        serde_json::json!({"cancel": {"until_minutes_before": 60, "fee": {"percent": 10}}});
+    let page = bought_under(&api, &sid, policy).await;
     let _ = run_browser_script_with("cancel.mjs", &stack, &sid, &[("ORDER_PAGE", &page)]);
     let refunds = stack.square.get("/_control/refunds").await;
     let amounts: Vec<&serde_json::Value> = refunds["refunds"]
@@ -638,6 +644,37 @@ async fn a_buyer_cancels_one_ticket_from_the_order_page_on_a_phone() {
         .map(|r| &r["amount_money"]["amount"])
         .collect();
     assert_eq!(amounts, [1080], "one refund, the price less 10%");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_buyer_changes_showing_from_the_order_page_on_a_phone_paying_the_difference() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let film = api.create_film("Andrei Rublev").await;
+    let sid = api
+        .create_showing_of(&film, "2099-10-01T19:30:00Z", 1200)
+        .await;
+    let dearer = api
+        .create_showing_of(&film, "2099-10-02T19:30:00Z", 1500)
+        .await;
+    let policy = serde_json::json!({"cancel": null, "exchange": {"until_minutes_before": 60}});
+    let page = bought_under(&api, &sid, policy).await;
+    let _ = run_browser_script_with(
+        "exchange.mjs",
+        &stack,
+        &sid,
+        &[("ORDER_PAGE", &page), ("NEW_SHOWING_ID", &dearer)],
+    );
+    // The card paid the difference only, and the old seats are on sale.
+    let payments = stack.square.get("/_control/payments").await;
+    let amounts: Vec<u64> = payments["payments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["amount_money"]["amount"].as_u64())
+        .collect();
+    assert!(amounts.contains(&600), "{amounts:?}");
+    api.seat_map_when(&sid, "A1", "available").await;
 }
 
 /// Staff set a showing's cancelling policy on its admin page
