@@ -37,6 +37,29 @@ impl Moves {
         self.by_ticket.len()
     }
 
+    /// The seat a refund of `seat` of the order means now: the seat
+    /// itself while the order holds it; if a move took the ticket on it
+    /// elsewhere, where the moves led. A refund decided before a move of
+    /// its ticket and applied after it reopens the seat the ticket moved
+    /// to, which no new ticket stands on.
+    pub fn seat_now(&self, order_id: &str, seat: &str, held: &[String]) -> String {
+        let mut now = seat.to_string();
+        for _ in 0..MAX_MOVES {
+            if held.contains(&now) {
+                break;
+            }
+            let next = self
+                .by_ticket
+                .values()
+                .find(|m| m.order_id == order_id && m.from == now);
+            match next {
+                Some(m) => now = m.to.clone(),
+                None => break,
+            }
+        }
+        now
+    }
+
     fn of_order(&self, order_id: &str) -> usize {
         self.by_ticket
             .values()

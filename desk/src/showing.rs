@@ -476,7 +476,8 @@ impl Desk {
     }
 
     /// A completed refund: the order's seats go from sold back to
-    /// available. Voiding seats already voided changes nothing.
+    /// available. Voiding seats already voided changes nothing; a seat a
+    /// move took the refunded ticket from stands for where it went.
     pub(crate) fn void(
         &mut self,
         now_ms: u64,
@@ -485,11 +486,26 @@ impl Desk {
     ) -> Result<Reply, Refusal> {
         let order = ledger::OrderId::new(void.order_id.as_str())
             .map_err(|_| Refusal::not_found("order"))?;
+        let ledger = &self.showing()?.ledger;
+        let held: Vec<String> = ledger
+            .order_record(&order)
+            .map(|r| {
+                r.seats
+                    .iter()
+                    .filter_map(|&u| ledger.unit_name(u).map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let seats: Vec<String> = void
+            .seats
+            .iter()
+            .map(|seat| self.moves.seat_now(&void.order_id, seat, &held))
+            .collect();
         let showing = self
             .showing
             .as_mut()
             .ok_or_else(|| Refusal::not_found("showing"))?;
-        let outcome = showing.ledger.void(now_ms, &order, &void.seats);
+        let outcome = showing.ledger.void(now_ms, &order, &seats);
         showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
         match outcome.result {
             Ok(_) => Ok(Reply::Done),

@@ -98,12 +98,24 @@ async fn record(
         })?;
     }
     let issued = move_rows::ticket(db, new_id).await?;
-    match issued {
-        Some(t) if t.seat == moved.to => Ok(()),
-        // The old ticket stopped being valid between the checks and the
-        // write (a refund applied meanwhile): no replacement was issued.
+    if issued.is_some_and(|t| t.seat == moved.to) {
+        return Ok(());
+    }
+    // The old ticket stopped being valid between the checks and the write:
+    // no replacement was issued. A refund applied meanwhile reopens the
+    // seat the ticket moved to (the showing follows the move).
+    let old = move_rows::ticket(db, &moved.ticket_id).await?;
+    match old {
+        Some(t) if t.status == "void" && t.moved_to.is_none() => Err(ApiError::new(
+            Code::TicketVoid,
+            format!(
+                "this ticket was refunded while it was being moved: no new ticket was issued, \
+                 and seat {} goes back on sale with the refund",
+                moved.to
+            ),
+        )),
         _ => Err(ApiError::internal(format!(
-            "ticket {} changed while it was being moved; its new seat {} has no ticket: refund or check the order",
+            "ticket {} changed while it was being moved; its new seat {} has no ticket: check the order",
             moved.ticket_id, moved.to
         ))),
     }

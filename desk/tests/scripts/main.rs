@@ -243,6 +243,11 @@ impl Script {
                 from: args[2].into(),
                 to: args[3].into(),
             }),
+            // void <order> <seats…>: a completed refund reopens seats.
+            "void" => Request::VoidSeats(desk::protocol::VoidSeats {
+                order_id: self.order(args[0]),
+                seats: args[1..].iter().map(|s| s.to_string()).collect(),
+            }),
             // checkout <buyer> <hold> <card> [exchange=<order>:<limit>]:
             // the card is `-` for none; an exchange pays with an earlier
             // order's tickets, worth up to the limit.

@@ -67,3 +67,23 @@ fn a_ticket_of_an_order_still_paying_or_of_a_cancelled_showing_does_not_move() {
         ",
     );
 }
+
+#[test]
+fn a_refund_of_a_ticket_moved_meanwhile_reopens_the_seat_it_moved_to() {
+    // The refund was decided for the ticket on A1 while staff moved it to
+    // A3: applied after the move, it reopens A3, where the ticket went and
+    // no new ticket stands; A2, never moved, is the order's still.
+    check(
+        r"
+        @0 desk d1 cash A1 A2                => o1 pending settling; store order, push 3
+        @1 perform o1 stored                 => store paid, push 4
+        @2 perform o1 stored                 =>
+        @3 move o1 t1 A1 A3                  => moved t1 A1 to A3 as ticket 3 at 3; push 5
+        @4 map                               => assaaaaa
+        @5 void o1 A1                        => 204; push 6
+        @6 map                               => asaaaaaa
+        @7 void o1 A1                        => 204
+        @8 map                               => asaaaaaa
+        ",
+    );
+}
