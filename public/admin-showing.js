@@ -373,7 +373,7 @@ async function showOrder(orderId, keepFocus) {
   ];
   if (body.refunds.length) {
     parts.push(el('h3', { text: 'Refunds' }), el('ul', { id: 'refund-states' }, body.refunds.map((r) =>
-      el('li', { text: `${minor(r.amount, o.currency)}: ${REFUND_STATES[r.status] || r.status}, ${when(r.created_at_ms)}` }))));
+      el('li', { text: refundLine(r, o) }))));
   }
   for (const r of body.refunds.filter((r) => r.ticket_ids === null)) {
     const box = ticketChecks(live, `rf-${r.id}`);
@@ -429,6 +429,19 @@ async function showOrder(orderId, keepFocus) {
 }
 
 // A refund's state at Square, in words.
+// A refund row in words: an exchange moves the tickets' worth to the new
+// order (never through Square); a refund of an exchanged order's credit
+// goes back through the old order's payment.
+function refundLine(r, o) {
+  const amount = minor(r.amount, o.currency);
+  if (r.exchange_to) {
+    const state = { requested: 'exchange under way', COMPLETED: 'exchanged', superseded: 'exchange did not go through' }[r.status] || r.status;
+    return `${amount} moved to order ${orderNumber(r.exchange_to)}: ${state}, ${when(r.created_at_ms)}`;
+  }
+  const from = r.payment_id ? ' (of the credit, through the earlier order\'s payment)' : '';
+  return `${amount}${from}: ${REFUND_STATES[r.status] || r.status}, ${when(r.created_at_ms)}`;
+}
+
 const REFUND_STATES = { requested: 'Refund pending (being asked of Square)', PENDING: 'Refund pending at Square', COMPLETED: 'Refunded', REJECTED: 'Refund refused by the bank', FAILED: 'Refund failed' };
 let refundWatch = null;
 

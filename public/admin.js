@@ -61,5 +61,5 @@ function table(headings, rows, caption) {
 
 const ORDER_STATES = {
   pending: 'Paying', paid: 'Paid', declined: 'Declined', seat_lost: 'Seat lost (nothing charged)',
-  needs_attention: 'Needs attention', failed: 'Failed', refunded: 'Refunded',
+  needs_attention: 'Needs attention', failed: 'Failed', refunded: 'Refunded', exchanged: 'Exchanged to another showing',
 };

@@ -78,6 +78,7 @@ function receipt(order, tickets, refunds, showing) {
     ...fact('Name', order.name || ''),
     ...fact('E-mail', order.email || ''),
     ...fact('Total', order.amount.amount === 0 ? 'Free' : money(order.amount)),
+    ...(order.credit ? fact('Paid by your exchanged tickets', money({ amount: order.credit, currency })) : []),
     ...(order.card ? fact('Paid with', `${cardBrand(order.card.brand)} ending ${order.card.last4}`) : []));
   document.querySelector('#receipt-lines tbody').replaceChildren(...tickets.map((t) => el('tr', {}, [
     el('td', { text: t.seat }), el('td', { text: t.price_name || 'Standard' }),

@@ -207,8 +207,8 @@ pub async fn order_detail(
     .await?;
     let refunds = all(
         db,
-        "SELECT id, square_refund_id, ticket_ids, amount, status, applied_at_ms, created_at_ms \
-         FROM refunds WHERE order_id = ?1 ORDER BY created_at_ms",
+        "SELECT id, square_refund_id, ticket_ids, amount, status, applied_at_ms, created_at_ms, \
+         payment_id, exchange_to FROM refunds WHERE order_id = ?1 ORDER BY created_at_ms",
         &[order_id.into()],
     )
     .await?;

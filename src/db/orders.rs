@@ -322,6 +322,9 @@ pub struct OrderRow {
     /// The card's brand and last four digits, once its webhook came.
     pub card_brand: Option<String>,
     pub card_last4: Option<String>,
+    /// What the order it was exchanged from paid of `amount`.
+    #[serde(default)]
+    pub credit: f64,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -390,7 +393,7 @@ pub async fn note_card(
 pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRow>> {
     db.prepare(
         "SELECT id, showing_id, email, name, amount, currency, status, status_detail, \
-         payment_id, created_at_ms, updated_at_ms, channel, card_brand, card_last4 \
+         payment_id, created_at_ms, updated_at_ms, channel, card_brand, card_last4, credit \
          FROM orders WHERE id = ?1",
     )
     .bind(&[order_id.into()])?
@@ -691,7 +694,7 @@ pub async fn door_tickets(
 pub async fn buyer_refunds(db: &D1Database, order_id: &str) -> Result<Vec<serde_json::Value>> {
     db.prepare(
         "SELECT amount, status, created_at_ms, updated_at_ms FROM refunds \
-         WHERE order_id = ?1 ORDER BY created_at_ms",
+         WHERE order_id = ?1 AND exchange_to IS NULL ORDER BY created_at_ms",
     )
     .bind(&[order_id.into()])?
     .all()

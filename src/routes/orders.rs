@@ -159,6 +159,7 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
             "updated_at_ms": order.updated_at_ms as u64,
             "channel": order.channel,
             "card": order.card_brand.map(|brand| json!({"brand": brand, "last4": order.card_last4})),
+            "credit": order.credit as u64,
         },
         "showing": showing,
         "tickets": tickets,

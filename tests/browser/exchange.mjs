@@ -45,6 +45,10 @@ try {
   await expectOrderPage(page);
   await page.getByText('Paid. Show a ticket at the door.').waitFor();
   for (const seat of ['B1', 'B2']) await page.getByRole('heading', { name: `Seat ${seat}` }).waitFor();
+  // The receipt says what the old tickets paid of the new order's $30.00.
+  const paidBy = page.getByRole('region', { name: 'Receipt' });
+  await paidBy.getByText('Paid by your exchanged tickets', { exact: true }).waitFor();
+  await paidBy.getByText('$24.00', { exact: true }).waitFor();
 
   await page.goto(`${base}${orderPage}`);
   await page.getByText('These tickets were changed to another showing and are void.', { exact: false }).waitFor();

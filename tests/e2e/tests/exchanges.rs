@@ -275,6 +275,15 @@ async fn an_exchange_to_a_cheaper_showing_refunds_the_difference() {
         .map(|t| t["status"].as_str().unwrap())
         .collect();
     assert_eq!(statuses, ["void", "valid"]);
+    assert_eq!(order["tickets"][0]["exchanged"], true);
+    // The buyer's refunds are the money that came back, not the exchange.
+    let back: Vec<&Value> = order["refunds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["amount"])
+        .collect();
+    assert_eq!(back, [&json!(400)]);
     assert_eq!(
         order["changes"]["exchange"]["tickets"][0]["id"],
         old[1].as_str()
