@@ -33,6 +33,21 @@ pub enum HoldError {
     TooManyLiveHolds {
         max: u32,
     },
+    /// The hold would leave this seat alone (see `seating`), and another
+    /// choice of as many seats in its row would not. After
+    /// `SeatsUnavailable`, before `TooManyLiveHolds`.
+    LeavesSingleSeat {
+        seat: String,
+    },
+    /// Best available: not this many seats side by side that keep the
+    /// rule; `largest` is the most that are.
+    NoAdjacentSeats {
+        largest: u32,
+    },
+    /// Best available: fewer seats it may pick are free than asked for.
+    NotEnoughSeats {
+        available: u32,
+    },
 }
 
 /// Why a release was refused.

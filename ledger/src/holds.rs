@@ -4,20 +4,63 @@ use crate::error::{HoldError, PaymentError, ReleaseError};
 use crate::ids::{HoldId, UnitId};
 use crate::ledger::Ledger;
 use crate::outcome::{HoldGranted, Outcome, PaymentWindow, Released};
+use crate::seating::{first_free, Best};
 use crate::state::{HoldRecord, UnitState};
+
+/// Whether a hold of named seats keeps the single-seat rule: a buyer's
+/// does; staff, at the counter or moving seats, are trusted to know why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    Keep,
+    Exempt,
+}
 
 impl Ledger {
     /// Holds all of `seats` for `hold_id` until `now_ms + hold_ttl_ms`, or
-    /// none of them. See [`HoldError`] for the refusals and their order.
+    /// none of them, exempt from the single-seat rule. See [`HoldError`]
+    /// for the refusals and their order.
     pub fn hold<S: AsRef<str>>(
         &mut self,
         now_ms: u64,
         hold_id: &HoldId,
         seats: &[S],
     ) -> Outcome<HoldGranted, HoldError> {
+        self.hold_under(now_ms, hold_id, seats, Rule::Exempt)
+    }
+
+    /// [`Ledger::hold`], keeping the single-seat rule if `rule` says so and
+    /// the room has it.
+    pub fn hold_under<S: AsRef<str>>(
+        &mut self,
+        now_ms: u64,
+        hold_id: &HoldId,
+        seats: &[S],
+        rule: Rule,
+    ) -> Outcome<HoldGranted, HoldError> {
         let now_ms = self.begin(now_ms);
-        let result = self.try_hold(now_ms, hold_id, seats);
+        let result = self.try_hold(now_ms, hold_id, seats, rule);
         self.finish(result)
+    }
+
+    /// Holds the best free seats by the room's rule (see `seating`): for
+    /// named slots, the first free ones. Refused as [`Ledger::hold`] is,
+    /// and `NotEnoughSeats` or `NoAdjacentSeats` where no seats fit.
+    pub fn hold_best(
+        &mut self,
+        now_ms: u64,
+        hold_id: &HoldId,
+        best: &Best,
+    ) -> Outcome<HoldGranted, HoldError> {
+        let now_ms = self.begin(now_ms);
+        let result = self.try_hold_best(now_ms, hold_id, best);
+        self.finish(result)
+    }
+
+    /// The seats best available would hold now, holding nothing: what the
+    /// box office offers staff to adjust before they sell.
+    pub fn best_seats(&self, now_ms: u64, best: &Best) -> Result<Vec<UnitId>, HoldError> {
+        let now_ms = now_ms.max(self.latest_now_ms);
+        self.pick_best(now_ms, best)
     }
 
     /// Releases a live hold early; only its id can do so.
@@ -52,6 +95,7 @@ impl Ledger {
         now_ms: u64,
         hold_id: &HoldId,
         seats: &[S],
+        rule: Rule,
     ) -> Result<HoldGranted, HoldError> {
         let units = self.resolve_seats(seats)?;
         if self.live_hold(hold_id, now_ms).is_some() {
@@ -69,6 +113,80 @@ impl Ledger {
             let seats = self.names_of(unavailable);
             return Err(HoldError::SeatsUnavailable { seats });
         }
+        if let (Some(room), Rule::Keep) = (&self.room, rule) {
+            let taken: Vec<usize> = units.iter().map(|u| u.index()).collect();
+            if let Err(alone) = room.check(|u| self.free_at(u, now_ms), &taken) {
+                let seat = self.names[alone].clone();
+                return Err(HoldError::LeavesSingleSeat { seat });
+            }
+        }
+        self.grant(now_ms, hold_id, units)
+    }
+
+    fn try_hold_best(
+        &mut self,
+        now_ms: u64,
+        hold_id: &HoldId,
+        best: &Best,
+    ) -> Result<HoldGranted, HoldError> {
+        let max = self.config.max_seats_per_hold;
+        match best.count {
+            0 => return Err(HoldError::NoSeats),
+            n if n > max => {
+                return Err(HoldError::TooManySeats {
+                    requested: n as usize,
+                    max,
+                })
+            }
+            _ => {}
+        }
+        if self.live_hold(hold_id, now_ms).is_some() {
+            return Err(HoldError::HoldIdInUse);
+        }
+        let units = self.pick_best(now_ms, best)?;
+        for &unit in &units {
+            self.clear_expired_holder(unit, now_ms);
+        }
+        self.grant(now_ms, hold_id, units)
+    }
+
+    /// Best available's choice at `now_ms`, ascending.
+    fn pick_best(&self, now_ms: u64, best: &Best) -> Result<Vec<UnitId>, HoldError> {
+        let count = (best.count as usize).min(crate::seating::MAX_PICK);
+        let available = self.free_units_at(now_ms);
+        let free = match &self.room {
+            Some(room) => room.free(available, Some(best)),
+            None => crate::seating::Free {
+                eligible: available.clone(),
+                free: available,
+            },
+        };
+        let eligible = free.eligible.iter().filter(|&&e| e).count();
+        if eligible < count {
+            return Err(HoldError::NotEnoughSeats {
+                available: eligible as u32,
+            });
+        }
+        let picked = match &self.room {
+            Some(room) => room
+                .pick(free, best)
+                .map_err(|largest| HoldError::NoAdjacentSeats {
+                    largest: largest as u32,
+                })?,
+            None => first_free(&free, count).map_err(|n| HoldError::NotEnoughSeats {
+                available: n as u32,
+            })?,
+        };
+        Ok(picked.into_iter().map(|u| UnitId(u as u32)).collect())
+    }
+
+    /// Holds these free units: the last step of every hold.
+    fn grant(
+        &mut self,
+        now_ms: u64,
+        hold_id: &HoldId,
+        units: Vec<UnitId>,
+    ) -> Result<HoldGranted, HoldError> {
         let max = self.config.max_live_holds;
         // Expired holds never count here: the call began with a sweep of at
         // least one hold, so holds can be at the limit only if none had expired.

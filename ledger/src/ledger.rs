@@ -8,6 +8,7 @@ use crate::error::SeatListError;
 use crate::ids::{HoldId, OrderId, UnitId};
 use crate::layout::{index_units, LayoutError, SetupError, UnitIndex};
 use crate::outcome::{Changes, Outcome};
+use crate::seating::{Room, Seating, SeatingError};
 use crate::state::{Availability, Counts, HoldRecord, OrderRecord, UnitState};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
@@ -44,6 +45,9 @@ pub struct Ledger {
     pub(crate) latest_now_ms: u64,
     /// Rows changed by the call in progress; empty between calls.
     pub(crate) touched: Changes,
+    /// Where the units are, for a room of rows: set by
+    /// [`Ledger::set_seating`], not part of the snapshot.
+    pub(crate) room: Option<Room>,
 }
 
 impl Ledger {
@@ -81,7 +85,24 @@ impl Ledger {
             version: 0,
             latest_now_ms: 0,
             touched: Changes::default(),
+            room: None,
         })
+    }
+
+    /// Says where the units are, for best available and the single-seat
+    /// rule; `None` for units in no rows (named slots). The layout is
+    /// the showing's, not its state, so it is set after every `new` and
+    /// `restore` rather than kept in the snapshot.
+    pub fn set_seating(&mut self, seating: Option<&Seating>) -> Result<(), SeatingError> {
+        self.room = match seating {
+            Some(seating) => Some(Room::new(
+                seating,
+                |name| self.index.get(name),
+                self.names.len(),
+            )?),
+            None => None,
+        };
+        Ok(())
     }
 
     /// Releases expired holds, up to `max_released_per_sweep`, earliest first.
@@ -224,6 +245,35 @@ impl Ledger {
             return None;
         }
         self.holds.get(hold_id)
+    }
+
+    /// Whether a decision at `now_ms` may take this unit: available, or
+    /// held by a hold that has run out but was not yet swept.
+    pub(crate) fn free_at(&self, unit: usize, now_ms: u64) -> bool {
+        match &self.units[unit] {
+            UnitState::Available => true,
+            UnitState::Held(holder) => self
+                .holds
+                .get(holder)
+                .is_some_and(|record| record.expires_at_ms <= now_ms),
+            _ => false,
+        }
+    }
+
+    /// [`Ledger::free_at`] for every unit, in one pass and no lookup a
+    /// held seat: the holds that ran out are the first in `expiries`.
+    pub(crate) fn free_units_at(&self, now_ms: u64) -> Vec<bool> {
+        let mut free: Vec<bool> = self
+            .units
+            .iter()
+            .map(|state| *state == UnitState::Available)
+            .collect();
+        for (_, hold) in self.expiries.iter().take_while(|(at, _)| *at <= now_ms) {
+            for unit in self.holds.get(hold).map_or(&[][..], |r| &r.seats[..]) {
+                free[unit.index()] = true;
+            }
+        }
+        free
     }
 
     /// Releases the expired hold, if any, that has this unit.

@@ -22,7 +22,11 @@
 //! - `state`: unit states, hold and order records, the public seat map.
 //! - `ledger`: the [`Ledger`] itself, its read accessors, and the steps all
 //!   calls share: reading the clock, sweeping expired holds, recording changes.
-//! - `holds`: `hold`, `release`, `start_payment`.
+//! - `holds`: `hold` (staff's, exempt from the single-seat rule),
+//!   `hold_under` (a buyer's, keeping it), `hold_best`, `best_seats`,
+//!   `release`, `start_payment`.
+//! - `seating`: [`Seating`], a room of rows: the single-seat rule and best
+//!   available's pick, with their scoring rule; tested against brute force.
 //! - `orders`: `commit`, `confirm`, `abandon`, `void`, `move_seat`.
 //! - `outcome`: what calls return: answers and [`Changes`].
 //! - `error`: one refusal enum per call.
@@ -41,6 +45,7 @@ mod layout;
 mod ledger;
 mod orders;
 mod outcome;
+mod seating;
 mod snapshot;
 mod state;
 
@@ -52,6 +57,7 @@ pub use error::{
     AbandonError, CommitError, ConfirmError, HoldError, MoveError, PaymentError, ReleaseError,
     VoidError,
 };
+pub use holds::Rule;
 pub use ids::{
     is_valid_unit_name, HoldId, IdError, OrderId, UnitId, MAX_ID_BYTES, MAX_UNIT_NAME_BYTES,
 };
@@ -62,6 +68,7 @@ pub use outcome::{
     Abandoned, Changes, Committed, Confirmed, HoldGranted, Moved, Outcome, PaymentWindow, Released,
     Voided,
 };
+pub use seating::{Best, SeatRow, Seating, SeatingError, MAX_PICK};
 pub use snapshot::{RestoreError, Snapshot, UnitRow};
 pub use state::{
     Availability, Counts, HoldRecord, OrderRecord, OrderState, PublicState, UnitState,

@@ -140,6 +140,7 @@ impl Ledger {
             version: snapshot.version,
             latest_now_ms: snapshot.latest_now_ms,
             touched: Changes::default(),
+            room: None,
         };
         ledger.check_invariants()?;
         Ok(ledger)

@@ -4,11 +4,15 @@
 //!
 //! Each measured iteration is one group of four seats: held, confirmed, or
 //! released by a sweep. Setup and cleanup between batches are not timed.
+//!
+//! `best` times best available's choice of four seats together (the
+//! ledger alone: the baseline has no such thing), in an empty room and in
+//! one 95% taken, rows of 40 with two aisles.
 
 mod sqlite;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use ledger::{Config, HoldId, Ledger, OrderId, MAX_UNITS};
+use ledger::{Best, Config, HoldId, Ledger, OrderId, SeatRow, Seating, MAX_UNITS};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -143,6 +147,63 @@ fn ledger_sweep(work: &Workload, iters: u64) -> Duration {
     timed
 }
 
+/// A room of `work`'s seats in rows of 40, aisles after seats 10 and 30,
+/// with `taken_percent` of its seats held in a scattered pattern.
+fn room_for(work: &Workload, taken_percent: u64) -> Ledger {
+    let mut ledger = ledger_for(work);
+    let rows = work.names.len().div_ceil(40);
+    let seating = Seating {
+        rows: (0..rows)
+            .map(|r| {
+                let seats = (work.names.len() - r * 40).min(40) as u32;
+                SeatRow {
+                    seats,
+                    aisles_after: [10, 30].into_iter().filter(|&a| a < seats).collect(),
+                }
+            })
+            .collect(),
+        ..Seating::default()
+    };
+    ledger.set_seating(Some(&seating)).unwrap();
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    let taken: Vec<&String> = work
+        .names
+        .iter()
+        .filter(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % 100 < taken_percent
+        })
+        .collect();
+    let (holds, _) = ids(taken.len().div_ceil(GROUP));
+    for (chunk, id) in taken.chunks(GROUP).zip(&holds) {
+        ledger.hold(1_000, id, chunk).result.unwrap();
+    }
+    ledger
+}
+
+fn best(c: &mut Criterion) {
+    let mut group = c.benchmark_group("best");
+    group.throughput(Throughput::Elements(1));
+    let four = Best {
+        count: 4,
+        together: true,
+        accessible: false,
+        counter: false,
+    };
+    for units in SIZES {
+        let work = Workload::new(units);
+        for (name, taken) in [("empty", 0), ("95% taken", 95)] {
+            let ledger = room_for(&work, taken);
+            group.bench_with_input(BenchmarkId::new(name, units), &ledger, |b, ledger| {
+                b.iter(|| black_box(ledger.best_seats(1_000, &four)))
+            });
+        }
+    }
+    group.finish();
+}
+
 type Runner = fn(&Workload, u64) -> Duration;
 
 fn compare(c: &mut Criterion, name: &str, ledger: Runner, sqlite: Runner) {
@@ -164,6 +225,7 @@ fn holds(c: &mut Criterion) {
     compare(c, "hold", ledger_hold, sqlite::hold);
     compare(c, "confirm", ledger_confirm, sqlite::confirm);
     compare(c, "sweep", ledger_sweep, sqlite::sweep);
+    best(c);
 }
 
 criterion_group!(benches, holds);
