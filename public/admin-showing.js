@@ -101,6 +101,26 @@ function toggleDeskSeat(name) {
   if (again) again.focus();
 }
 
+// Best available at the counter: the showing's choice is put on the map
+// as the box office's seats, for staff to adjust before they sell.
+async function chooseBestAtDesk(event) {
+  event.preventDefault();
+  const count = Number(document.getElementById('desk-best-count').value);
+  const accessible = document.getElementById('desk-best-accessible').checked;
+  const out = document.getElementById('desk-best-messages');
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/best?count=${count}&accessible=${accessible}`);
+  if (status !== 200) {
+    const why = body.error === 'no_adjacent_seats' ? `No ${count} seats side by side are left (at most ${body.largest_block} together).`
+      : body.error === 'not_enough_seats' ? `Only ${body.available} seats are left.` : body.detail || 'No seats could be chosen.';
+    return say(out, 'error', why);
+  }
+  deskSeats.clear();
+  for (const seat of body.seats) deskSeats.add(seat);
+  say(out, 'ok', `Chosen: ${body.seats.join(', ')}. Change them on the map, or sell.`);
+  renderMap();
+  renderDesk();
+}
+
 function deskCategories() {
   const s = data.showing;
   return s.prices && s.prices.length ? s.prices : [{ id: 'standard', name: 'Standard', amount: s.price.amount }];
@@ -666,6 +686,7 @@ document.getElementById('pin-form').addEventListener('submit', async (event) => 
 
 document.getElementById('signout').addEventListener('click', signOut);
 document.getElementById('desk-sell').addEventListener('click', sellAtDesk);
+document.getElementById('desk-best').addEventListener('submit', chooseBestAtDesk);
 document.getElementById('move-confirm').addEventListener('click', moveTicket);
 document.getElementById('move-cancel').addEventListener('click', endMove);
 document.getElementById('desk-clear').addEventListener('click', () => {

@@ -79,10 +79,12 @@ function seatButton(name) {
   const selected = chosen.has(name);
   const kind = seatKinds().get(name);
   const atDesk = deskOnly(name) && state === 'available';
-  const what = selected ? 'chosen by you' : atDesk ? 'sold at the box office' : state === 'available' ? 'available' : `${state}, not available`;
+  const alone = name === stranded;
+  const what = selected ? 'chosen by you' : atDesk ? 'sold at the box office' : alone ? 'available, would be left on its own'
+    : state === 'available' ? 'available' : `${state}, not available`;
   const label = `Seat ${name}, ${kind ? `${kind}, ` : ''}${what}`;
   return el('button', {
-    class: 'seat ' + (selected ? 'selected' : state) + (kind ? ' accessible' : '') + (atDesk ? ' desk-only' : ''),
+    class: 'seat ' + (selected ? 'selected' : state) + (kind ? ' accessible' : '') + (atDesk ? ' desk-only' : '') + (alone ? ' stranded' : ''),
     'data-seat': name,
     'aria-label': label,
     'aria-pressed': selected ? 'true' : 'false',
@@ -113,6 +115,56 @@ function rows() {
   return [{ name: '', seats: layout.slots, aisles: new Set() }];
 }
 
+// The single-seat rule as the showing's object keeps it (see
+// `ledger/src/seating.rs`), so the map can say before Hold which seat a
+// choice would leave on its own. A seat sold only at the box office
+// counts as an aisle here, as it does online there.
+function strandedBy(seats) {
+  if (!showing.layout.rows || showing.layout.allow_single_seats || !seats.length) return null;
+  const free = (name) => states[name] === 'available' && !deskOnly(name);
+  for (const row of rows()) {
+    const taken = row.seats.filter((name) => seats.includes(name));
+    if (!taken.length) continue;
+    // The row's free runs, as lists of seat names.
+    const runs = [];
+    let run = [];
+    for (const name of row.seats) {
+      if (free(name)) run.push(name);
+      else if (run.length) { runs.push(run); run = []; }
+      if (row.aisles.has(name) && run.length) { runs.push(run); run = []; }
+    }
+    if (run.length) runs.push(run);
+    let alone = null;
+    for (const r of runs) {
+      if (r.length < 2 || !r.some((name) => taken.includes(name))) continue;
+      let piece = [];
+      for (const name of [...r, null]) {
+        if (name === null || taken.includes(name)) {
+          if (piece.length === 1 && !alone) alone = piece[0];
+          piece = [];
+        } else piece.push(name);
+      }
+    }
+    if (!alone) continue;
+    const k = taken.length;
+    const run0 = runs.find((r) => r.includes(taken[0]));
+    const oneBlock = run0 && run0.indexOf(taken[0]) + k - 1 === run0.indexOf(taken[k - 1]);
+    const avoidable = oneBlock
+      ? runs.some((r) => r.length >= k && r.length - k !== 1)
+      : runs.reduce((reach, r) => {
+        const next = new Set(reach);
+        for (const have of reach) {
+          for (let j = 1; j <= r.length; j += 1) if (r.length < 2 || j !== r.length - 1) next.add(have + j);
+        }
+        return next;
+      }, new Set([0])).has(k);
+    if (avoidable) return alone;
+  }
+  return null;
+}
+
+let stranded = null;
+
 function render() {
   const map = document.getElementById('map');
   const all = rows();
@@ -120,6 +172,7 @@ function render() {
   // The tab stop starts on the first seat a buyer could choose.
   if (!names.includes(cursor)) cursor = names.find((name) => states[name] === 'available') || names[0];
   const hadFocus = map.contains(document.activeElement);
+  stranded = hold ? null : strandedBy([...chosen]);
   const cell = (name) => el('span', { role: 'gridcell' }, [seatButton(name)]);
   map.replaceChildren(...all.map((row) =>
     el('div', { class: 'row', role: 'row', 'aria-label': row.name ? `Row ${row.name}` : 'Seats' }, [el('span', { class: 'row-name', 'aria-hidden': 'true', text: row.name }), ...row.seats.flatMap((name) => row.aisles.has(name)
@@ -138,8 +191,13 @@ function render() {
   document.getElementById('left').textContent = left > 0 || hold ? `${left} of ${showing.seat_count} seats left`
     : held ? `No seat free now: ${held} held by buyers paying may come back on sale` : 'Sold out';
   const list = [...chosen];
-  document.getElementById('chosen').textContent = list.length ? `Chosen: ${list.join(', ')}` : 'No seats chosen.';
-  document.getElementById('hold').disabled = !list.length || hold !== null;
+  document.getElementById('chosen').textContent = list.length ? `Chosen: ${list.join(', ')}.` : 'No seats chosen.';
+  document.getElementById('stranded').textContent = stranded
+    ? `These seats would leave seat ${stranded} on its own, where nobody can sit with anyone: choose it too, or seats that leave no single seat.`
+    : '';
+  document.getElementById('hold').disabled = !list.length || hold !== null || stranded !== null;
+  const best = document.getElementById('best');
+  if (best) best.hidden = hold !== null;
 }
 
 function toggle(name) {
@@ -293,11 +351,41 @@ async function holdSeats() {
   await requestHold(pending.attempt);
 }
 
+// Best available: the showing picks the best seats together, as many as
+// the buyer counted in each price.
+async function holdBest(event) {
+  event.preventDefault();
+  const all = categories();
+  const counts = all.map((c) => Number(document.getElementById(`best-${c.id}`).value));
+  const count = counts.reduce((sum, n) => sum + n, 0);
+  if (!count) return say(holdMessages, 'info', 'Say how many seats you want first.');
+  if (count > showing.max_seats_per_hold) return say(holdMessages, 'info', `You can hold up to ${showing.max_seats_per_hold} seats at a time.`);
+  const prices = {};
+  all.forEach((c, i) => { if (i > 0 && counts[i]) prices[c.id] = counts[i]; });
+  const pending = { attempt: { key: crypto.randomUUID(), best: count, prices } };
+  remember(pending);
+  chosen.clear();
+  await requestHold(pending.attempt);
+}
+
+// One count to choose a price (just "Seats" at one price), up to the most a
+// hold may have.
+function renderBest() {
+  const all = categories();
+  const box = document.getElementById('best-counts');
+  box.replaceChildren(...all.map((c, i) => {
+    const id = `best-${c.id}`;
+    const select = el('select', { id }, Array.from({ length: showing.max_seats_per_hold + 1 }, (_, n) => el('option', { value: String(n), text: String(n) })));
+    select.value = String(i === 0 ? Math.min(2, showing.max_seats_per_hold) : 0);
+    return el('span', { class: 'best-count' }, [el('label', { for: id, text: all.length > 1 ? c.name : 'Seats' }), select]);
+  }));
+}
+
 async function requestHold(attempt) {
   document.getElementById('hold').disabled = true;
   let answer;
   try {
-    const body = { seats: attempt.seats };
+    const body = attempt.best ? { best: attempt.best } : { seats: attempt.seats };
     if (attempt.prices && Object.keys(attempt.prices).length) body.prices = attempt.prices;
     const headers = Object.assign({ 'idempotency-key': attempt.key }, await Turnstile.headers());
     answer = await api(`/api/showings/${sid}/holds`, { json: body, headers });
@@ -324,6 +412,15 @@ async function requestHold(attempt) {
     const seen = body.availability;
     if (seen && seen.version > version) { states = decode(seen.codes); version = seen.version; }
     if (!seen) refresh().catch(() => {});
+  } else if (status === 409 && body.error === 'leaves_single_seat') {
+    say(holdMessages, 'error', `These seats would leave seat ${body.seat} on its own: choose it too, or seats that leave no single seat.`);
+    const seen = body.availability;
+    if (seen && seen.version > version) { states = decode(seen.codes); version = seen.version; }
+  } else if (status === 409 && body.error === 'no_adjacent_seats') {
+    const most = body.largest_block;
+    say(holdMessages, 'error', `No ${attempt.best} seats side by side are left${most ? `: at most ${most} together` : ''}. Choose seats on the map, or fewer seats.`);
+  } else if (status === 409 && body.error === 'not_enough_seats') {
+    say(holdMessages, 'error', body.available ? `Only ${body.available} seat${body.available === 1 ? ' is' : 's are'} left to book online.` : 'No seats are left to book online.');
   } else if (status === 409 && body.error === 'showing_cancelled') {
     say(holdMessages, 'error', 'This showing has just been cancelled; nothing can be booked for it.');
     document.getElementById('hold').hidden = true;
@@ -724,6 +821,12 @@ async function release() {
   }
   if (!exchange) Turnstile.mount(document.getElementById('turnstile'), 'buy');
   document.getElementById('hold').addEventListener('click', holdSeats);
+  if (showing.layout.rows && !exchange && body.sales.state === 'open') {
+    renderBest();
+    document.getElementById('best').addEventListener('submit', holdBest);
+  } else {
+    document.getElementById('best').remove();
+  }
   document.getElementById('map').addEventListener('keydown', moveCursor);
   window.addEventListener('resize', showScrollCue);
   if (categories().some((c) => c.amount > 0)) loadSquare().catch(() => { squareLoading = null; });

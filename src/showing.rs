@@ -36,6 +36,14 @@ pub enum Layout {
         /// box office (where staff can check the space suits the guest).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         wheelchair_at_desk_only: bool,
+        /// The seat at the room's best spot, for best available; unset,
+        /// the centre of the row two thirds of the way back.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        best_seat: Option<String>,
+        /// A buyer may leave one seat alone between taken ones (off by
+        /// default: such a seat rarely sells).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        allow_single_seats: bool,
     },
     Slots {
         slots: Vec<String>,
@@ -204,6 +212,27 @@ impl NewShowing {
     }
 }
 
+impl Layout {
+    /// The same seats where they were: what tickets and orders name. The
+    /// best spot and the single-seat rule are settings, free to change.
+    pub fn same_seats(&self, other: &Layout) -> bool {
+        let seats_only = |layout: &Layout| match layout {
+            Layout::Rows {
+                rows,
+                wheelchair_at_desk_only,
+                ..
+            } => Layout::Rows {
+                rows: rows.clone(),
+                wheelchair_at_desk_only: *wheelchair_at_desk_only,
+                best_seat: None,
+                allow_single_seats: false,
+            },
+            slots => slots.clone(),
+        };
+        seats_only(self) == seats_only(other)
+    }
+}
+
 /// A layout as staff gave it, normalised and checked, with its seats.
 /// Slot names are stored as their seats are named: trimmed, so the pages
 /// can match the compact seat map to the layout.
@@ -223,11 +252,24 @@ fn layout_units(layout: &Layout) -> Result<Units, InvalidShowing> {
         Layout::Rows {
             rows,
             wheelchair_at_desk_only,
-        } => row_units(rows, *wheelchair_at_desk_only)?,
+            best_seat,
+            allow_single_seats,
+        } => {
+            let mut units = row_units(rows, *wheelchair_at_desk_only)?;
+            if let Some(seating) = units.seating.as_mut() {
+                if let Some(best) = best_seat.as_deref().map(str::trim) {
+                    if !units.names.iter().any(|n| n == best) {
+                        return invalid(format!("the best seat {best:?} is no seat of the layout"));
+                    }
+                    seating.best_seat = Some(best.to_string());
+                }
+                seating.allow_single_seats = *allow_single_seats;
+            }
+            units
+        }
         Layout::Slots { slots } => Units {
             names: slots.iter().map(|s| s.trim().to_string()).collect(),
-            blocked: Vec::new(),
-            desk_only: Vec::new(),
+            ..Units::default()
         },
     };
     if units.names.is_empty() {
@@ -340,12 +382,12 @@ fn prices(
     Ok((price, cleaned))
 }
 
+/// The seats of rows, and where they are: each row's aisles, and its
+/// wheelchair spaces and companions' seats, which best available passes
+/// over unless asked.
 fn row_units(rows: &[Row], wheelchair_at_desk_only: bool) -> Result<Units, InvalidShowing> {
-    let mut units = Units {
-        names: Vec::new(),
-        blocked: Vec::new(),
-        desk_only: Vec::new(),
-    };
+    let mut units = Units::default();
+    let mut seating = ledger::Seating::default();
     for row in rows {
         let row_name = row.name.trim();
         if row_name.is_empty() || row.seats == 0 {
@@ -382,8 +424,15 @@ fn row_units(rows: &[Row], wheelchair_at_desk_only: bool) -> Result<Units, Inval
             if wheelchair_at_desk_only && accessible {
                 units.desk_only.push(name.clone());
             }
+            if accessible {
+                seating.accessible.push(name.clone());
+            }
             units.names.push(name);
         }
+        seating.rows.push(ledger::SeatRow {
+            seats: row.seats,
+            aisles_after: row.gaps_after.clone(),
+        });
         if units.names.len() > MAX_UNITS {
             return invalid(format!("a showing may have at most {MAX_UNITS} seats"));
         }
@@ -391,6 +440,7 @@ fn row_units(rows: &[Row], wheelchair_at_desk_only: bool) -> Result<Units, Inval
     if units.for_sale() == 0 {
         return invalid("every seat is a house seat: leave at least one for sale");
     }
+    units.seating = Some(seating);
     Ok(units)
 }
 

@@ -79,7 +79,7 @@ pub async fn save_edit(
         .await?
         .ok_or_else(|| ApiError::not_found("showing"))?;
     // The object forgets orders once closed; D1 never does.
-    if existing.layout != showing.layout && admin_rows::has_orders(db, sid).await? {
+    if !existing.layout.same_seats(&showing.layout) && admin_rows::has_orders(db, sid).await? {
         return Err(ApiError::new(Code::LayoutLocked,
             "the seats cannot change once any order was made; title, time, price and limits still can",
         ));

@@ -19,7 +19,11 @@ impl Room {
     }
 
     /// The admin API's body for a showing in this room, far in the future,
-    /// with the default 5-minute holds and 4 seats per hold.
+    /// with the default 5-minute holds and 4 seats per hold. Single seats
+    /// may be left: the clients pick seats at random, as the reference
+    /// does, and the rule would refuse many of their picks, so a hold here
+    /// is measured as the reference's booking is (the rule's own cost is
+    /// the ledger's `holds` bench).
     pub fn showing(&self, title: &str) -> Value {
         let rows: Vec<Value> = (0..self.rows)
             .map(|r| json!({"name": row_name(r), "seats": self.per_row}))
@@ -28,7 +32,7 @@ impl Room {
             "title": title,
             "starts_at": "2099-12-05T19:30:00Z",
             "price": {"amount": 1200, "currency": "USD"},
-            "layout": {"rows": rows},
+            "layout": {"rows": rows, "allow_single_seats": true},
         })
     }
 

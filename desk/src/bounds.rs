@@ -30,21 +30,7 @@ pub fn check_seat_request(
     seats: &[String],
     prices: &BTreeMap<String, String>,
 ) -> Result<(), Refusal> {
-    if seats.is_empty() {
-        return Err(Refusal::new(Code::NoSeats, "choose at least one seat").with("field", "seats"));
-    }
-    let max = MAX_SEATS_PER_HOLD_LIMIT as usize;
-    if seats.len() > max {
-        return Err(Refusal::new(
-            Code::TooManySeats,
-            format!(
-                "{} seats asked for; one hold may have at most {max}",
-                seats.len()
-            ),
-        )
-        .with("max_seats", max)
-        .with("field", "seats"));
-    }
+    check_count(seats.len(), "seats")?;
     if !seats.iter().all(|s| is_valid_unit_name(s)) {
         return Err(invalid(
             "seats",
@@ -68,13 +54,52 @@ pub fn check_seat_request(
             "a price may be chosen only for a seat being held".into(),
         ));
     }
-    if !prices.values().all(|id| is_valid_category_id(id)) {
-        return Err(invalid(
+    check_category_ids(prices.values())
+}
+
+/// Checks a request for the best `count` seats with `categories` (price
+/// category id → how many of them): as many seats as a hold may have, and
+/// no more priced than asked for.
+pub fn check_best_request(count: u32, categories: &BTreeMap<String, u32>) -> Result<(), Refusal> {
+    check_count(count as usize, "best")?;
+    check_category_ids(categories.keys())?;
+    let priced = categories.values().try_fold(0u32, |sum, &n| match n {
+        0 => None,
+        n => sum.checked_add(n),
+    });
+    match priced {
+        Some(priced) if priced <= count => Ok(()),
+        _ => Err(invalid(
             "prices",
-            format!("each price category id is 1 to {MAX_CATEGORY_ID_BYTES} bytes without control characters"),
-        ));
+            format!("each price says how many of the {count} seats are at it, at least 1 and {count} in all at most"),
+        )),
+    }
+}
+
+fn check_count(count: usize, field: &str) -> Result<(), Refusal> {
+    if count == 0 {
+        return Err(Refusal::new(Code::NoSeats, "choose at least one seat").with("field", field));
+    }
+    let max = MAX_SEATS_PER_HOLD_LIMIT as usize;
+    if count > max {
+        return Err(Refusal::new(
+            Code::TooManySeats,
+            format!("{count} seats asked for; one hold may have at most {max}"),
+        )
+        .with("max_seats", max)
+        .with("field", field));
     }
     Ok(())
+}
+
+fn check_category_ids<'a>(mut ids: impl Iterator<Item = &'a String>) -> Result<(), Refusal> {
+    match ids.all(|id| is_valid_category_id(id)) {
+        true => Ok(()),
+        false => Err(invalid(
+            "prices",
+            format!("each price category id is 1 to {MAX_CATEGORY_ID_BYTES} bytes without control characters"),
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +164,36 @@ mod tests {
             check(&["A1"], &[("A1", "")]),
             refused("invalid_request", "prices")
         );
+    }
+
+    #[test]
+    fn a_best_request_is_bounded_in_count_and_in_what_it_prices() {
+        let code = |count, prices: &[(&str, u32)]| {
+            let prices = prices.iter().map(|(c, n)| (c.to_string(), *n)).collect();
+            check_best_request(count, &prices).map_err(|r| {
+                let body = r.body();
+                (
+                    body["error"].as_str().unwrap().to_string(),
+                    body["field"].as_str().unwrap().to_string(),
+                )
+            })
+        };
+        assert_eq!(code(3, &[("child", 2), ("adult", 1)]), Ok(()));
+        assert_eq!(code(0, &[]), refused("no_seats", "best"));
+        assert_eq!(code(11, &[]), refused("too_many_seats", "best"));
+        assert_eq!(
+            code(2, &[("child", 3)]),
+            refused("invalid_request", "prices")
+        );
+        assert_eq!(
+            code(2, &[("child", 0)]),
+            refused("invalid_request", "prices")
+        );
+        assert_eq!(
+            code(2, &[("child", u32::MAX), ("adult", 2)]),
+            refused("invalid_request", "prices")
+        );
+        assert_eq!(code(2, &[("", 1)]), refused("invalid_request", "prices"));
     }
 
     #[test]

@@ -19,6 +19,29 @@ pub const MAX_COMP_REASON_CHARS: usize = 200;
 pub const COMP: &str = "comp";
 
 impl Desk {
+    /// The seats best available would pick at the counter: wheelchair
+    /// spaces only if asked, counter-only seats like any other, and the
+    /// single-seat rule kept, which staff may then set aside on the map.
+    pub(crate) fn best_at_counter(
+        &self,
+        now_ms: u64,
+        best: ledger::Best,
+    ) -> Result<Reply, Refusal> {
+        crate::bounds::check_best_request(best.count, &Default::default())?;
+        let showing = self.showing()?;
+        let counter = ledger::Best {
+            counter: true,
+            ..best
+        };
+        let units = showing
+            .ledger
+            .best_seats(now_ms, &counter)
+            .map_err(|e| hold_refusal(showing, e))?;
+        Ok(Reply::Best {
+            seats: showing.names_of(&units),
+        })
+    }
+
     pub(crate) fn box_office(
         &mut self,
         now_ms: u64,

@@ -9,14 +9,14 @@
 use crate::owners::Owner;
 use crate::replays::{Recorded, REPLAY_TTL_MS};
 
-use ledger::{HoldError, HoldId, HoldRecord};
+use ledger::{Best, HoldError, HoldId, HoldRecord, Rule};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::protocol::{HoldGranted, HoldRef, HoldView, NewHold, Reply, SeatPrice};
 use crate::refusal::{Code, Refusal};
-use crate::showing::Showing;
+use crate::showing::{seat_price, Showing};
 use crate::storage::{HoldEnd, Write};
 use crate::{Decision, Desk};
 
@@ -120,6 +120,25 @@ pub(crate) fn hold_refusal(showing: &Showing, error: HoldError) -> Refusal {
             .retry_after(wait_ms.div_ceil(1000))
         }
         HoldError::HoldIdInUse => Refusal::internal("hold id collision; please try again"),
+        HoldError::LeavesSingleSeat { seat } => Refusal::new(
+            Code::LeavesSingleSeat,
+            format!("these seats would leave {seat} on its own, where nobody can sit with anyone; choose seats that leave no single seat"),
+        )
+        .with("seat", seat)
+        .with(
+            "availability",
+            serde_json::to_value(showing.codes()).unwrap_or(Value::Null),
+        ),
+        HoldError::NoAdjacentSeats { largest } => Refusal::new(
+            Code::NoAdjacentSeats,
+            format!("no block of that many seats together is left; the largest is {largest}"),
+        )
+        .with("largest_block", largest),
+        HoldError::NotEnoughSeats { available } => Refusal::new(
+            Code::NotEnoughSeats,
+            format!("only {available} seats are left to choose from"),
+        )
+        .with("available", available),
     }
 }
 
@@ -143,7 +162,10 @@ impl Desk {
         // Bounded before anything is looked up or kept: a body out of
         // bounds is refused the same whenever it is sent, so its refusal
         // is not kept for a replay.
-        crate::bounds::check_seat_request(&new.seats, &new.prices)?;
+        match &new.best {
+            None => crate::bounds::check_seat_request(&new.seats, &new.prices)?,
+            Some(best) => crate::bounds::check_best_request(best.count, &best.categories)?,
+        }
         if let Some(idem) = &new.idempotency {
             if let Some(replayed) = self.replay(now_ms, idem, &new.caller.buyer, d)? {
                 return Ok(replayed);
@@ -262,20 +284,50 @@ impl Desk {
         if new.token.len() != TOKEN_LEN || !new.token.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(Refusal::internal("the hold token is not 32 hex characters"));
         }
-        self.refuse_past_client_cap(now_ms, &new.caller.client, new.seats.len())?;
+        let asked = new
+            .best
+            .as_ref()
+            .map_or(new.seats.len(), |b| b.count as usize);
+        self.refuse_past_client_cap(now_ms, &new.caller.client, asked)?;
         let hold_id = hold_id_of(&new.token);
         let showing = self
             .showing
             .as_mut()
             .ok_or_else(|| Refusal::not_found("showing"))?;
         // Checked and priced before anything is held, so a refusal holds
-        // nothing.
-        showing.refuse_desk_only(&new.seats)?;
-        let prices = showing.price_seats(&new.seats, &new.prices)?;
-        let outcome = showing.ledger.hold(now_ms, &hold_id, &new.seats);
-        showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
-        let granted = outcome.result.map_err(|e| hold_refusal(showing, e))?;
-        let seats = new.seats.clone();
+        // nothing. A buyer keeps the single-seat rule; best available
+        // never picks a seat the box office alone sells.
+        let (seats, prices, granted) = match &new.best {
+            None => {
+                showing.refuse_desk_only(&new.seats)?;
+                let prices = showing.price_seats(&new.seats, &new.prices)?;
+                let outcome = showing
+                    .ledger
+                    .hold_under(now_ms, &hold_id, &new.seats, Rule::Keep);
+                showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
+                let granted = outcome.result.map_err(|e| hold_refusal(showing, e))?;
+                (new.seats.clone(), prices, granted)
+            }
+            Some(best) => {
+                let categories = showing.best_categories(best.count, &best.categories)?;
+                let ask = Best {
+                    count: best.count,
+                    together: best.together,
+                    accessible: best.accessible,
+                    counter: false,
+                };
+                let outcome = showing.ledger.hold_best(now_ms, &hold_id, &ask);
+                showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
+                let granted = outcome.result.map_err(|e| hold_refusal(showing, e))?;
+                let seats = showing.names_of(&granted.units);
+                let prices = seats
+                    .iter()
+                    .zip(&categories)
+                    .map(|(seat, category)| seat_price(seat, category))
+                    .collect();
+                (seats, prices, granted)
+            }
+        };
         let amount = showing.total(&prices);
         let caller = &new.caller;
         self.record_owner(

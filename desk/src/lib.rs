@@ -154,6 +154,7 @@ impl Desk {
             Request::Hold(new) => self.hold(now_ms, new, d),
             Request::GetHold(hold) => self.get_hold(now_ms, &hold, d),
             Request::ReleaseHold(hold) => self.release(now_ms, &hold, d),
+            Request::BestSeats(best) => self.best_at_counter(now_ms, best),
             Request::Checkout(req) => self.start_checkout(now_ms, req, d),
             Request::BoxOffice(sale) => self.box_office(now_ms, sale, d),
             Request::OrderStatus { order_id } => self.order_status(&order_id),

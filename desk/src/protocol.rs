@@ -26,7 +26,7 @@ pub struct PriceCategory {
 pub use checkout::SeatPrice;
 
 /// A showing's seats in layout order, and those not for sale.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Units {
     pub names: Vec<String>,
     pub blocked: Vec<String>,
@@ -34,6 +34,11 @@ pub struct Units {
     /// cinema says so).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub desk_only: Vec<String>,
+    /// Where the seats are, for a room of rows: what best available and
+    /// the single-seat rule go by. None for seats in no rows (a list of
+    /// names), which have neither. Its `counter_only` is `desk_only`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seating: Option<ledger::Seating>,
 }
 
 impl Units {
@@ -88,6 +93,25 @@ pub struct NewHold {
     /// A fresh random token (32 hex characters) for the hold, should it be
     /// granted: the desk draws no randomness itself.
     pub token: String,
+    /// Best available: the desk picks the seats, and `seats` and `prices`
+    /// are empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best: Option<BestHold>,
+}
+
+/// The best free seats, as many as `count`, priced by how many of them
+/// are at each category; the rest are at the default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BestHold {
+    pub count: u32,
+    /// Side by side in one row, or refused; false accepts seats in blocks.
+    pub together: bool,
+    /// Wheelchair spaces and companions' seats may be picked.
+    #[serde(default)]
+    pub accessible: bool,
+    /// Price category id → how many seats are at it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub categories: std::collections::BTreeMap<String, u32>,
 }
 
 /// Names an existing hold: its secret token and the buyer asking.
@@ -238,6 +262,9 @@ pub enum Request {
     ReleaseHold(HoldRef),
     Checkout(CheckoutRequest),
     BoxOffice(BoxOfficeSale),
+    /// The seats best available would pick at the counter now, holding
+    /// nothing: the box office shows them for staff to adjust.
+    BestSeats(ledger::Best),
     /// Where an order stands, for the buyer (the object asks this itself
     /// once a checkout has gone as far as it can for now).
     OrderStatus {
@@ -302,6 +329,7 @@ impl Request {
                     | Request::Summary
                     | Request::Stats
                     | Request::GetHold(_)
+                    | Request::BestSeats(_)
                     | Request::Checkout(_)
                     | Request::OrderStatus { .. }
                     | Request::PaymentObserved(_)
@@ -407,8 +435,6 @@ pub enum Reply {
     Summary(Summary),
     Stats(Value),
     Held(HoldGranted),
-    /// The first answer to an idempotent request, as it was given, and the
-    /// buyer session it was given to.
     /// The first answer to an idempotent hold, replayed to its buyer.
     Replayed {
         status: u16,
@@ -422,6 +448,10 @@ pub enum Reply {
         map: String,
     },
     Moved(TicketMoved),
+    /// Best available's seats, best first by row then left to right.
+    Best {
+        seats: Vec<String>,
+    },
 }
 
 #[cfg(test)]
@@ -441,6 +471,7 @@ mod tests {
             }),
             prices: Default::default(),
             token: "0".repeat(32),
+            best: None,
         })
     }
 

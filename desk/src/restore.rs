@@ -46,7 +46,9 @@ impl Desk {
                 .collect::<Result<_, _>>()?,
         };
         let ledger = Ledger::restore(snapshot).map_err(|e| format!("stored seats refused: {e}"))?;
-        desk.showing = Some(Showing { meta, ledger });
+        let showing =
+            Showing::new(meta, ledger).map_err(|e| format!("stored rows refused: {e}"))?;
+        desk.showing = Some(showing);
         desk.last_alarm_ms = stored
             .meta(storage::LAST_ALARM)
             .and_then(|v| v.parse().ok());

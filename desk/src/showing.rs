@@ -38,11 +38,58 @@ pub struct ShowingMeta {
     /// Seats sold only at the box office.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub desk_only: Vec<String>,
+    /// The room's rows, for best available and the single-seat rule;
+    /// none for a showing saved before rooms had them, or of slots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seating: Option<ledger::Seating>,
 }
 
 pub struct Showing {
     pub meta: ShowingMeta,
     pub ledger: Ledger,
+}
+
+impl Showing {
+    /// The showing, its ledger told where its seats are.
+    pub fn new(meta: ShowingMeta, mut ledger: Ledger) -> Result<Showing, ledger::SeatingError> {
+        ledger.set_seating(meta.seating.as_ref())?;
+        Ok(Showing { meta, ledger })
+    }
+}
+
+fn category_of<'a>(
+    categories: &'a [PriceCategory],
+    id: &str,
+) -> Result<&'a PriceCategory, Refusal> {
+    categories.iter().find(|c| c.id == id).ok_or_else(|| {
+        Refusal::new(
+            Code::UnknownPrice,
+            format!("this showing has no price {id:?}"),
+        )
+        .with(
+            "prices",
+            categories.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
+        )
+    })
+}
+
+pub fn seat_price(seat: &str, category: &PriceCategory) -> SeatPrice {
+    SeatPrice {
+        seat: seat.to_string(),
+        category: category.id.clone(),
+        name: category.name.clone(),
+        amount_minor: category.amount,
+    }
+}
+
+/// The rows of a setup's units, with the seats the box office alone sells
+/// as the ones best available passes over online.
+fn seating_of(units: &crate::protocol::Units) -> Option<ledger::Seating> {
+    let seating = units.seating.clone()?;
+    Some(ledger::Seating {
+        counter_only: units.desk_only.clone(),
+        ..seating
+    })
 }
 
 /// The category of a showing saved with one price.
@@ -59,6 +106,15 @@ impl Showing {
                 amount: self.meta.price.amount,
             }],
         }
+    }
+
+    /// The seats' names, in the order of `units`.
+    pub fn names_of(&self, units: &[ledger::UnitId]) -> Vec<String> {
+        units
+            .iter()
+            .filter_map(|&u| self.ledger.unit_name(u))
+            .map(str::to_string)
+            .collect()
     }
 
     /// A buyer may hold any seat but those sold only at the box office.
@@ -92,25 +148,35 @@ impl Showing {
             .map(|seat| {
                 let category = match chosen.get(seat) {
                     None => &categories[0],
-                    Some(id) => categories.iter().find(|c| &c.id == id).ok_or_else(|| {
-                        Refusal::new(
-                            Code::UnknownPrice,
-                            format!("this showing has no price {id:?}"),
-                        )
-                        .with(
-                            "prices",
-                            categories.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
-                        )
-                    })?,
+                    Some(id) => category_of(&categories, id)?,
                 };
-                Ok(SeatPrice {
-                    seat: seat.clone(),
-                    category: category.id.clone(),
-                    name: category.name.clone(),
-                    amount_minor: category.amount,
-                })
+                Ok(seat_price(seat, category))
             })
             .collect()
+    }
+
+    /// The categories of best seats not yet picked, from `counts`
+    /// (category id → how many seats), in the showing's order of its
+    /// categories and the default for the rest: checked before anything
+    /// is held, so pricing the seats once picked cannot fail.
+    pub fn best_categories(
+        &self,
+        count: u32,
+        counts: &std::collections::BTreeMap<String, u32>,
+    ) -> Result<Vec<PriceCategory>, Refusal> {
+        let categories = self.categories();
+        for id in counts.keys() {
+            category_of(&categories, id)?;
+        }
+        let mut each: Vec<PriceCategory> = categories
+            .iter()
+            .flat_map(|c| {
+                let n = counts.get(&c.id).copied().unwrap_or(0);
+                std::iter::repeat_n(c.clone(), n as usize)
+            })
+            .collect();
+        each.resize(count as usize, categories[0].clone());
+        Ok(each)
     }
 
     /// A hold's seats as priced when held; a hold made before seats had
@@ -123,12 +189,7 @@ impl Showing {
         owner
             .seats
             .iter()
-            .map(|seat| SeatPrice {
-                seat: seat.clone(),
-                category: default.id.clone(),
-                name: default.name.clone(),
-                amount_minor: default.amount,
-            })
+            .map(|seat| seat_price(seat, default))
             .collect()
     }
 
@@ -240,19 +301,21 @@ impl Desk {
             cancelled_at_ms: None,
             sales: setup.sales,
             categories: setup.categories,
+            seating: seating_of(&setup.units),
             desk_only: setup.units.desk_only,
         };
+        let showing = Showing::new(meta, ledger).map_err(invalid)?;
         d.writes.push(Write::CreateTables);
-        storage::all_units(&ledger, d);
+        storage::all_units(&showing.ledger, d);
         d.writes.push(Write::Meta {
             key: storage::SHOWING,
-            value: storage::to_json(&meta),
+            value: storage::to_json(&showing.meta),
         });
         d.writes.push(Write::Scalars {
-            version: ledger.version(),
-            latest_now_ms: ledger.latest_now_ms(),
+            version: showing.ledger.version(),
+            latest_now_ms: showing.ledger.latest_now_ms(),
         });
-        self.showing = Some(Showing { meta, ledger });
+        self.showing = Some(showing);
         Ok(Reply::Created { new: true })
     }
 
@@ -309,21 +372,23 @@ impl Desk {
             cancelled_at_ms: None,
             sales: edit.sales,
             categories: edit.categories,
+            seating: seating_of(&edit.units),
             desk_only: edit.units.desk_only,
         };
+        let fresh = Showing::new(meta, ledger).map_err(invalid)?;
         if relayout {
             d.writes.push(Write::ClearUnits);
-            storage::all_units(&ledger, d);
+            storage::all_units(&fresh.ledger, d);
             d.writes.push(Write::Scalars {
-                version: ledger.version(),
-                latest_now_ms: ledger.latest_now_ms(),
+                version: fresh.ledger.version(),
+                latest_now_ms: fresh.ledger.latest_now_ms(),
             });
         }
         d.writes.push(Write::Meta {
             key: storage::SHOWING,
-            value: storage::to_json(&meta),
+            value: storage::to_json(&fresh.meta),
         });
-        *showing = Showing { meta, ledger };
+        *showing = fresh;
         Ok(Reply::Configured { relayout })
     }
 

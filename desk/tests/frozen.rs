@@ -119,6 +119,7 @@ fn a_showing_stored_before_the_desk_keeps_its_holds_orders_and_checkouts() {
                     .into(),
             }),
             token: "0".repeat(32),
+            best: None,
         }),
     );
     match reply(&replay) {
@@ -174,6 +175,7 @@ fn new_hold(buyer: &str, client: &str, seats: &[&str]) -> Request {
         seats: seats.iter().map(|s| s.to_string()).collect(),
         idempotency: None,
         token: format!("{:0>32}", buyer.len() * 1000 + seats.len()),
+        best: None,
     })
 }
 
@@ -386,6 +388,7 @@ fn a_showing_stored_in_format_four_loads_only_the_answers_a_replay_could_give() 
             }),
             prices: Default::default(),
             token: format!("{:0>32}", hex::encode(buyer)),
+            best: None,
         });
         let decided = desk.handle_request(then, hold);
         db.apply(&decided.writes);

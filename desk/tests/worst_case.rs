@@ -50,6 +50,7 @@ fn setup() -> ShowingSetup {
             names: (0..SEATS).map(seat).collect(),
             blocked: vec![],
             desk_only: vec![],
+            seating: None,
         },
         price: Money {
             amount: categories[0].amount,
@@ -109,6 +110,7 @@ impl Arena {
             seats,
             prices,
             token: token(n),
+            best: None,
         });
         let d = self.desk.handle_request(self.now_ms, request);
         self.decide(d)

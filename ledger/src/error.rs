@@ -34,7 +34,7 @@ pub enum HoldError {
         max: u32,
     },
     /// The hold would leave this seat alone (see `seating`), and another
-    /// choice of as many seats in its row would not. After
+    /// choice of the same kind in its row would not. After
     /// `SeatsUnavailable`, before `TooManyLiveHolds`.
     LeavesSingleSeat {
         seat: String,

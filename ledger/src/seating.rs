@@ -10,11 +10,15 @@
 //! a free run that had two or more: that seat, between taken seats or
 //! between a taken seat and a row's end or aisle, would sell to nobody
 //! sitting with anyone. The rule is judged row by row, and a row where no
-//! choice of that many of its free seats could avoid it is let through, so
-//! the rule can never make a room unsellable: in a row whose runs are of
-//! lengths `L1..Lm`, `j` seats can be taken from a run of length `L` without
-//! leaving one alone for `j` in `{0, L}` and `1..=L-2`, and `k` seats can
-//! be taken from the row if some choice of one such `j` per run adds to `k`.
+//! other choice of the same kind could avoid it is let through, so the
+//! rule can never make a room unsellable, nor refuse people who sit
+//! together where only seats apart would do:
+//! - seats side by side, `k` of them: another block of `k` in the row
+//!   avoids it if some free run is of length `k` or of `k + 2` or more;
+//! - seats apart: in a row whose runs are of lengths `L1..Lm`, `j` seats
+//!   can be taken from a run of length `L` without leaving one alone for
+//!   `j` in `{0, L}` and `1..=L-2`, and `k` seats from the row if some
+//!   choice of one such `j` per run adds to `k`.
 //!
 //! **Best available.** Each seat scores the squared distance from its
 //! place to the room's best spot, in half-seat units across (an aisle is
@@ -194,6 +198,26 @@ impl RowPlan {
         reach >> k & 1 == 1
     }
 
+    /// Whether some `k` free seats side by side leave no seat alone that
+    /// was not alone before: a run of exactly `k`, or of `k + 2` or more.
+    fn block_avoidable(&self, free: impl Fn(usize) -> bool + Copy, k: usize) -> bool {
+        self.runs(free).any(|(start, end)| {
+            let length = end - start;
+            length >= k && length - k != 1
+        })
+    }
+
+    /// Whether `taken`, ascending, is one block of free seats side by side.
+    fn one_block(&self, free: impl Fn(usize) -> bool + Copy, taken: &[usize]) -> bool {
+        let (Some(&first), Some(&last)) = (taken.first(), taken.last()) else {
+            return false;
+        };
+        last - first + 1 == taken.len()
+            && self
+                .runs(free)
+                .any(|(start, end)| start <= first && last < end)
+    }
+
     /// The first seat that taking `taken` (free seats of this row, in any
     /// order) leaves alone in a run that had two or more.
     fn stranded(&self, free: impl Fn(usize) -> bool + Copy, taken: &[usize]) -> Option<usize> {
@@ -353,13 +377,18 @@ impl Room {
         rows.dedup();
         for r in rows {
             let row = &self.rows[r as usize];
-            let in_row: Vec<usize> = taken
+            let mut in_row: Vec<usize> = taken
                 .iter()
                 .copied()
                 .filter(|&t| self.row_of[t] == r)
                 .collect();
+            in_row.sort_unstable();
             if let Some(seat) = row.stranded(free, &in_row) {
-                if row.avoidable(free, in_row.len()) {
+                let avoidable = match row.one_block(free, &in_row) {
+                    true => row.block_avoidable(free, in_row.len()),
+                    false => row.avoidable(free, in_row.len()),
+                };
+                if avoidable {
                     return Err(seat);
                 }
             }
@@ -399,7 +428,9 @@ impl Room {
                             continue;
                         }
                         let strands = self.rule && (a - run_start == 1 || run_end - a - k == 1);
-                        if strands && *avoidable.get_or_insert_with(|| row.avoidable(is_free, k)) {
+                        if strands
+                            && *avoidable.get_or_insert_with(|| row.block_avoidable(is_free, k))
+                        {
                             continue;
                         }
                         best = Some((sum, a));

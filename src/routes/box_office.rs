@@ -35,6 +35,40 @@ fn invalid(detail: impl Into<String>) -> ApiError {
     ApiError::new(Code::InvalidSale, detail)
 }
 
+/// `GET /api/admin/showings/{sid}/best?count=3&accessible=true`: the
+/// seats best available would pick at the counter now, for staff to
+/// adjust on the map before they sell; nothing is held.
+pub async fn best(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let sid = showing_id(&ctx)?.to_string();
+    let url = req.url()?;
+    let (mut count, mut accessible) = (None, false);
+    for (key, value) in url.query_pairs() {
+        match key.as_ref() {
+            "count" => count = value.parse::<u32>().ok(),
+            "accessible" => accessible = value == "true",
+            _ => {}
+        }
+    }
+    let count = count.ok_or_else(|| {
+        ApiError::new(
+            Code::InvalidRequest,
+            "count: how many seats, a whole number",
+        )
+        .with("field", "count")
+    })?;
+    let best = ledger::Best {
+        count,
+        together: true,
+        accessible,
+        counter: true,
+    };
+    let seats = ShowtimeClient::new(&ctx.env, &sid)?
+        .best_seats(best)
+        .await?;
+    Ok(Response::from_json(&json!({ "seats": seats }))?)
+}
+
 /// `POST /api/admin/showings/{sid}/box-office` `{"seats", "prices"?,
 /// "paid", "reason"?, "name"?, "email"?}`: the seats are sold (or given)
 /// at once; answers the order with its tickets, codes and link.

@@ -116,6 +116,9 @@ fn admin_routes() -> Router<'static, ()> {
         .post_async("/api/admin/showings/:sid/box-office", |req, ctx| {
             respond(box_office::sell(req, ctx))
         })
+        .get_async("/api/admin/showings/:sid/best", |req, ctx| {
+            respond(box_office::best(req, ctx))
+        })
         .post_async("/api/admin/showings/:sid/door-pin", |req, ctx| {
             respond(door::draw_pin(req, ctx))
         })

@@ -14,7 +14,7 @@ use crate::order_answer::add_order_link;
 use crate::request::{parse_json, read_body, showing_id};
 use crate::showtime::client::{HoldAnswer, ShowtimeClient};
 use crate::{db, ids};
-use desk::protocol::{Caller, Idempotency, NewHold, Summary};
+use desk::protocol::{BestHold, Caller, Idempotency, NewHold, Summary};
 use desk::Code;
 
 /// Longest `Idempotency-Key` accepted (a UUID is 36).
@@ -288,6 +288,50 @@ struct HoldBody {
     prices: std::collections::BTreeMap<String, String>,
 }
 
+/// Best available: `{"best": 3, "together"?, "accessible"?, "prices"?}`,
+/// `prices` saying how many of the seats are at each category.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BestBody {
+    best: u32,
+    #[serde(default = "together")]
+    together: bool,
+    #[serde(default)]
+    accessible: bool,
+    #[serde(default)]
+    prices: std::collections::BTreeMap<String, u32>,
+}
+
+fn together() -> bool {
+    true
+}
+
+/// A hold's body: seats named, or best available's.
+fn hold_body(bytes: &[u8]) -> Result<(HoldBody, Option<BestHold>), ApiError> {
+    #[derive(Deserialize)]
+    struct Which {
+        best: Option<serde::de::IgnoredAny>,
+    }
+    if parse_json::<Which>(bytes)?.best.is_none() {
+        let body: HoldBody = parse_json(bytes)?;
+        desk::bounds::check_seat_request(&body.seats, &body.prices)?;
+        return Ok((body, None));
+    }
+    let body: BestBody = parse_json(bytes)?;
+    desk::bounds::check_best_request(body.best, &body.prices)?;
+    let seats = HoldBody {
+        seats: Vec::new(),
+        prices: Default::default(),
+    };
+    let best = BestHold {
+        count: body.best,
+        together: body.together,
+        accessible: body.accessible,
+        categories: body.prices,
+    };
+    Ok((seats, Some(best)))
+}
+
 pub async fn create_hold(req: Request, ctx: RouteContext<()>) -> Handled {
     let (sid, new, session) = hold_request(req, &ctx).await?;
     let answer = ShowtimeClient::new(&ctx.env, sid)?.hold(new).await;
@@ -303,9 +347,8 @@ async fn hold_request(
 ) -> Result<(&str, NewHold, Session), ApiError> {
     let sid = showing_id(ctx)?;
     let bytes = read_body(&mut req).await?;
-    let body: HoldBody = parse_json(&bytes)?;
     // Bounded here, so the showing's object never reads an unbounded body.
-    desk::bounds::check_seat_request(&body.seats, &body.prices)?;
+    let (body, best) = hold_body(&bytes)?;
     let idempotency = idempotency(&req, &bytes)?;
     let session = Session::of(&req, &ctx.env)?;
     // A retry of one idempotent hold may send its token again.
@@ -323,6 +366,7 @@ async fn hold_request(
         idempotency,
         token: ids::random_hex(HOLD_TOKEN_LEN / 2)
             .map_err(|e| ApiError::internal(e.to_string()))?,
+        best,
     };
     Ok((sid, new, session))
 }

@@ -240,6 +240,15 @@ impl ShowtimeClient {
         }
     }
 
+    /// The seats best available would pick at the counter now, holding
+    /// nothing.
+    pub async fn best_seats(&self, best: ledger::Best) -> Result<Vec<String>, ApiError> {
+        match self.ask(&Request::BestSeats(best)).await? {
+            Reply::Best { seats } => Ok(seats),
+            other => Err(unexpected(other)),
+        }
+    }
+
     pub async fn payment_observed(&self, seen: PaymentObserved) -> Result<(), ApiError> {
         self.done(&Request::PaymentObserved(seen)).await
     }

@@ -11,6 +11,7 @@ mod holds;
 mod limits;
 mod live;
 mod moves;
+mod seating;
 
 use desk::protocol::{
     Caller, CheckoutRequest, HoldRef, Idempotency, NewHold, PaymentObserved, ShowingSetup,
@@ -55,6 +56,7 @@ impl Script {
                 blocked: vec![],
                 // The last seat is a wheelchair space sold at the box office.
                 desk_only: seats.last().map(|s| s.to_string()).into_iter().collect(),
+                seating: None,
             },
             price: desk::protocol::Money {
                 amount: 1200,
@@ -151,7 +153,59 @@ impl Script {
                     seats,
                     prices,
                     token: token(args[1]),
+                    best: None,
                 })
+            }
+            // best <buyer> <hold> <count> [split] [accessible] [category=N…]:
+            // best available.
+            "best" => {
+                let mut categories = std::collections::BTreeMap::new();
+                for arg in &args[3..] {
+                    if let Some((id, n)) = arg.split_once('=') {
+                        categories.insert(id.to_string(), n.parse().expect("a count"));
+                    }
+                }
+                Request::Hold(NewHold {
+                    caller: Caller {
+                        buyer: args[0].into(),
+                        client: "1.1.1.1".into(),
+                    },
+                    idempotency: None,
+                    seats: Vec::new(),
+                    prices: Default::default(),
+                    token: token(args[1]),
+                    best: Some(desk::protocol::BestHold {
+                        count: args[2].parse().expect("a count"),
+                        together: !args.contains(&"split"),
+                        accessible: args.contains(&"accessible"),
+                        categories,
+                    }),
+                })
+            }
+            // suggest <count> [accessible]: the box office's best seats.
+            "suggest" => Request::BestSeats(ledger::Best {
+                count: args[0].parse().expect("a count"),
+                together: true,
+                accessible: args.contains(&"accessible"),
+                counter: false,
+            }),
+            // room <aisle after…|-> [best=<seat>] [singles]: the 8 seats
+            // become one row, cut by aisles after those seats.
+            "room" => {
+                let aisles_after = args.iter().filter_map(|a| a.parse().ok()).collect();
+                self.setup.units.seating = Some(ledger::Seating {
+                    rows: vec![ledger::SeatRow {
+                        seats: self.setup.units.names.len() as u32,
+                        aisles_after,
+                    }],
+                    best_seat: args
+                        .iter()
+                        .find_map(|a| a.strip_prefix("best="))
+                        .map(str::to_string),
+                    allow_single_seats: args.contains(&"singles"),
+                    ..Default::default()
+                });
+                Request::Configure(self.setup.clone())
             }
             "get" => Request::GetHold(hold_ref(args[0], args[1])),
             // desk <hold> <cash|card_at_desk|comp> [reason=…] seats…: a
@@ -283,10 +337,27 @@ impl Script {
         let d = self.decide(d);
         let reply = match d.reply.clone().expect("a request has a reply") {
             Ok(reply) => self.reply(reply),
-            Err(refusal) => match refusal.retry_after_s {
-                Some(s) => format!("{} {} retry {s}", refusal.status(), refusal.code.as_str()),
-                None => format!("{} {}", refusal.status(), refusal.code.as_str()),
-            },
+            Err(refusal) => {
+                let mut line = format!("{} {}", refusal.status(), refusal.code.as_str());
+                if let Some(s) = refusal.retry_after_s {
+                    line += &format!(" retry {s}");
+                }
+                // What a seat-picking refusal names.
+                let named = match refusal.code {
+                    desk::Code::LeavesSingleSeat => Some("seat"),
+                    desk::Code::NoAdjacentSeats => Some("largest_block"),
+                    desk::Code::NotEnoughSeats => Some("available"),
+                    _ => None,
+                };
+                if let Some(value) = named.and_then(|key| Some((key, refusal.extra.get(key)?))) {
+                    let (key, value) = value;
+                    line += &format!(
+                        " {key}={}",
+                        value.as_str().map_or(value.to_string(), str::to_string)
+                    );
+                }
+                line
+            }
         };
         match effects(&d) {
             e if e.is_empty() => reply,
@@ -334,6 +405,7 @@ impl Script {
                 };
                 format!("o{name} {}{credit}{settling}", order.status.name())
             }
+            Reply::Best { seats } => format!("best {}", seats.join(" ")),
             Reply::Moved(m) => format!(
                 "moved {} {} to {} as ticket {} at {}",
                 m.ticket_id, m.from, m.to, m.ticket_number, m.moved_at_ms

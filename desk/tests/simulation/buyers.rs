@@ -1,5 +1,6 @@
-//! The buyers: each holds overlapping seats when their time comes, and
-//! may pay the same hold with a second card after a decline.
+//! The buyers: each holds overlapping seats when their time comes (named,
+//! or as many by best available), and may pay the same hold with a second
+//! card after a decline.
 
 use crate::rng::Rng;
 use crate::world::{Run, World, SEATS};
@@ -11,6 +12,8 @@ const DECLINES: [&str; 3] = ["GENERIC_DECLINE", "CVV_FAILURE", "INSUFFICIENT_FUN
 
 pub struct Buyer {
     pub seats: Vec<String>,
+    /// Asks best available for as many seats instead, together or not.
+    pub best: Option<bool>,
     pub start_at_ms: u64,
     pub hold_tries_left: u32,
     pub hold_id: Option<String>,
@@ -32,6 +35,7 @@ impl Buyer {
         }
         Buyer {
             seats,
+            best: rng.chance(30).then(|| rng.chance(50)),
             start_at_ms: 1_000_000 + rng.between(0, 200_000),
             hold_tries_left: rng.between(1, 4) as u32,
             hold_id: None,
@@ -81,9 +85,18 @@ impl World {
                 buyer: format!("buyer{buyer}"),
                 client: format!("10.0.0.{buyer}"),
             },
-            seats: b.seats.clone(),
+            seats: match b.best {
+                None => b.seats.clone(),
+                Some(_) => Vec::new(),
+            },
             idempotency: None,
             token: token.clone(),
+            best: b.best.map(|together| desk::protocol::BestHold {
+                count: b.seats.len() as u32,
+                together,
+                accessible: false,
+                categories: Default::default(),
+            }),
         };
         let decision = self.request(Request::Hold(new))?;
         let granted = decision.reply.expect("a reply");

@@ -115,6 +115,19 @@ impl World {
                 names: SEATS[..seat_count].iter().map(|s| s.to_string()).collect(),
                 blocked: vec![],
                 desk_only: vec![],
+                // One row, cut by an aisle or not, keeping the single-seat
+                // rule or not.
+                seating: Some(ledger::Seating {
+                    rows: vec![ledger::SeatRow {
+                        seats: seat_count as u32,
+                        aisles_after: match seat_count > 2 && rng.chance(50) {
+                            true => vec![rng.between(1, seat_count as u64 - 1) as u32],
+                            false => vec![],
+                        },
+                    }],
+                    allow_single_seats: rng.chance(30),
+                    ..Default::default()
+                }),
             },
             price: Money {
                 amount: 1_200,

@@ -156,10 +156,30 @@ fn legal_oracle(seating: &Seating, free: &[bool], taken: &[usize]) -> bool {
             .filter(|t| row.iter().flatten().any(|u| u == t))
             .collect();
         !strands_oracle(row, free, &in_row)
-            || subsets(row, free, in_row.len())
+            || alternatives(row, free, &in_row)
                 .iter()
                 .all(|choice| strands_oracle(row, free, choice))
     })
+}
+
+/// What else the buyer of `taken` could have had in its row: as many
+/// seats side by side if `taken` is one block, else any as many.
+fn alternatives(row: &[Vec<usize>], free: &[bool], taken: &[usize]) -> Vec<Vec<usize>> {
+    let k = taken.len();
+    let mut sorted = taken.to_vec();
+    sorted.sort_unstable();
+    let one_block = k > 0
+        && row
+            .iter()
+            .any(|segment| segment.windows(k).any(|w| w == sorted));
+    if !one_block {
+        return subsets(row, free, k);
+    }
+    row.iter()
+        .flat_map(|segment| segment.windows(k))
+        .filter(|w| w.iter().all(|&u| free[u]))
+        .map(<[usize]>::to_vec)
+        .collect()
 }
 
 proptest! {
@@ -288,4 +308,11 @@ fn a_seat_may_be_left_alone_only_where_nothing_else_would_do() {
     assert_eq!(room6.check(|u| free[u], &[0]), Err(1));
     assert_eq!(room6.check(|u| free[u], &[4]), Err(3));
     assert_eq!(room6.check(|u| free[u], &[3]), Ok(()));
+    // Runs of 3 and 3: two seats apart would leave none alone, but two
+    // side by side cannot, so a pair is let through.
+    let room7 = room(&rows(&[7]));
+    let free = [true, true, true, false, true, true, true];
+    assert_eq!(room7.check(|u| free[u], &[1, 2]), Ok(()));
+    assert_eq!(room7.check(|u| free[u], &[1, 4]), Err(0));
+    assert_eq!(room7.check(|u| free[u], &[0, 4]), Ok(()));
 }

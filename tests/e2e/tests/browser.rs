@@ -586,12 +586,12 @@ async fn the_seat_map_is_one_tab_stop_and_payment_messages_are_told_by_the_pay_b
     wide["layout"] = serde_json::json!({"rows": [
         {"name": "A", "seats": 12, "gaps_after": [6]},
         {"name": "B", "seats": 12, "gaps_after": [6]}
-    ]});
+    ], "allow_single_seats": true});
     let sid = api.create_showing(wide).await;
     let short = api.create_showing(sixteen_seat_room(Some(3_000))).await;
     // A room of three seats, one a house seat: two sold is sold out.
     let mut small = sixteen_seat_room(None);
-    small["layout"] = serde_json::json!({"rows": [{"name": "A", "seats": 3, "blocked": [2]}]});
+    small["layout"] = serde_json::json!({"rows": [{"name": "A", "seats": 3, "blocked": [2]}], "allow_single_seats": true});
     let sold_out = api.create_showing(small).await;
     for seat in ["A1", "A3"] {
         api.buy(&sold_out, &[seat]).await;
@@ -607,6 +607,23 @@ async fn the_seat_map_is_one_tab_stop_and_payment_messages_are_told_by_the_pay_b
         "SELECT id FROM orders WHERE showing_id = '{sid}' AND status = 'paid'"
     ));
     assert!(paid.is_empty(), "{paid:?}");
+
+    // Best available and the single-seat rule (`best_seats.mjs`), on the
+    // same stack.
+    let mut rows = sixteen_seat_room(None);
+    rows["layout"] = serde_json::json!({"rows": [
+        {"name": "A", "seats": 8}, {"name": "B", "seats": 8}, {"name": "C", "seats": 8}
+    ]});
+    rows["prices"] = serde_json::json!([
+        {"id": "adult", "name": "Adult", "amount": 1200},
+        {"id": "child", "name": "Child", "amount": 800}
+    ]);
+    rows["currency"] = serde_json::json!("USD");
+    rows.as_object_mut().unwrap().remove("price");
+    let best = api.create_showing(rows).await;
+    let _ = run_browser_script("best_seats.mjs", &stack, &best);
+    let held = api.seat_map(&best).await;
+    assert_eq!(held["B4"], "available", "the page released its hold");
 }
 
 /// Sets the showing's buyer policy, buys A1 and A2 and answers the order

@@ -272,7 +272,7 @@ async fn free_order(
 async fn free_orders_are_bounded_and_their_buyers_checked(api: &Api) {
     let mut showing = family_showing();
     showing["prices"] = json!([{"id": "free", "name": "Free", "amount": 0}]);
-    showing["layout"] = json!({"rows": [{"name": "A", "seats": 30}]});
+    showing["layout"] = json!({"rows": [{"name": "A", "seats": 30}], "allow_single_seats": true});
     let sid = api.create_showing(showing).await;
     let error = |reply: &e2e::Reply| {
         (
