@@ -105,6 +105,9 @@ function layout() {
   }
   const rows = { rows: readRows() };
   if (document.getElementById('wheelchair-desk-only').checked) rows.wheelchair_at_desk_only = true;
+  const best = document.getElementById('best-seat').value.trim();
+  if (best) rows.best_seat = best;
+  if (document.getElementById('allow-single-seats').checked) rows.allow_single_seats = true;
   return rows;
 }
 
@@ -136,6 +139,8 @@ function showLayout(saved) {
     rowsBody.replaceChildren();
     saved.rows.forEach(addRow);
     document.getElementById('wheelchair-desk-only').checked = Boolean(saved.wheelchair_at_desk_only);
+    document.getElementById('best-seat').value = saved.best_seat || '';
+    document.getElementById('allow-single-seats').checked = Boolean(saved.allow_single_seats);
   }
   preview();
 }

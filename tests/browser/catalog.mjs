@@ -28,6 +28,7 @@ try {
   await staff.getByLabel('Row 1 wheelchair spaces').fill('1');
   await staff.getByLabel('Row 1 companion seats').fill('2');
   await staff.getByLabel('Sell wheelchair spaces and companion seats only at the box office').check();
+  await staff.getByLabel(/^Best seat/).fill('A5');
   staff.once('dialog', (dialog) => dialog.accept('Screen 1'));
   await staff.getByRole('button', { name: 'Save these seats as a screen' }).click();
   await staff.getByText('Saved as Screen 1').waitFor();

