@@ -139,6 +139,28 @@ async fn best_available_holds_the_best_block_and_a_buyer_cannot_strand_a_seat() 
     assert_eq!(unknown.body["error"], "unknown_price", "{:?}", unknown.body);
 }
 
+/// A showing of `layout` at $9 a seat, holds of up to 6 seats.
+async fn showing_in(api: &Api, layout: Value) -> String {
+    api.create_showing(json!({
+        "title": "Ran",
+        "starts_at": "2099-12-05T19:30:00Z",
+        "price": {"amount": 900, "currency": "USD"},
+        "max_seats_per_hold": 6,
+        "layout": layout
+    }))
+    .await
+}
+
+/// `buyers` new buyers sending `body` at once.
+async fn race(api: &Api, sid: &str, buyers: usize, body: Value) -> Vec<Reply> {
+    let mut set = JoinSet::new();
+    for _ in 0..buyers {
+        let (api, sid, body) = (api.clone(), sid.to_string(), body.clone());
+        set.spawn(async move { hold(&api, &sid, body).await });
+    }
+    set.join_all().await
+}
+
 async fn held_count(api: &Api, sid: &str) -> usize {
     let map = api.seat_map(sid).await;
     let states = map.as_object().unwrap().values();
@@ -151,21 +173,10 @@ async fn two_hundred_buyers_race_for_best_seats_and_no_seat_is_held_twice() {
     let api = Api::new(&stack);
     // The single-seat rule on: it lets the last seats of each run go, so
     // the room still sells out.
-    let sid = api
-        .create_showing(json!({
-            "title": "Ran",
-            "starts_at": "2099-12-05T19:30:00Z",
-            "price": {"amount": 900, "currency": "USD"},
-            "layout": {"rows": [{"name": "A", "seats": 8}, {"name": "B", "seats": 8}]}
-        }))
-        .await;
-    let mut set = JoinSet::new();
-    for _ in 0..200 {
-        let (api, sid) = (api.clone(), sid.clone());
-        set.spawn(async move { hold(&api, &sid, json!({"best": 1})).await });
-    }
+    let rows = json!({"rows": [{"name": "A", "seats": 8}, {"name": "B", "seats": 8}]});
+    let sid = showing_in(&api, rows).await;
     let mut taken = BTreeSet::new();
-    for reply in set.join_all().await {
+    for reply in race(&api, &sid, 200, json!({"best": 1})).await {
         match reply.status {
             201 => {
                 for seat in seats(&reply) {
@@ -185,15 +196,11 @@ async fn a_block_too_large_is_refused_with_the_largest_left_and_split_seats_are_
     let stack = Stack::start();
     let api = Api::new(&stack);
     // One row of 8 with an aisle down the middle: blocks of 4 at most.
-    let sid = api
-        .create_showing(json!({
-            "title": "Ran",
-            "starts_at": "2099-12-05T19:30:00Z",
-            "price": {"amount": 900, "currency": "USD"},
-            "max_seats_per_hold": 6,
-            "layout": {"rows": [{"name": "A", "seats": 8, "gaps_after": [4]}]}
-        }))
-        .await;
+    let sid = showing_in(
+        &api,
+        json!({"rows": [{"name": "A", "seats": 8, "gaps_after": [4]}]}),
+    )
+    .await;
     let five = hold(&api, &sid, json!({"best": 5})).await;
     assert_eq!(five.status, 409, "{:?}", five.body);
     assert_eq!(five.body["error"], "no_adjacent_seats");
@@ -204,22 +211,11 @@ async fn a_block_too_large_is_refused_with_the_largest_left_and_split_seats_are_
 
     // Many buyers racing for best pairs: each winner gets two seats side
     // by side, and no seat is held twice.
-    let sid = api
-        .create_showing(json!({
-            "title": "Ran",
-            "starts_at": "2099-12-05T19:30:00Z",
-            "price": {"amount": 900, "currency": "USD"},
-            "layout": {"rows": [
-                {"name": "A", "seats": 8}, {"name": "B", "seats": 8}, {"name": "C", "seats": 8}
-            ]}
-        }))
-        .await;
-    let mut set = JoinSet::new();
-    for _ in 0..10 {
-        let (api, sid) = (api.clone(), sid.clone());
-        set.spawn(async move { hold(&api, &sid, json!({"best": 2})).await });
-    }
-    let replies = set.join_all().await;
+    let rows = json!({"rows": [
+        {"name": "A", "seats": 8}, {"name": "B", "seats": 8}, {"name": "C", "seats": 8}
+    ]});
+    let sid = showing_in(&api, rows).await;
+    let replies = race(&api, &sid, 10, json!({"best": 2})).await;
     let mut taken = BTreeSet::new();
     let mut won = 0;
     for reply in &replies {
