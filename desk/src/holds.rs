@@ -16,7 +16,7 @@ use subtle::ConstantTimeEq;
 
 use crate::protocol::{HoldGranted, HoldRef, HoldView, NewHold, Reply, SeatPrice};
 use crate::refusal::{Code, Refusal};
-use crate::showing::{seat_price, Showing};
+use crate::showing::{priced, Showing};
 use crate::storage::{HoldEnd, Write};
 use crate::{Decision, Desk};
 
@@ -297,37 +297,34 @@ impl Desk {
         // Checked and priced before anything is held, so a refusal holds
         // nothing. A buyer keeps the single-seat rule; best available
         // never picks a seat the box office alone sells.
-        let (seats, prices, granted) = match &new.best {
+        let (outcome, categories) = match &new.best {
             None => {
                 showing.refuse_desk_only(&new.seats)?;
-                let prices = showing.price_seats(&new.seats, &new.prices)?;
+                let categories = showing.seat_categories(&new.seats, &new.prices)?;
                 let outcome = showing
                     .ledger
                     .hold_under(now_ms, &hold_id, &new.seats, Rule::Keep);
-                showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
-                let granted = outcome.result.map_err(|e| hold_refusal(showing, e))?;
-                (new.seats.clone(), prices, granted)
+                (outcome, categories)
             }
             Some(best) => {
                 let categories = showing.best_categories(best.count, &best.categories)?;
-                let ask = Best {
+                let online = Best {
                     count: best.count,
                     together: best.together,
                     accessible: best.accessible,
                     counter: false,
                 };
-                let outcome = showing.ledger.hold_best(now_ms, &hold_id, &ask);
-                showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
-                let granted = outcome.result.map_err(|e| hold_refusal(showing, e))?;
-                let seats = showing.names_of(&granted.units);
-                let prices = seats
-                    .iter()
-                    .zip(&categories)
-                    .map(|(seat, category)| seat_price(seat, category))
-                    .collect();
-                (seats, prices, granted)
+                (
+                    showing.ledger.hold_best(now_ms, &hold_id, &online),
+                    categories,
+                )
             }
         };
+        showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
+        let granted = outcome.result.map_err(|e| hold_refusal(showing, e))?;
+        // In the order asked for, or best available's.
+        let seats = showing.names_of(&granted.units);
+        let prices = priced(&seats, &categories);
         let amount = showing.total(&prices);
         let caller = &new.caller;
         self.record_owner(

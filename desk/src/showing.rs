@@ -82,6 +82,15 @@ pub fn seat_price(seat: &str, category: &PriceCategory) -> SeatPrice {
     }
 }
 
+/// Each seat at the category beside it.
+pub fn priced(seats: &[String], categories: &[PriceCategory]) -> Vec<SeatPrice> {
+    seats
+        .iter()
+        .zip(categories)
+        .map(|(seat, category)| seat_price(seat, category))
+        .collect()
+}
+
 /// The rows of a setup's units, with the seats the box office alone sells
 /// as the ones best available passes over online.
 fn seating_of(units: &crate::protocol::Units) -> Option<ledger::Seating> {
@@ -142,15 +151,22 @@ impl Showing {
         seats: &[String],
         chosen: &std::collections::BTreeMap<String, String>,
     ) -> Result<Vec<SeatPrice>, Refusal> {
+        let categories = self.seat_categories(seats, chosen)?;
+        Ok(priced(seats, &categories))
+    }
+
+    /// Each seat's category, as [`Showing::price_seats`] chooses it.
+    pub fn seat_categories(
+        &self,
+        seats: &[String],
+        chosen: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Vec<PriceCategory>, Refusal> {
         let categories = self.categories();
         seats
             .iter()
-            .map(|seat| {
-                let category = match chosen.get(seat) {
-                    None => &categories[0],
-                    Some(id) => category_of(&categories, id)?,
-                };
-                Ok(seat_price(seat, category))
+            .map(|seat| match chosen.get(seat) {
+                None => Ok(categories[0].clone()),
+                Some(id) => category_of(&categories, id).cloned(),
             })
             .collect()
     }
