@@ -65,3 +65,21 @@ fn the_rule_is_off_where_staff_say_so_and_the_best_spot_can_move() {
         ",
     );
 }
+
+#[test]
+fn staff_may_move_a_ticket_where_it_leaves_a_seat_alone() {
+    // A1 sold at the box office, then moved to A2: A1 is left alone, as a
+    // buyer could not leave it, and the move goes through; a buyer after
+    // it still keeps the rule.
+    check(
+        r"
+        @0 room 4                     => Configured { relayout: false }
+        @1 desk d1 cash A1            => o1 pending settling; store order, push 3
+        @2 perform o1 stored          => store paid, push 4
+        @3 perform o1 stored          =>
+        @4 move o1 t1 A1 A2           => moved t1 A1 to A2 as ticket 2 at 4; push 5
+        @5 map                        => asaaaaaa
+        @6 hold ana h1 A3             => 409 leaves_single_seat seat=A4
+        ",
+    );
+}
