@@ -99,11 +99,23 @@ function kind() {
   return document.querySelector('input[name=kind]:checked').value;
 }
 
+// General admission areas, one a line as "Floor: 200".
+function readZones() {
+  return document.getElementById('zones').value.split('\n').map((line) => line.trim()).filter(Boolean).map((line) => {
+    const m = /^(.+?)\s*:\s*(\d+)$/.exec(line);
+    if (!m) throw new Error(`"${line}": write an area as its name and places, like Floor: 200`);
+    return { name: m[1], capacity: Number(m[2]) };
+  });
+}
+
 function layout() {
   if (kind() === 'slots') {
     return { slots: document.getElementById('slots').value.split('\n').map((s) => s.trim()).filter(Boolean) };
   }
+  if (kind() === 'zones') return { zones: readZones() };
   const rows = { rows: readRows() };
+  const zones = readZones();
+  if (zones.length) rows.zones = zones;
   if (document.getElementById('wheelchair-desk-only').checked) rows.wheelchair_at_desk_only = true;
   const best = document.getElementById('best-seat').value.trim();
   if (best) rows.best_seat = best;
@@ -131,9 +143,12 @@ function useScreen() {
 }
 
 function showLayout(saved) {
+  document.getElementById('zones').value = (saved.zones || []).map((z) => `${z.name}: ${z.capacity}`).join('\n');
   if (saved.slots) {
     document.querySelector('input[name=kind][value=slots]').checked = true;
     document.getElementById('slots').value = saved.slots.join('\n');
+  } else if (!saved.rows) {
+    document.querySelector('input[name=kind][value=zones]').checked = true;
   } else {
     document.querySelector('input[name=kind][value=rows]').checked = true;
     rowsBody.replaceChildren();
@@ -173,6 +188,7 @@ function toggleHouseSeat(rowIndex, number) {
 function preview() {
   document.getElementById('rows-editor').hidden = kind() !== 'rows';
   document.getElementById('slots-editor').hidden = kind() !== 'slots';
+  document.getElementById('zones-editor').hidden = kind() === 'slots';
   if (kind() !== 'rows') return;
   let rows;
   try { rows = readRows(); } catch (e) { document.getElementById('seat-count').textContent = e.message; return; }
@@ -343,6 +359,8 @@ function fieldChecks() {
     list.push([field('slots'), () => { if (!layout().slots.length) throw new Error('List at least one place, one per line.'); }]);
     return list;
   }
+  list.push([field('zones'), () => { if (!readZones().length && kind() === 'zones') throw new Error('List at least one area, like Floor: 200.'); }]);
+  if (kind() === 'zones') return list;
   for (const tr of rowsBody.children) {
     const label = tr.querySelector('.row-label');
     const seats = tr.querySelector('.row-seats');

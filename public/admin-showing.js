@@ -17,7 +17,7 @@ let moving = null;
 
 function seatNames(layout) {
   if (layout.slots) return [{ name: '', seats: layout.slots.map((s) => ({ name: s })) }];
-  return layout.rows.map((row) => ({
+  return (layout.rows || []).map((row) => ({
     name: row.name,
     seats: Array.from({ length: row.seats }, (_, i) => ({
       name: row.name + (i + 1),
@@ -63,6 +63,7 @@ function seatButton(seat) {
 }
 
 function renderMap() {
+  renderDeskZones();
   const map = document.getElementById('map');
   const rows = seatNames(data.showing.layout);
   const names = rows.flatMap((row) => row.seats.map((seat) => seat.name));
@@ -116,7 +117,42 @@ async function chooseBestAtDesk(event) {
   }
   deskSeats.clear();
   for (const seat of body.seats) deskSeats.add(seat);
-  say(out, 'ok', `Chosen: ${body.seats.join(', ')}. Change them on the map, or sell.`);
+  say(out, 'ok', `Chosen: ${seatsText(body.seats)}. Change them on the map, or sell.`);
+  renderMap();
+  renderDesk();
+}
+
+// General admission at the counter: each zone's places left, and a count
+// of them added to the box office's sale (the showing picks which places,
+// none of which has a seat).
+function renderDeskZones() {
+  const zones = data.showing.layout.zones || [];
+  const form = document.getElementById('desk-zones');
+  form.hidden = !zones.length;
+  if (!zones.length) return;
+  const select = document.getElementById('desk-zone');
+  if (select.options.length !== zones.length) {
+    select.replaceChildren(...zones.map((z) => el('option', { value: z.name, text: z.name })));
+  }
+  document.getElementById('desk-zones-left').textContent = zones.map((z) => {
+    const free = Array.from({ length: z.capacity }, (_, i) => placeName(z.name, i + 1))
+      .filter((name) => data.availability.seats[name] === 'available' && !deskSeats.has(name)).length;
+    return `${z.name}: ${free} of ${z.capacity} places left`;
+  }).join(' · ');
+}
+
+async function addZonePlaces(event) {
+  event.preventDefault();
+  const zone = document.getElementById('desk-zone').value;
+  const count = Number(document.getElementById('desk-zone-count').value);
+  const out = document.getElementById('desk-zones-messages');
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/best?zone=${encodeURIComponent(zone)}&count=${count + [...deskSeats].filter((s) => zoneOf(s) === zone).length}`);
+  if (status !== 200) {
+    return say(out, 'error', body.error === 'zone_full' ? `Only ${body.available} places are left in ${zone}.` : body.detail || 'No places could be added.');
+  }
+  // The zone's first free places, those already in the sale among them.
+  for (const place of body.seats) deskSeats.add(place);
+  say(out, 'ok', `In the sale: ${seatsText([...deskSeats])}.`);
   renderMap();
   renderDesk();
 }
@@ -144,7 +180,7 @@ function renderDesk() {
     const select = el('select', { id, onchange: (event) => { deskPrices.set(seat, event.target.value); renderDesk(); } },
       all.map((c) => el('option', { value: c.id, text: `${c.name}, ${minor(c.amount, cur)}` })));
     select.value = deskPrices.get(seat) || all[0].id;
-    return el('p', {}, [el('label', { for: id, text: `Price for seat ${seat}` }), select]);
+    return el('p', {}, [el('label', { for: id, text: zoneOf(seat) === null ? `Price for seat ${seat}` : `Price for a place in ${zoneOf(seat)} (${seat.slice(seat.indexOf(PLACE_MARK) + 1)})` }), select]);
   })));
   const total = comp ? 0 : [...deskSeats].reduce((sum, seat) => sum + (all.find((c) => c.id === deskPrices.get(seat)) || all[0]).amount, 0);
   document.getElementById('desk-total').textContent = deskSeats.size ? `To take: ${minor(total, cur)}` : '';
@@ -173,10 +209,10 @@ async function sellAtDesk() {
   document.getElementById('desk-tickets').replaceChildren(
     el('p', {}, [el('a', { href: answer.body.order_page, target: '_blank', text: 'Open the order to print its tickets' })]),
     ...answer.body.tickets.map((t) => el('figure', { class: 'desk-ticket' }, [
-      el('img', { src: `/tickets/${t.id}/qr.svg?key=${encodeURIComponent(key)}`, alt: `QR code of the ticket for seat ${t.seat}`, width: '120', height: '120' }),
-      el('figcaption', {}, [el('a', { href: t.page_url, target: '_blank', text: `Seat ${t.seat}${t.price_name ? ` · ${t.price_name}` : ''}` })]),
+      el('img', { src: `/tickets/${t.id}/qr.svg?key=${encodeURIComponent(key)}`, alt: `QR code of the ticket for ${ticketFor(t.seat)}`, width: '120', height: '120' }),
+      el('figcaption', {}, [el('a', { href: t.page_url, target: '_blank', text: `${placeText(t.seat)}${t.price_name ? ` · ${t.price_name}` : ''}` })]),
     ])));
-  say(out, 'ok', `${paid === 'comp' ? 'Given' : 'Sold'}: ${answer.body.tickets.map((t) => t.seat).join(', ')}.`);
+  say(out, 'ok', `${paid === 'comp' ? 'Given' : 'Sold'}: ${seatsText(answer.body.tickets.map((t) => t.seat))}.`);
   await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
 }
 
@@ -296,8 +332,8 @@ async function loadConflicts() {
     const how = c.offline ? 'offline' : 'online';
     const after = c.moved_to_seat ? `moved to seat ${c.moved_to_seat}` : 'refunded';
     const text = c.status === 'void'
-      ? `Seat ${c.seat}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}) after the ticket was ${after}`
-      : `Seat ${c.seat}: admitted again by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}); ${c.admitted_by} admitted it first, at ${clockTime(c.admitted_at_ms, true)}`;
+      ? `${placeText(c.seat)}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}) after the ticket was ${after}`
+      : `${placeText(c.seat)}: admitted again by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how}); ${c.admitted_by} admitted it first, at ${clockTime(c.admitted_at_ms, true)}`;
     return el('li', { text });
   }));
 }
@@ -317,7 +353,7 @@ async function loadOrders(text) {
 function ticketChecks(tickets, idPrefix) {
   return el('div', { class: 'checks' }, tickets.map((t) => el('label', {}, [
     el('input', { type: 'checkbox', value: t.id, id: `${idPrefix}-${t.id}` }),
-    `Seat ${t.seat}${t.checked_in_at_ms ? ` (admitted ${clockTime(t.checked_in_at_ms)})` : ''}`,
+    `${placeText(t.seat)}${t.checked_in_at_ms ? ` (admitted ${clockTime(t.checked_in_at_ms)})` : ''}`,
   ])));
 }
 
@@ -381,14 +417,14 @@ async function showOrder(orderId, keepFocus) {
   // A moved ticket's replacement cost what it did: the order's tickets are those not moved.
   const sold = body.tickets.filter((t) => !t.moved_to_seat);
   const unit = sold.length ? o.amount / sold.length : 0;
-  const movable = (t) => t.status === 'valid' && !t.checked_in_at_ms && !covered.has(t.id) && !(data && data.showing.cancelled_at_ms);
+  const movable = (t) => t.status === 'valid' && zoneOf(t.seat) === null && !t.checked_in_at_ms && !covered.has(t.id) && !(data && data.showing.cancelled_at_ms);
   const ticketStatus = (t) => t.moved_to_seat ? `moved to ${t.moved_to_seat}`
     : t.status === 'void' ? 'void (refunded)'
       : t.moved_from_seat ? `${t.status} (moved from ${t.moved_from_seat})` : t.status;
   const parts = [
     el('p', { text: `${o.name} · ${o.email}` }),
     el('p', { text: `${ORDER_STATES[o.status] || o.status} · ${minor(o.amount, o.currency)} · ordered ${when(o.created_at_ms)}${o.status_detail ? ' · ' + o.status_detail : ''}` }),
-    table(['Seat', 'Ticket', 'Status', 'Admitted', 'Move'], body.tickets.map((t) => [t.seat, t.id, ticketStatus(t), t.checked_in_at_ms ? when(t.checked_in_at_ms) : '',
+    table(['Seat', 'Ticket', 'Status', 'Admitted', 'Move'], body.tickets.map((t) => [unitText(t.seat), t.id, ticketStatus(t), t.checked_in_at_ms ? when(t.checked_in_at_ms) : '',
       movable(t) ? el('button', { type: 'button', class: 'secondary', text: `Move seat ${t.seat}`, 'aria-label': `Move seat ${t.seat} to another seat`, onclick: () => startMove(o, t) }) : '']), 'Tickets'),
   ];
   if (body.refunds.length) {
@@ -687,6 +723,7 @@ document.getElementById('pin-form').addEventListener('submit', async (event) => 
 document.getElementById('signout').addEventListener('click', signOut);
 document.getElementById('desk-sell').addEventListener('click', sellAtDesk);
 document.getElementById('desk-best').addEventListener('submit', chooseBestAtDesk);
+document.getElementById('desk-zones').addEventListener('submit', addZonePlaces);
 document.getElementById('move-confirm').addEventListener('click', moveTicket);
 document.getElementById('move-cancel').addEventListener('click', endMove);
 document.getElementById('desk-clear').addEventListener('click', () => {

@@ -170,6 +170,48 @@ function localInput(ms) {
 // An order's number as its buyer's receipt and its staff see it: the part
 // of its id after the showing's (which every order of a showing shares),
 // "35E61-BEF24"; its tickets' numbers start with it.
+// A general admission place is named by its zone, this mark and a number
+// (`ledger::place_name`): its ticket is for the zone and has no seat.
+const PLACE_MARK = '\u00a7';
+function zoneOf(unit) {
+  const at = unit.indexOf(PLACE_MARK);
+  return at < 0 ? null : unit.slice(0, at);
+}
+function placeName(zone, number) {
+  return `${zone}${PLACE_MARK}${number}`;
+}
+
+// "Seat A1", or "Floor, general admission".
+function placeText(unit) {
+  const zone = zoneOf(unit);
+  return zone === null ? `Seat ${unit}` : `${zone}, general admission`;
+}
+
+// "seat A1", or "Floor (general admission)": what a ticket is for.
+function ticketFor(unit) {
+  const zone = zoneOf(unit);
+  return zone === null ? `seat ${unit}` : `${zone} (general admission)`;
+}
+
+// "A1", or "Floor (general admission)": for a table's seat column.
+function unitText(unit) {
+  const zone = zoneOf(unit);
+  return zone === null ? unit : `${zone} (general admission)`;
+}
+
+// Seats as one line, places counted by zone: "A1, A2, 3 × Floor (general admission)".
+function seatsText(units) {
+  const seats = [];
+  const zones = new Map();
+  for (const unit of units) {
+    const zone = zoneOf(unit);
+    if (zone === null) seats.push(unit);
+    else zones.set(zone, (zones.get(zone) || 0) + 1);
+  }
+  for (const [zone, n] of zones) seats.push(`${n} × ${unitText(placeName(zone, 1))}`);
+  return seats.join(', ');
+}
+
 function orderNumber(id) {
   const digits = String(id).slice(16, 26).toUpperCase();
   return `${digits.slice(0, 5)}-${digits.slice(5)}`;

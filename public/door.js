@@ -212,7 +212,7 @@ function showConflicts(conflicts) {
   box.hidden = conflicts.length === 0;
   box.querySelector('ul').replaceChildren(...conflicts.map((c) => {
     const how = c.offline ? 'offline' : 'online';
-    const made = `Seat ${c.seat}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how})`;
+    const made = `${placeText(c.seat)}: admitted by ${c.device} at ${clockTime(c.scanned_at_ms, true)} (${how})`;
     let why = `but ${c.admitted_by} admitted it first, at ${clockTime(c.admitted_at_ms, true)}`;
     if (c.moved_to_seat) why = `but the ticket was moved to seat ${c.moved_to_seat}`;
     else if (c.status === 'void') why = 'but the ticket was refunded';
@@ -313,13 +313,13 @@ async function judgeHere(ticket, now) {
 }
 
 const outcomes = {
-  admitted: (r) => ['admitted', 'Admitted', `Seat ${r.seat}${r.unlisted ? ' (sold after the ticket list was fetched)' : ''}`],
-  already_checked_in: (r) => ['warn', `Already scanned at ${clockTime(r.checked_in_at_ms)}`, `Seat ${r.seat}`],
-  already_scanned: (r) => ['warn', `Already scanned${r.here ? ' here' : ''} at ${clockTime(r.at_ms)}`, `Seat ${r.seat}`],
-  void: (r) => ['refused', 'Refunded: not valid', `Seat ${r.seat}`],
+  admitted: (r) => ['admitted', 'Admitted', `${placeText(r.seat)}${r.unlisted ? ' (sold after the ticket list was fetched)' : ''}`],
+  already_checked_in: (r) => ['warn', `Already scanned at ${clockTime(r.checked_in_at_ms)}`, placeText(r.seat)],
+  already_scanned: (r) => ['warn', `Already scanned${r.here ? ' here' : ''} at ${clockTime(r.at_ms)}`, placeText(r.seat)],
+  void: (r) => ['refused', 'Refunded: not valid', placeText(r.seat)],
   moved: (r) => ['refused', `Moved to seat ${r.moved_to_seat}`, `This ticket for seat ${r.seat} was replaced: the holder's new ticket is for seat ${r.moved_to_seat}`],
-  wrong_showing: (r) => ['refused', 'Wrong showing', `Seat ${r.seat} is for another showing`],
-  cancelled: (r) => ['refused', 'Showing cancelled', `Seat ${r.seat}: no admission; its tickets are being refunded`],
+  wrong_showing: (r) => ['refused', 'Wrong showing', `${placeText(r.seat)} is for another showing`],
+  cancelled: (r) => ['refused', 'Showing cancelled', `${placeText(r.seat)}: no admission; its tickets are being refunded`],
   door_closed: (r) => ['refused', 'Door closed', `Admission ended at ${clockTime(r.door_close_at_ms)}`],
   invalid: (r) => ['refused', 'Invalid ticket', r.old ? 'An older code: it can only be checked online' : 'Not one of ours, or altered'],
   ambiguous: () => ['warn', 'Two tickets share this number', 'Scan its QR code, or type the whole ticket id under it'],
@@ -431,8 +431,8 @@ async function findTickets(text) {
   list.replaceChildren(...found.slice(0, MAX_FOUND).map((t) => {
     const state = t.moved_to_seat ? `moved to seat ${t.moved_to_seat}` : t.status === 'void' ? 'refunded' : mine.has(t.id) || t.checked_in_at_ms ? 'admitted' : 'not yet admitted';
     return el('li', {}, [
-      `Seat ${t.seat} · ${t.name || 'no name'} · ${state} `,
-      t.status === 'void' ? '' : el('button', { type: 'button', class: 'secondary', text: `Admit seat ${t.seat}`, onclick: async () => {
+      `${placeText(t.seat)} · ${t.name || 'no name'} · ${state} `,
+      t.status === 'void' ? '' : el('button', { type: 'button', class: 'secondary', text: zoneOf(t.seat) === null ? `Admit seat ${t.seat}` : `Admit (${zoneOf(t.seat)})`, onclick: async () => {
         await check(t.id);
         resultBox.scrollIntoView({ block: 'center' });
         await findTickets(document.getElementById('find-text').value);

@@ -30,13 +30,13 @@ async function load() {
   const list = document.getElementById('tickets');
   list.replaceChildren(...tickets.map((t) =>
     el('article', { class: 'card ticket' }, [
-      el('h2', { text: `Seat ${t.seat}` }),
+      el('h2', { text: placeText(t.seat) }),
       t.price_name ? el('p', { class: 'muted', text: `${t.price_name} · ${money({ amount: t.price_amount, currency: order.amount.currency })}` }) : '',
       el('p', { text: ticketState(t) }),
       // A refunded or moved ticket has nothing to scan.
       t.status === 'void'
         ? el('p', { class: 'void-mark', text: t.moved_to_seat ? 'MOVED' : 'VOID' })
-        : el('img', { src: `/tickets/${t.id}/qr.svg?key=${encodeURIComponent(key)}`, alt: `QR code of the ticket for seat ${t.seat}` }),
+        : el('img', { src: `/tickets/${t.id}/qr.svg?key=${encodeURIComponent(key)}`, alt: `QR code of the ticket for ${ticketFor(t.seat)}` }),
       t.short_code ? el('p', {}, ['Ticket number ', el('strong', { class: 'short-code', text: t.short_code })]) : '',
       el('p', {}, [el('a', { href: t.page_url, text: 'Open this ticket on its own' })]),
     ])));
@@ -81,7 +81,7 @@ function receipt(order, tickets, refunds, showing) {
     ...(order.credit ? fact('Paid by your exchanged tickets', money({ amount: order.credit, currency })) : []),
     ...(order.card ? fact('Paid with', `${cardBrand(order.card.brand)} ending ${order.card.last4}`) : []));
   document.querySelector('#receipt-lines tbody').replaceChildren(...tickets.map((t) => el('tr', {}, [
-    el('td', { text: t.seat }), el('td', { text: t.price_name || 'Standard' }),
+    el('td', { text: unitText(t.seat) }), el('td', { text: t.price_name || 'Standard' }),
     el('td', { text: money({ amount: t.price_amount ?? defaultPrice, currency }) }),
     el('td', { text: ticketState(t) })])));
   document.getElementById('refunds').replaceChildren(...(refunds.length ? [
@@ -119,7 +119,7 @@ function cancelBox(cancel, tickets, currency) {
   const choices = document.getElementById('cancel-choices');
   choices.replaceChildren(...choosable.map((c) => el('label', { class: 'choice' }, [
     el('input', { type: 'checkbox', value: c.id, 'data-refund': String(c.refund) }),
-    ` Seat ${c.ticket.seat}: ${money({ amount: c.refund, currency })} back`,
+    ` ${placeText(c.ticket.seat)}: ${money({ amount: c.refund, currency })} back`,
   ])));
   const start = document.getElementById('cancel-start');
   const back = document.getElementById('cancel-back');
@@ -184,7 +184,7 @@ function exchangeBox(exchange, tickets, currency) {
   const ticketsBox = document.getElementById('exchange-tickets');
   ticketsBox.replaceChildren(...choosable.map((c) => el('label', { class: 'choice' }, [
     el('input', { type: 'checkbox', value: c.id, checked: '' }),
-    ` Seat ${c.ticket.seat} (${money({ amount: c.worth, currency })})`,
+    ` ${placeText(c.ticket.seat)} (${money({ amount: c.worth, currency })})`,
   ])));
   const showings = document.getElementById('exchange-showings');
   showings.replaceChildren(...exchange.showings.map((s, i) => el('label', { class: 'choice' }, [

@@ -20,6 +20,8 @@ let states = {};
 let version = -1;
 let hold = null;
 let card = null;
+// Whether holds may be made now; zones' buttons go by it.
+let salesOpen = true;
 
 // Changing showing: the buyer came from their order page to move some of
 // its tickets here (`?exchange=<order>&key=<its key>&tickets=<ids>`). They
@@ -112,7 +114,58 @@ function rows() {
       aisles: new Set((row.gaps_after || []).map((n) => row.name + n)),
     }));
   }
-  return [{ name: '', seats: layout.slots, aisles: new Set() }];
+  if (layout.slots) return [{ name: '', seats: layout.slots, aisles: new Set() }];
+  return [];
+}
+
+// General admission zones: places sold by count, after the seats in the
+// showing's order of units.
+function zones() {
+  return (showing.layout.zones || []).map((zone) => ({
+    name: zone.name,
+    places: Array.from({ length: zone.capacity }, (_, i) => placeName(zone.name, i + 1)),
+  }));
+}
+
+function unitNames() {
+  return rows().flatMap((row) => row.seats).concat(zones().flatMap((zone) => zone.places));
+}
+
+// A count for each zone and its Hold button, with the places left now.
+function renderZones() {
+  const box = document.getElementById('zones');
+  const all = zones();
+  box.hidden = !all.length || exchange !== null;
+  if (box.hidden) return;
+  const list = document.getElementById('zone-list');
+  for (const zone of all) {
+    const free = zone.places.filter((name) => states[name] === 'available').length;
+    const id = `zone-${zone.places[0]}`;
+    let form = list.querySelector(`[data-zone="${CSS.escape(zone.name)}"]`);
+    if (!form) {
+      const countId = `${id}-count`;
+      form = el('form', { class: 'zone', 'data-zone': zone.name, 'aria-labelledby': id }, [
+        el('h3', { id, text: `${zone.name} · general admission` }),
+        el('p', { class: 'zone-left', 'aria-live': 'polite' }),
+        el('label', { for: countId, text: 'Places' }),
+        el('select', { id: countId }, Array.from({ length: showing.max_seats_per_hold }, (_, n) => el('option', { value: String(n + 1), text: String(n + 1) }))),
+        el('button', { type: 'submit', class: 'secondary', text: `Hold places in ${zone.name}` }),
+      ]);
+      form.addEventListener('submit', (event) => holdZone(event, zone.name, Number(document.getElementById(countId).value)));
+      list.append(form);
+    }
+    form.querySelector('.zone-left').textContent = free ? `${free} of ${zone.places.length} places left` : 'Sold out';
+    form.querySelector('button').disabled = hold !== null || !free || !salesOpen;
+  }
+}
+
+async function holdZone(event, zone, count) {
+  event.preventDefault();
+  if (hold) return say(holdMessages, 'info', 'Your places are held: pay for them or release them to choose again.');
+  const pending = { attempt: { key: crypto.randomUUID(), zone, count } };
+  remember(pending);
+  chosen.clear();
+  await requestHold(pending.attempt);
 }
 
 // The single-seat rule as the showing's object keeps it (see
@@ -188,10 +241,13 @@ function render() {
   // else may come back, so it is not counted as left either.
   const left = names.filter((name) => states[name] === 'available' && !deskOnly(name)).length;
   const held = names.filter((name) => states[name] === 'held').length;
-  document.getElementById('left').textContent = left > 0 || hold ? `${left} of ${showing.seat_count} seats left`
-    : held ? `No seat free now: ${held} held by buyers paying may come back on sale` : 'Sold out';
+  const seatCount = showing.seat_count - zones().reduce((sum, zone) => sum + zone.places.length, 0);
+  document.getElementById('left').textContent = !names.length ? ''
+    : left > 0 || hold ? `${left} of ${seatCount} seats left`
+      : held ? `No seat free now: ${held} held by buyers paying may come back on sale` : 'Sold out';
+  renderZones();
   const list = [...chosen];
-  document.getElementById('chosen').textContent = list.length ? `Chosen: ${list.join(', ')}.` : 'No seats chosen.';
+  document.getElementById('chosen').textContent = list.length ? `Chosen: ${seatsText(list)}.` : 'No seats chosen.';
   document.getElementById('stranded').textContent = stranded
     ? `These seats would leave seat ${stranded} on its own, where nobody can sit with anyone: choose it too, or seats that leave no single seat.`
     : '';
@@ -225,7 +281,7 @@ const CODES = { a: 'available', h: 'held', s: 'sold' };
 
 // The compact map: one letter per seat, in layout order.
 function decode(codes) {
-  const names = rows().flatMap((row) => row.seats);
+  const names = unitNames();
   const out = {};
   names.forEach((name, i) => { out[name] = CODES[codes[i]] || 'sold'; });
   return out;
@@ -385,7 +441,8 @@ async function requestHold(attempt) {
   document.getElementById('hold').disabled = true;
   let answer;
   try {
-    const body = attempt.best ? { best: attempt.best } : { seats: attempt.seats };
+    const body = attempt.zone ? { zone: attempt.zone, count: attempt.count }
+      : attempt.best ? { best: attempt.best } : { seats: attempt.seats };
     if (attempt.prices && Object.keys(attempt.prices).length) body.prices = attempt.prices;
     const headers = Object.assign({ 'idempotency-key': attempt.key }, await Turnstile.headers());
     answer = await api(`/api/showings/${sid}/holds`, { json: body, headers });
@@ -398,13 +455,13 @@ async function requestHold(attempt) {
   if (status === 201) {
     adopt(body);
     remember({ hold: { hold_id: body.hold_id } });
-    say(holdMessages, 'ok', `Held: ${body.seats.join(', ')}.`);
+    say(holdMessages, 'ok', `Held: ${seatsText(body.seats)}.`);
     render();
     return startPayment();
   }
   forget();
   if (status === 409 && body.error === 'seats_unavailable') {
-    say(holdMessages, 'error', `Sorry, ${body.seats.join(', ')} ${body.seats.length > 1 ? 'were' : 'was'} just taken. The map is up to date; choose again.`);
+    say(holdMessages, 'error', `Sorry, ${seatsText(body.seats)} ${body.seats.length > 1 ? 'were' : 'was'} just taken. The map is up to date; choose again.`);
     for (const seat of body.seats) chosen.delete(seat);
     renderChoices();
     // The map as the refusal saw it, unless the page already shows a later
@@ -421,6 +478,9 @@ async function requestHold(attempt) {
     say(holdMessages, 'error', `No ${attempt.best} seats side by side are left${most ? `: at most ${most} together` : ''}. Choose seats on the map, or fewer seats.`);
   } else if (status === 409 && body.error === 'not_enough_seats') {
     say(holdMessages, 'error', body.available ? `Only ${body.available} seat${body.available === 1 ? ' is' : 's are'} left to book online.` : 'No seats are left to book online.');
+  } else if (status === 409 && body.error === 'zone_full') {
+    say(holdMessages, 'error', body.available ? `Only ${body.available} place${body.available === 1 ? ' is' : 's are'} left in ${attempt.zone}: choose fewer.` : `${attempt.zone} is sold out.`);
+    refresh().catch(() => {});
   } else if (status === 409 && body.error === 'showing_cancelled') {
     say(holdMessages, 'error', 'This showing has just been cancelled; nothing can be booked for it.');
     document.getElementById('hold').hidden = true;
@@ -429,7 +489,7 @@ async function requestHold(attempt) {
     say(holdMessages, 'error', `${salesText(sales)}: no seats can be held for this showing now.`);
     document.getElementById('hold').hidden = true;
   } else if (status === 409 && body.error === 'already_holding') {
-    say(holdMessages, 'error', `You already hold ${body.held_seats.join(', ')} for this showing in another tab or window: pay there, or choose again when that hold ends in ${clock(body.expires_in_ms)}.`);
+    say(holdMessages, 'error', `You already hold ${seatsText(body.held_seats)} for this showing in another tab or window: pay there, or choose again when that hold ends in ${clock(body.expires_in_ms)}.`);
   } else {
     say(holdMessages, 'error', body.detail || 'The seats could not be held.');
   }
@@ -767,11 +827,11 @@ async function recover() {
     adopt(body);
     render();
     if (pending.payment) return pay(pending.payment);
-    say(holdMessages, 'ok', `Your seats are still held: ${body.seats.join(', ')}.`);
+    say(holdMessages, 'ok', `Your seats are still held: ${seatsText(body.seats)}.`);
     return startPayment();
   }
   forget();
-  if (status === 200) say(holdMessages, 'info', `Your earlier hold of ${body.seats.join(', ')} has ended. Choose again.`);
+  if (status === 200) say(holdMessages, 'info', `Your earlier hold of ${seatsText(body.seats)} has ended. Choose again.`);
 }
 
 async function release() {
@@ -794,6 +854,11 @@ async function release() {
   document.getElementById('limit').textContent = `Choose up to ${showing.max_seats_per_hold} seats; they are held for you for ${howLong(showing.hold_ttl_ms)} while you pay.`;
   states = body.availability.seats;
   version = body.availability.version;
+  salesOpen = body.sales.state === 'open' && !showing.cancelled_at_ms;
+  if (!rows().length) {
+    // General admission only: no map, no seats to choose.
+    for (const id of ['map-section', 'hold', 'chosen-line']) document.getElementById(id).hidden = true;
+  }
   render();
   if (showing.cancelled_at_ms) {
     document.getElementById('hold').hidden = true;

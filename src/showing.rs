@@ -44,10 +44,25 @@ pub enum Layout {
         /// default: such a seat rarely sells).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         allow_single_seats: bool,
+        /// General admission zones beside the rows (a standing area).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        zones: Vec<Zone>,
     },
     Slots {
         slots: Vec<String>,
     },
+    /// General admission only: places sold by count, none with a seat.
+    Zones {
+        zones: Vec<Zone>,
+    },
+}
+
+/// A general admission zone: a standing floor, a lawn, a class of 20.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Zone {
+    pub name: String,
+    pub capacity: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -220,12 +235,14 @@ impl Layout {
             Layout::Rows {
                 rows,
                 wheelchair_at_desk_only,
+                zones,
                 ..
             } => Layout::Rows {
                 rows: rows.clone(),
                 wheelchair_at_desk_only: *wheelchair_at_desk_only,
                 best_seat: None,
                 allow_single_seats: false,
+                zones: zones.clone(),
             },
             slots => slots.clone(),
         };
@@ -237,12 +254,17 @@ impl Layout {
 /// Slot names are stored as their seats are named: trimmed, so the pages
 /// can match the compact seat map to the layout.
 pub fn checked_layout(layout: Layout) -> Result<(Layout, Units), InvalidShowing> {
-    let layout = match layout {
+    let mut layout = match layout {
         Layout::Slots { slots } => Layout::Slots {
             slots: slots.iter().map(|s| s.trim().to_string()).collect(),
         },
-        rows => rows,
+        other => other,
     };
+    if let Layout::Rows { zones, .. } | Layout::Zones { zones } = &mut layout {
+        for zone in zones.iter_mut() {
+            zone.name = zone.name.trim().to_string();
+        }
+    }
     let units = layout_units(&layout)?;
     Ok((layout, units))
 }
@@ -254,11 +276,15 @@ fn layout_units(layout: &Layout) -> Result<Units, InvalidShowing> {
             wheelchair_at_desk_only,
             best_seat,
             allow_single_seats,
+            zones,
         } => {
             let mut units = row_units(rows, *wheelchair_at_desk_only)?;
+            zone_units(zones, &mut units)?;
             if let Some(seating) = units.seating.as_mut() {
                 if let Some(best) = best_seat.as_deref().map(str::trim) {
-                    if !units.names.iter().any(|n| n == best) {
+                    if ledger::zone_of_place(best).is_some()
+                        || !units.names.iter().any(|n| n == best)
+                    {
                         return invalid(format!("the best seat {best:?} is no seat of the layout"));
                     }
                     seating.best_seat = Some(best.to_string());
@@ -267,10 +293,24 @@ fn layout_units(layout: &Layout) -> Result<Units, InvalidShowing> {
             }
             units
         }
-        Layout::Slots { slots } => Units {
-            names: slots.iter().map(|s| s.trim().to_string()).collect(),
-            ..Units::default()
-        },
+        Layout::Slots { slots } => {
+            refuse_place_mark(slots.iter())?;
+            Units {
+                names: slots.iter().map(|s| s.trim().to_string()).collect(),
+                ..Units::default()
+            }
+        }
+        Layout::Zones { zones } => {
+            if zones.is_empty() {
+                return invalid("the layout has no zones");
+            }
+            let mut units = Units {
+                seating: Some(ledger::Seating::default()),
+                ..Units::default()
+            };
+            zone_units(zones, &mut units)?;
+            units
+        }
     };
     if units.names.is_empty() {
         return invalid("the layout has no seats");
@@ -382,12 +422,68 @@ fn prices(
     Ok((price, cleaned))
 }
 
+/// Seat and row names may not have the mark that names a zone's places.
+fn refuse_place_mark<'a>(
+    mut names: impl Iterator<Item = &'a String>,
+) -> Result<(), InvalidShowing> {
+    match names.find(|n| n.contains(ledger::PLACE_MARK)) {
+        Some(name) => invalid(format!(
+            "{name:?}: {} is kept for general admission",
+            ledger::PLACE_MARK
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Each zone's places, after the seats: as many units as its capacity,
+/// named by [`ledger::place_name`] so a ticket says its zone.
+fn zone_units(zones: &[Zone], units: &mut Units) -> Result<(), InvalidShowing> {
+    for zone in zones {
+        let name = zone.name.trim();
+        let name_ok = !name.is_empty()
+            && name.len() <= ledger::MAX_ZONE_NAME_BYTES
+            && !name
+                .chars()
+                .any(|c| c.is_control() || c == ledger::PLACE_MARK);
+        if !name_ok {
+            return invalid(format!(
+                "a zone's name is 1 to {} bytes of text, without {}",
+                ledger::MAX_ZONE_NAME_BYTES,
+                ledger::PLACE_MARK
+            ));
+        }
+        if zone.capacity == 0 || zone.capacity as usize > MAX_UNITS {
+            return invalid(format!(
+                "zone {name}: its capacity is 1 to {MAX_UNITS} places"
+            ));
+        }
+        let seating = units.seating.get_or_insert_with(Default::default);
+        if seating.zones.iter().any(|z| z.name == name) {
+            return invalid(format!("zone {name} appears twice"));
+        }
+        if units.names.len() + zone.capacity as usize > MAX_UNITS {
+            return invalid(format!(
+                "a showing may have at most {MAX_UNITS} seats and places"
+            ));
+        }
+        seating.zones.push(ledger::SeatZone {
+            name: name.to_string(),
+            places: zone.capacity,
+        });
+        units
+            .names
+            .extend((1..=zone.capacity).map(|n| ledger::place_name(name, n)));
+    }
+    Ok(())
+}
+
 /// The seats of rows, and where they are: each row's aisles, and its
 /// wheelchair spaces and companions' seats, which best available passes
 /// over unless asked.
 fn row_units(rows: &[Row], wheelchair_at_desk_only: bool) -> Result<Units, InvalidShowing> {
     let mut units = Units::default();
     let mut seating = ledger::Seating::default();
+    refuse_place_mark(rows.iter().map(|r| &r.name))?;
     for row in rows {
         let row_name = row.name.trim();
         if row_name.is_empty() || row.seats == 0 {
@@ -531,6 +627,60 @@ mod tests {
         assert_eq!(s.hold_ttl_ms, 300_000);
         assert_eq!(s.payment_cap_ms, 600_000);
         assert_eq!(s.starts_at_ms, 1_796_499_000_000);
+    }
+
+    #[test]
+    fn zones_are_places_after_the_seats_named_for_their_zone() {
+        let s = NewShowing::parse(
+            request(serde_json::json!({
+                "rows": [{"name": "A", "seats": 2}],
+                "zones": [{"name": " Floor ", "capacity": 3}]
+            })),
+            &utc(),
+        )
+        .unwrap();
+        let units = s.units().unwrap();
+        assert_eq!(units.names, ["A1", "A2", "Floor§1", "Floor§2", "Floor§3"]);
+        let zones = &units.seating.as_ref().unwrap().zones;
+        assert_eq!((zones[0].name.as_str(), zones[0].places), ("Floor", 3));
+        assert_eq!(units.for_sale(), 5);
+        let only = NewShowing::parse(
+            request(serde_json::json!({"zones": [{"name": "Class", "capacity": 20}]})),
+            &utc(),
+        )
+        .unwrap();
+        assert_eq!(only.units().unwrap().names.len(), 20);
+        for (layout, expected) in [
+            (serde_json::json!({"zones": []}), "no zones"),
+            (
+                serde_json::json!({"zones": [{"name": "Floor", "capacity": 0}]}),
+                "capacity is 1",
+            ),
+            (
+                serde_json::json!({"zones": [{"name": "Floor", "capacity": 1}, {"name": "Floor", "capacity": 2}]}),
+                "appears twice",
+            ),
+            (
+                serde_json::json!({"zones": [{"name": "A§", "capacity": 1}]}),
+                "without §",
+            ),
+            (
+                serde_json::json!({"zones": [{"name": "A very long zone name indeed", "capacity": 1}]}),
+                "1 to 20 bytes",
+            ),
+            (
+                serde_json::json!({"slots": ["Pitch§1"]}),
+                "kept for general admission",
+            ),
+            (
+                serde_json::json!({"rows": [{"name": "A", "seats": 1}], "best_seat": "Floor§1",
+                    "zones": [{"name": "Floor", "capacity": 1}]}),
+                "no seat of the layout",
+            ),
+        ] {
+            let err = NewShowing::parse(request(layout.clone()), &utc()).unwrap_err();
+            assert!(err.detail.contains(expected), "{layout}: {}", err.detail);
+        }
     }
 
     #[test]

@@ -60,8 +60,25 @@ pub fn check_seat_request(
 /// Checks a request for the best `count` seats with `categories` (price
 /// category id → how many of them): as many seats as a hold may have, and
 /// no more priced than asked for.
-pub fn check_best_request(count: u32, categories: &BTreeMap<String, u32>) -> Result<(), Refusal> {
-    check_count(count as usize, "best")?;
+pub fn check_best_request(
+    count: u32,
+    categories: &BTreeMap<String, u32>,
+    zone: Option<&str>,
+) -> Result<(), Refusal> {
+    let field = match zone {
+        Some(zone) if zone.is_empty() || zone.len() > ledger::MAX_ZONE_NAME_BYTES => {
+            return Err(invalid(
+                "zone",
+                format!(
+                    "a zone's name is 1 to {} bytes",
+                    ledger::MAX_ZONE_NAME_BYTES
+                ),
+            ))
+        }
+        Some(_) => "count",
+        None => "best",
+    };
+    check_count(count as usize, field)?;
     check_category_ids(categories.keys())?;
     let priced = categories.values().try_fold(0u32, |sum, &n| match n {
         0 => None,
@@ -170,7 +187,7 @@ mod tests {
     fn a_best_request_is_bounded_in_count_and_in_what_it_prices() {
         let code = |count, prices: &[(&str, u32)]| {
             let prices = prices.iter().map(|(c, n)| (c.to_string(), *n)).collect();
-            check_best_request(count, &prices).map_err(|r| {
+            check_best_request(count, &prices, None).map_err(|r| {
                 let body = r.body();
                 (
                     body["error"].as_str().unwrap().to_string(),

@@ -25,13 +25,21 @@ impl Desk {
     pub(crate) fn best_at_counter(
         &self,
         now_ms: u64,
-        best: ledger::Best,
+        best: crate::protocol::BestHold,
     ) -> Result<Reply, Refusal> {
-        crate::bounds::check_best_request(best.count, &Default::default())?;
+        crate::bounds::check_best_request(best.count, &Default::default(), best.zone.as_deref())?;
         let showing = self.showing()?;
+        let zone = best
+            .zone
+            .as_deref()
+            .map(|name| showing.zone(name))
+            .transpose()?;
         let counter = ledger::Best {
+            count: best.count,
+            together: best.together,
+            accessible: best.accessible,
             counter: true,
-            ..best
+            zone,
         };
         let units = showing
             .ledger

@@ -139,6 +139,12 @@ pub(crate) fn hold_refusal(showing: &Showing, error: HoldError) -> Refusal {
             format!("only {available} seats are left to choose from"),
         )
         .with("available", available),
+        HoldError::UnknownZone => Refusal::new(Code::UnknownZone, "this showing has no such zone"),
+        HoldError::ZoneFull { available } => Refusal::new(
+            Code::ZoneFull,
+            format!("only {available} places are left in this zone; nothing was held"),
+        )
+        .with("available", available),
     }
 }
 
@@ -164,7 +170,11 @@ impl Desk {
         // is not kept for a replay.
         match &new.best {
             None => crate::bounds::check_seat_request(&new.seats, &new.prices)?,
-            Some(best) => crate::bounds::check_best_request(best.count, &best.categories)?,
+            Some(best) => crate::bounds::check_best_request(
+                best.count,
+                &best.categories,
+                best.zone.as_deref(),
+            )?,
         }
         if let Some(idem) = &new.idempotency {
             if let Some(replayed) = self.replay(now_ms, idem, &new.caller.buyer, d)? {
@@ -308,11 +318,17 @@ impl Desk {
             }
             Some(best) => {
                 let categories = showing.best_categories(best.count, &best.categories)?;
+                let zone = best
+                    .zone
+                    .as_deref()
+                    .map(|name| showing.zone(name))
+                    .transpose()?;
                 let online = Best {
                     count: best.count,
                     together: best.together,
                     accessible: best.accessible,
                     counter: false,
+                    zone,
                 };
                 (
                     showing.ledger.hold_best(now_ms, &hold_id, &online),

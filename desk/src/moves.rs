@@ -88,6 +88,16 @@ pub fn check_move(request: &MoveTicket) -> Result<(), Refusal> {
         )
         .with("field", "seat"));
     }
+    // A general admission ticket is for its zone, not a place in it: there
+    // is nothing to move it to, nor a place to move a seat's ticket into.
+    if ledger::zone_of_place(&request.from).is_some()
+        || ledger::zone_of_place(&request.to).is_some()
+    {
+        return Err(Refusal::new(
+            Code::NotASeat,
+            "a general admission ticket has no seat to move; refund it, or sell a seat",
+        ));
+    }
     Ok(())
 }
 

@@ -112,6 +112,9 @@ pub struct BestHold {
     /// Price category id → how many seats are at it.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub categories: std::collections::BTreeMap<String, u32>,
+    /// Places in this general admission zone instead of seats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
 }
 
 /// Names an existing hold: its secret token and the buyer asking.
@@ -264,7 +267,7 @@ pub enum Request {
     BoxOffice(BoxOfficeSale),
     /// The seats best available would pick at the counter now, holding
     /// nothing: the box office shows them for staff to adjust.
-    BestSeats(ledger::Best),
+    BestSeats(BestHold),
     /// Where an order stands, for the buyer (the object asks this itself
     /// once a checkout has gone as far as it can for now).
     OrderStatus {

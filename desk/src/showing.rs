@@ -126,6 +126,23 @@ impl Showing {
             .collect()
     }
 
+    /// The index of the general admission zone of this name.
+    pub fn zone(&self, name: &str) -> Result<u32, Refusal> {
+        self.ledger.zone(name).ok_or_else(|| {
+            let zones: Vec<String> = self
+                .meta
+                .seating
+                .iter()
+                .flat_map(|s| s.zones.iter().map(|z| z.name.clone()))
+                .collect();
+            Refusal::new(
+                Code::UnknownZone,
+                format!("this showing has no zone {name:?}"),
+            )
+            .with("zones", zones)
+        })
+    }
+
     /// A buyer may hold any seat but those sold only at the box office.
     pub fn refuse_desk_only(&self, seats: &[String]) -> Result<(), Refusal> {
         let desk_only: Vec<&String> = seats

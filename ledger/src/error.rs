@@ -48,6 +48,12 @@ pub enum HoldError {
     NotEnoughSeats {
         available: u32,
     },
+    /// A count for a zone the showing does not have.
+    UnknownZone,
+    /// Fewer of the zone's places are free than asked for.
+    ZoneFull {
+        available: u32,
+    },
 }
 
 /// Why a release was refused.

@@ -154,6 +154,16 @@ impl Ledger {
     fn pick_best(&self, now_ms: u64, best: &Best) -> Result<Vec<UnitId>, HoldError> {
         let count = (best.count as usize).min(crate::seating::MAX_PICK);
         let available = self.free_units_at(now_ms);
+        if let Some(zone) = best.zone {
+            let Some(room) = self.room.as_ref().filter(|r| r.has_zone(zone)) else {
+                return Err(HoldError::UnknownZone);
+            };
+            let free = room.free(available, Some(best));
+            let picked = first_free(&free, count).map_err(|n| HoldError::ZoneFull {
+                available: n as u32,
+            })?;
+            return Ok(picked.into_iter().map(|u| UnitId(u as u32)).collect());
+        }
         let free = match &self.room {
             Some(room) => room.free(available, Some(best)),
             None => crate::seating::Free {

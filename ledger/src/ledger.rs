@@ -105,6 +105,12 @@ impl Ledger {
         Ok(())
     }
 
+    /// The index of the general admission zone of this name, for
+    /// [`Best::zone`].
+    pub fn zone(&self, name: &str) -> Option<u32> {
+        self.room.as_ref()?.zone(name)
+    }
+
     /// Releases expired holds, up to `max_released_per_sweep`, earliest first.
     /// The Durable Object's alarm calls this; if [`Ledger::next_expiry`] is
     /// still at or before `now_ms` afterwards, a backlog remains.

@@ -68,7 +68,10 @@ pub use outcome::{
     Abandoned, Changes, Committed, Confirmed, HoldGranted, Moved, Outcome, PaymentWindow, Released,
     Voided,
 };
-pub use seating::{Best, SeatRow, Seating, SeatingError, MAX_PICK};
+pub use seating::{
+    place_name, zone_of_place, Best, SeatRow, SeatZone, Seating, SeatingError, MAX_PICK,
+    MAX_ZONE_NAME_BYTES, PLACE_MARK,
+};
 pub use snapshot::{RestoreError, Snapshot, UnitRow};
 pub use state::{
     Availability, Counts, HoldRecord, OrderRecord, OrderState, PublicState, UnitState,

@@ -28,6 +28,11 @@
 //! front row to the back one (to the nearest half row). A block's score is
 //! the sum of its seats'; the lowest wins, a tie going to the front row,
 //! then to the left.
+//!
+//! **General admission.** A zone (a standing floor, a lawn, a class of 20)
+//! is places sold by count, none with a seat: its places are units after
+//! every row's, named [`place_name`]. Best available and the rule never
+//! look at them; a count for a zone takes its first free places.
 
 use crate::ids::UnitId;
 use serde::{Deserialize, Serialize};
@@ -36,6 +41,25 @@ use std::fmt;
 /// Most seats one pick or check can be asked about: the rule's count of
 /// reachable sizes is one machine word.
 pub const MAX_PICK: usize = 63;
+
+/// What joins a zone's name to a place's number in the place's unit name:
+/// a character no seat or zone name may have, so a ticket's unit alone
+/// says it is for a zone and which.
+pub const PLACE_MARK: char = '§';
+
+/// Longest zone name, in bytes: with the mark and a place's number its
+/// places' names stay within a unit name's 32 bytes.
+pub const MAX_ZONE_NAME_BYTES: usize = 20;
+
+/// The unit name of place `number` (from 1) of zone `zone`.
+pub fn place_name(zone: &str, number: u32) -> String {
+    format!("{zone}{PLACE_MARK}{number}")
+}
+
+/// The zone a unit is a place of; `None` for a seat.
+pub fn zone_of_place(unit: &str) -> Option<&str> {
+    unit.split_once(PLACE_MARK).map(|(zone, _)| zone)
+}
 
 /// A room of rows, as a layout describes it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,6 +82,17 @@ pub struct Seating {
     /// rule online as good as an aisle.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub counter_only: Vec<String>,
+    /// General admission zones, whose places are the units after the
+    /// rows', zone by zone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zones: Vec<SeatZone>,
+}
+
+/// A general admission zone: how many places, sold by count.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatZone {
+    pub name: String,
+    pub places: u32,
 }
 
 /// One row: how many seats, and after which of them (counted from 1) an
@@ -72,7 +107,8 @@ pub struct SeatRow {
 /// Why a room's rows were refused.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SeatingError {
-    /// The rows' seats add up to another number than the units.
+    /// The rows' seats and the zones' places add up to another number
+    /// than the units.
     RowsDoNotCoverUnits {
         seats: u64,
         units: usize,
@@ -88,6 +124,13 @@ pub enum SeatingError {
     /// A seat named as best, accessible or counter-only that is no unit.
     UnknownSeat {
         name: String,
+    },
+    /// A zone of no places, or two zones of one name.
+    EmptyZone {
+        zone: String,
+    },
+    DuplicateZone {
+        zone: String,
     },
 }
 
@@ -105,6 +148,8 @@ impl fmt::Display for SeatingError {
                 write!(f, "row {row}: no aisle can follow seat {after}")
             }
             SeatingError::UnknownSeat { name } => write!(f, "no seat {name:?}"),
+            SeatingError::EmptyZone { zone } => write!(f, "zone {zone:?} has no places"),
+            SeatingError::DuplicateZone { zone } => write!(f, "zone {zone:?} appears twice"),
         }
     }
 }
@@ -122,6 +167,9 @@ pub struct Best {
     pub accessible: bool,
     /// Asked at the counter: counter-only seats count as any seat.
     pub counter: bool,
+    /// Places in this zone (its index in [`Seating::zones`]) instead of
+    /// seats: the first free ones.
+    pub zone: Option<u32>,
 }
 
 /// Which seats count as free for a call: `free` for the rule, `eligible`
@@ -254,7 +302,12 @@ pub(crate) struct Room {
     accessible: Vec<bool>,
     counter_only: Vec<bool>,
     rule: bool,
+    /// Each zone's name and its places, `start..end`.
+    zones: Vec<(String, usize, usize)>,
 }
+
+/// `row_of` for a zone's place, which is in no row.
+const NO_ROW: u32 = u32::MAX;
 
 impl Room {
     pub(crate) fn new(
@@ -262,7 +315,12 @@ impl Room {
         unit_id: impl Fn(&str) -> Option<UnitId>,
         units: usize,
     ) -> Result<Room, SeatingError> {
-        let seats: u64 = seating.rows.iter().map(|r| u64::from(r.seats)).sum();
+        let seats: u64 = seating.rows.iter().map(|r| u64::from(r.seats)).sum::<u64>()
+            + seating
+                .zones
+                .iter()
+                .map(|z| u64::from(z.places))
+                .sum::<u64>();
         if seats != units as u64 {
             return Err(SeatingError::RowsDoNotCoverUnits { seats, units });
         }
@@ -283,7 +341,7 @@ impl Room {
         let accessible = marks(&seating.accessible)?;
         let counter_only = marks(&seating.counter_only)?;
         let mut rows = Vec::with_capacity(seating.rows.len());
-        let mut row_of = vec![0u32; units];
+        let mut row_of = vec![NO_ROW; units];
         // Half-seat positions across, centred on each row.
         let mut across = vec![0i64; units];
         let mut start = 0usize;
@@ -318,19 +376,41 @@ impl Room {
             });
             start = end;
         }
+        let mut zones: Vec<(String, usize, usize)> = Vec::with_capacity(seating.zones.len());
+        for zone in &seating.zones {
+            if zone.places == 0 {
+                return Err(SeatingError::EmptyZone {
+                    zone: zone.name.clone(),
+                });
+            }
+            if zones.iter().any(|(name, _, _)| *name == zone.name) {
+                return Err(SeatingError::DuplicateZone {
+                    zone: zone.name.clone(),
+                });
+            }
+            let end = start + zone.places as usize;
+            zones.push((zone.name.clone(), start, end));
+            start = end;
+        }
         let (spot_across, spot_depth) = match &seating.best_seat {
             Some(name) => {
                 let unit = find(name)?;
+                if row_of[unit] == NO_ROW {
+                    return Err(SeatingError::UnknownSeat { name: name.clone() });
+                }
                 (across[unit], 2 * i64::from(row_of[unit]))
             }
             // Two thirds of the way back, to the nearest half row.
-            None => (0, (4 * (rows.len() as i64 - 1) + 1) / 3),
+            None => (0, (4 * (rows.len() as i64 - 1).max(0) + 1) / 3),
         };
         let score = (0..units)
-            .map(|unit| {
-                let dx = across[unit] - spot_across;
-                let dy = 2 * i64::from(row_of[unit]) - spot_depth;
-                (dx * dx + dy * dy) as u64
+            .map(|unit| match row_of[unit] {
+                NO_ROW => u64::MAX,
+                row => {
+                    let dx = across[unit] - spot_across;
+                    let dy = 2 * i64::from(row) - spot_depth;
+                    (dx * dx + dy * dy) as u64
+                }
             })
             .collect();
         Ok(Room {
@@ -340,7 +420,20 @@ impl Room {
             accessible,
             counter_only,
             rule: !seating.allow_single_seats,
+            zones,
         })
+    }
+
+    /// The index of the zone of this name.
+    pub(crate) fn zone(&self, name: &str) -> Option<u32> {
+        self.zones
+            .iter()
+            .position(|(zone, _, _)| zone == name)
+            .map(|z| z as u32)
+    }
+
+    pub(crate) fn has_zone(&self, zone: u32) -> bool {
+        (zone as usize) < self.zones.len()
     }
 
     /// Free seats for the rule and for picking, from which units are free.
@@ -353,10 +446,18 @@ impl Room {
                 *f &= !self.counter_only[unit];
             }
         }
+        // Seats, or one zone's places: best available never mixes them.
+        let places = best
+            .and_then(|b| b.zone)
+            .and_then(|z| self.zones.get(z as usize))
+            .map(|&(_, start, end)| start..end);
         let eligible = free
             .iter()
             .enumerate()
-            .map(|(unit, &f)| f && (accessible || !self.accessible[unit]))
+            .map(|(unit, &f)| match &places {
+                Some(places) => f && places.contains(&unit),
+                None => f && self.row_of[unit] != NO_ROW && (accessible || !self.accessible[unit]),
+            })
             .collect();
         Free { free, eligible }
     }
@@ -372,7 +473,11 @@ impl Room {
             return Ok(());
         }
         let free = |u: usize| free(u) && !self.counter_only[u];
-        let mut rows: Vec<u32> = taken.iter().map(|&t| self.row_of[t]).collect();
+        let mut rows: Vec<u32> = taken
+            .iter()
+            .map(|&t| self.row_of[t])
+            .filter(|&r| r != NO_ROW)
+            .collect();
         rows.sort_unstable();
         rows.dedup();
         for r in rows {

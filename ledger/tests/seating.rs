@@ -42,6 +42,7 @@ fn best(count: u32, together: bool) -> Best {
         together,
         accessible: false,
         counter: false,
+        zone: None,
     }
 }
 
@@ -154,4 +155,109 @@ fn without_rows_best_available_takes_the_first_free_units() {
             .collect::<Vec<_>>(),
         ["Site 2", "Site 3"]
     );
+}
+
+/// Two rows of four, then a standing zone of `places` named `Floor§1`, …
+fn room_with_floor(places: u32) -> Ledger {
+    let mut names: Vec<String> = ["A", "B"]
+        .iter()
+        .flat_map(|row| (1..=4).map(move |n| format!("{row}{n}")))
+        .collect();
+    names.extend((1..=places).map(|n| ledger::place_name("Floor", n)));
+    let config = Config {
+        max_seats_per_hold: 10,
+        ..Config::default()
+    };
+    let mut ledger = Ledger::new(config, &names, &[] as &[&str]).unwrap();
+    let seating = Seating {
+        rows: vec![
+            SeatRow {
+                seats: 4,
+                aisles_after: vec![],
+            };
+            2
+        ],
+        zones: vec![ledger::SeatZone {
+            name: "Floor".into(),
+            places,
+        }],
+        ..Seating::default()
+    };
+    ledger.set_seating(Some(&seating)).unwrap();
+    ledger
+}
+
+#[test]
+fn a_zone_sells_by_count_to_its_capacity_and_no_further() {
+    let mut ledger = room_with_floor(5);
+    let floor = ledger.zone("Floor").unwrap();
+    assert_eq!(ledger.zone("Balcony"), None);
+    let in_floor = |count| Best {
+        zone: Some(floor),
+        ..best(count, false)
+    };
+    let first = ledger.hold_best(0, &id(1), &in_floor(3)).result.unwrap();
+    assert_eq!(names(&ledger, &first), ["Floor§1", "Floor§2", "Floor§3"]);
+    assert_eq!(
+        ledger.hold_best(0, &id(2), &in_floor(3)).result,
+        Err(HoldError::ZoneFull { available: 2 })
+    );
+    let last = ledger.hold_best(0, &id(3), &in_floor(2)).result.unwrap();
+    assert_eq!(names(&ledger, &last), ["Floor§4", "Floor§5"]);
+    assert_eq!(
+        ledger.hold_best(0, &id(4), &in_floor(1)).result,
+        Err(HoldError::ZoneFull { available: 0 })
+    );
+    // A place let go is sold again.
+    ledger.release(1, &id(1)).result.unwrap();
+    let again = ledger.hold_best(2, &id(5), &in_floor(3)).result.unwrap();
+    assert_eq!(names(&ledger, &again), ["Floor§1", "Floor§2", "Floor§3"]);
+    let unknown = Best {
+        zone: Some(7),
+        ..best(1, false)
+    };
+    assert_eq!(
+        ledger.hold_best(2, &id(6), &unknown).result,
+        Err(HoldError::UnknownZone)
+    );
+    ledger.check_invariants().unwrap();
+}
+
+#[test]
+fn best_available_and_the_rule_pass_over_a_zone() {
+    let mut ledger = room_with_floor(20);
+    // Eight seats in the rows: best available never reaches the floor.
+    let rows = ledger.hold_best(0, &id(1), &best(8, false)).result.unwrap();
+    assert!(names(&ledger, &rows).iter().all(|n| !n.contains('§')));
+    assert_eq!(
+        ledger.hold_best(0, &id(2), &best(1, false)).result,
+        Err(HoldError::NotEnoughSeats { available: 0 })
+    );
+    // Places named leave no seat alone: the rule is for rows.
+    let mut ledger = room_with_floor(3);
+    let named = ledger.hold_under(0, &id(3), &["Floor§2"], Rule::Keep);
+    assert!(named.result.is_ok());
+    assert_eq!(ledger::zone_of_place("Floor§2"), Some("Floor"));
+    assert_eq!(ledger::zone_of_place("A1"), None);
+}
+
+#[test]
+fn a_zone_of_no_places_or_two_of_one_name_is_refused() {
+    let names = ["Floor§1"];
+    let mut ledger = Ledger::new(Config::default(), &names, &[] as &[&str]).unwrap();
+    let zone = |name: &str, places| ledger::SeatZone {
+        name: name.into(),
+        places,
+    };
+    let twice = Seating {
+        zones: vec![zone("Floor", 1), zone("Floor", 0)],
+        ..Seating::default()
+    };
+    assert!(ledger.set_seating(Some(&twice)).is_err());
+    let one = Seating {
+        zones: vec![zone("Floor", 1)],
+        ..Seating::default()
+    };
+    ledger.set_seating(Some(&one)).unwrap();
+    assert_eq!(ledger.zone("Floor"), Some(0));
 }

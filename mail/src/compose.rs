@@ -131,6 +131,46 @@ pub(crate) fn link(url: &str, words: &str) -> String {
     format!("<a href=\"{}\">{}</a>", attr(url), esc(words))
 }
 
+/// What a ticket is for, as its holder reads it: a seat, or a general
+/// admission zone (whose tickets carry no seat).
+pub fn place(seat: &str) -> String {
+    match ledger::zone_of_place(seat) {
+        Some(zone) => format!("{zone}, general admission"),
+        None => format!("Seat {seat}"),
+    }
+}
+
+/// "seat A1", or "Floor (general admission)": what a ticket is for, in a
+/// sentence.
+pub fn ticket_for(seat: &str) -> String {
+    match ledger::zone_of_place(seat) {
+        Some(zone) => format!("{zone} (general admission)"),
+        None => format!("seat {seat}"),
+    }
+}
+
+/// The seats of a list as one line: "A1, A2, 3 × Floor (general
+/// admission)", places counted by zone after the seats.
+pub fn seats_words<S: AsRef<str>>(seats: &[S]) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut zones: Vec<(&str, usize)> = Vec::new();
+    for seat in seats.iter().map(AsRef::as_ref) {
+        match ledger::zone_of_place(seat) {
+            None => words.push(seat.to_string()),
+            Some(zone) => match zones.iter_mut().find(|(z, _)| *z == zone) {
+                Some((_, n)) => *n += 1,
+                None => zones.push((zone, 1)),
+            },
+        }
+    }
+    words.extend(
+        zones
+            .into_iter()
+            .map(|(zone, n)| format!("{n} × {}", ticket_for(&ledger::place_name(zone, 1)))),
+    );
+    words.join(", ")
+}
+
 /// A ticket's QR code as a PNG shown inline, where the HTML names `cid`.
 fn qr_image(ticket: &TicketView, cid: String) -> Result<Attachment, MailError> {
     Ok(Attachment {
@@ -151,12 +191,12 @@ fn qr_image(ticket: &TicketView, cid: String) -> Result<Attachment, MailError> {
 fn ticket_card_html(ticket: &TicketView, currency: &str, cid: &str) -> String {
     format!(
         "<div style=\"border:1px solid #ccc;border-radius:6px;padding:12px;margin:12px 0;\
-         text-align:center\"><div style=\"font-size:18px\">Seat <strong>{}</strong>{}</div>\
-         <img src=\"cid:{cid}\" alt=\"Ticket QR code for seat {}\" width=\"240\" height=\"240\">\
+         text-align:center\"><div style=\"font-size:18px\"><strong>{}</strong>{}</div>\
+         <img src=\"cid:{cid}\" alt=\"Ticket QR code for {}\" width=\"240\" height=\"240\">\
          <div style=\"font-size:12px;color:#555\">Ticket {} · {}</div></div>",
-        esc(ticket.seat),
+        esc(&place(ticket.seat)),
         esc(&price_words(ticket, currency)),
-        attr(ticket.seat),
+        attr(&ticket_for(ticket.seat)),
         esc(ticket.id),
         link(ticket.page_url, "open this ticket on your phone")
     )
@@ -165,8 +205,8 @@ fn ticket_card_html(ticket: &TicketView, currency: &str, cid: &str) -> String {
 /// A ticket as the text shows it: "Seat A1 · Adult £16.00: ticket …, <its page>".
 fn ticket_line(ticket: &TicketView, currency: &str) -> String {
     format!(
-        "Seat {}{}: ticket {}, {}",
-        ticket.seat,
+        "{}{}: ticket {}, {}",
+        place(ticket.seat),
         price_words(ticket, currency),
         ticket.id,
         ticket.page_url
@@ -183,6 +223,7 @@ pub fn tickets(
 ) -> Result<Message, MailError> {
     let when = venue.local_time(order.starts_at_ms);
     let seats: Vec<&str> = tickets.iter().map(|t| t.seat).collect();
+    let seats = seats_words(&seats);
     let total = money::format(order.amount, order.currency);
     let subject = format!("Your tickets: {}, {when}", order.film);
     let mut attachments = Vec::with_capacity(tickets.len() + 1);
@@ -199,7 +240,7 @@ pub fn tickets(
     let description = format!(
         "{}. Seats {}. Order {}: {}",
         venue.local_time(order.starts_at_ms),
-        seats.join(", "),
+        seats,
         order.order_id,
         order.order_url
     );
@@ -232,7 +273,7 @@ pub fn tickets(
         header_text(venue),
         order.buyer_name,
         order.film,
-        seats.join(", "),
+        seats,
         order.order_id,
         order.order_url,
     );
@@ -246,7 +287,7 @@ pub fn tickets(
             esc(order.buyer_name),
             esc(order.film),
             esc(&when),
-            esc(&seats.join(", ")),
+            esc(&seats),
             esc(&total),
             esc(order.order_id),
             link(order.order_url, "Your order, any time")
@@ -265,7 +306,7 @@ pub fn tickets(
 pub fn refund(venue: &Venue, order: &OrderView, refunded: u64, seats: &[String]) -> Message {
     let when = venue.local_time(order.starts_at_ms);
     let amount = money::format(refunded, order.currency);
-    let seats = seats.join(", ");
+    let seats = seats_words(seats);
     let subject = format!("Refund of {amount}: {}, {when}", order.film);
     let text = format!(
         "{}Hello {},\n\nWe have refunded {amount} to your card for {} on {when}.\n\
@@ -531,7 +572,7 @@ mod tests {
             m.text
         );
         assert!(
-            m.html.contains("<strong>A2</strong> · Child £8.00"),
+            m.html.contains("<strong>Seat A2</strong> · Child £8.00"),
             "{}",
             m.html
         );
@@ -549,6 +590,35 @@ mod tests {
             "{ics}"
         );
         assert!(ics.contains("LOCATION:The <Plaza>\\, 1 High St"), "{ics}");
+    }
+
+    #[test]
+    fn a_general_admission_ticket_names_its_zone_and_no_seat() {
+        let place = |id, seat| TicketView {
+            id,
+            seat,
+            code: "v1.code",
+            page_url: "https://cinema.example/tickets/x?key=k",
+            price: None,
+        };
+        let tickets = [
+            place("ord1-1", "B4"),
+            place("ord1-2", "Floor§3"),
+            place("ord1-3", "Floor§9"),
+        ];
+        let m = tickets_mail(&tickets);
+        assert!(
+            m.text.contains("Seats: B4, 2 × Floor (general admission)"),
+            "{}",
+            m.text
+        );
+        assert!(
+            m.text.contains("  Floor, general admission: ticket ord1-2"),
+            "{}",
+            m.text
+        );
+        assert!(!m.text.contains('§') && !m.html.contains('§'), "{}", m.text);
+        assert_eq!(m.attachments[1].filename, "ticket-Floor_3.png");
     }
 
     fn tickets_mail(tickets: &[TicketView]) -> Message {

@@ -42,11 +42,12 @@ pub async fn best(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?.to_string();
     let url = req.url()?;
-    let (mut count, mut accessible) = (None, false);
+    let (mut count, mut accessible, mut zone) = (None, false, None);
     for (key, value) in url.query_pairs() {
         match key.as_ref() {
             "count" => count = value.parse::<u32>().ok(),
             "accessible" => accessible = value == "true",
+            "zone" => zone = Some(value.into_owned()),
             _ => {}
         }
     }
@@ -57,11 +58,12 @@ pub async fn best(req: Request, ctx: RouteContext<()>) -> Handled {
         )
         .with("field", "count")
     })?;
-    let best = ledger::Best {
+    let best = desk::protocol::BestHold {
         count,
-        together: true,
+        together: zone.is_none(),
         accessible,
-        counter: true,
+        categories: Default::default(),
+        zone,
     };
     let seats = ShowtimeClient::new(&ctx.env, &sid)?
         .best_seats(best)

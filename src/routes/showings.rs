@@ -306,28 +306,56 @@ fn together() -> bool {
     true
 }
 
-/// A hold's body: seats named, or best available's.
+/// General admission: `{"zone": "Floor", "count": 4, "prices"?}`, places
+/// in the zone by count, `prices` as for best available.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ZoneBody {
+    zone: String,
+    count: u32,
+    #[serde(default)]
+    prices: std::collections::BTreeMap<String, u32>,
+}
+
+/// A hold's body: seats named, best available's, or places in a zone.
 fn hold_body(bytes: &[u8]) -> Result<(HoldBody, Option<BestHold>), ApiError> {
     #[derive(Deserialize)]
     struct Which {
         best: Option<serde::de::IgnoredAny>,
+        zone: Option<serde::de::IgnoredAny>,
     }
-    if parse_json::<Which>(bytes)?.best.is_none() {
-        let body: HoldBody = parse_json(bytes)?;
-        desk::bounds::check_seat_request(&body.seats, &body.prices)?;
-        return Ok((body, None));
-    }
-    let body: BestBody = parse_json(bytes)?;
-    desk::bounds::check_best_request(body.best, &body.prices)?;
+    let which: Which = parse_json(bytes)?;
+    let best = match (which.best, which.zone) {
+        (None, None) => {
+            let body: HoldBody = parse_json(bytes)?;
+            desk::bounds::check_seat_request(&body.seats, &body.prices)?;
+            return Ok((body, None));
+        }
+        (Some(_), None) => {
+            let body: BestBody = parse_json(bytes)?;
+            BestHold {
+                count: body.best,
+                together: body.together,
+                accessible: body.accessible,
+                categories: body.prices,
+                zone: None,
+            }
+        }
+        (_, Some(_)) => {
+            let body: ZoneBody = parse_json(bytes)?;
+            BestHold {
+                count: body.count,
+                together: false,
+                accessible: false,
+                categories: body.prices,
+                zone: Some(body.zone),
+            }
+        }
+    };
+    desk::bounds::check_best_request(best.count, &best.categories, best.zone.as_deref())?;
     let seats = HoldBody {
         seats: Vec::new(),
         prices: Default::default(),
-    };
-    let best = BestHold {
-        count: body.best,
-        together: body.together,
-        accessible: body.accessible,
-        categories: body.prices,
     };
     Ok((seats, Some(best)))
 }

@@ -113,8 +113,8 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
         "void" if ticket.moved_to_seat.is_some() => "<p class=\"void-mark\">MOVED</p>".to_string(),
         "void" => "<p class=\"void-mark\">VOID</p>".to_string(),
         "valid" => format!(
-            "<figure role=\"img\" aria-label=\"QR code of the ticket for seat {}\">{}</figure>",
-            attr(&ticket.seat),
+            "<figure role=\"img\" aria-label=\"QR code of the ticket for {}\">{}</figure>",
+            attr(&mail::compose::ticket_for(&ticket.seat)),
             qr_svg(&code)?
         ),
         // Its code comes once the payment is confirmed (moments, as a rule).
@@ -147,16 +147,16 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>Ticket: {title}, seat {seat}</title><link rel=\"stylesheet\" href=\"/app.css\"></head>\
+         <title>Ticket: {title}, {place}</title><link rel=\"stylesheet\" href=\"/app.css\"></head>\
          <body><header class=\"site\">{name}{address}</header>\
-         <main><h1>{title}</h1><p>{starts}</p><p>Seat <strong>{seat}</strong>{price}</p>\
+         <main><h1>{title}</h1><p>{starts}</p><p><strong>{place}</strong>{price}</p>\
          <p role=\"status\">{status}</p>{qr}\
          <p>Ticket number <strong class=\"short-code\">{short}</strong><br>\
          <small>If the QR code will not scan, door staff can type this number.</small></p>\
          <p><a href=\"{order_page}\">Your order and receipt</a></p>\
          <p class=\"muted\"><small>Ticket {id}</small></p></main></body></html>",
         title = escape(&showing.title),
-        seat = escape(&ticket.seat),
+        place = escape(&mail::compose::place(&ticket.seat)),
         short = escape(&short),
         order_page = attr(&order_page),
         name = pages::NAME_MARKER,

@@ -242,7 +242,10 @@ impl ShowtimeClient {
 
     /// The seats best available would pick at the counter now, holding
     /// nothing.
-    pub async fn best_seats(&self, best: ledger::Best) -> Result<Vec<String>, ApiError> {
+    pub async fn best_seats(
+        &self,
+        best: desk::protocol::BestHold,
+    ) -> Result<Vec<String>, ApiError> {
         match self.ask(&Request::BestSeats(best)).await? {
             Reply::Best { seats } => Ok(seats),
             other => Err(unexpected(other)),

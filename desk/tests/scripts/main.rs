@@ -179,15 +179,17 @@ impl Script {
                         together: !args.contains(&"split"),
                         accessible: args.contains(&"accessible"),
                         categories,
+                        zone: None,
                     }),
                 })
             }
             // suggest <count> [accessible]: the box office's best seats.
-            "suggest" => Request::BestSeats(ledger::Best {
+            "suggest" => Request::BestSeats(desk::protocol::BestHold {
                 count: args[0].parse().expect("a count"),
                 together: true,
                 accessible: args.contains(&"accessible"),
-                counter: false,
+                categories: Default::default(),
+                zone: None,
             }),
             // room <aisle after…|-> [best=<seat>] [singles]: the 8 seats
             // become one row, cut by aisles after those seats.

@@ -96,6 +96,7 @@ impl World {
                 together,
                 accessible: false,
                 categories: Default::default(),
+                zone: None,
             }),
         };
         let decision = self.request(Request::Hold(new))?;

@@ -191,6 +191,7 @@ fn best(c: &mut Criterion) {
         together: true,
         accessible: false,
         counter: false,
+        zone: None,
     };
     for units in SIZES {
         let work = Workload::new(units);

@@ -80,6 +80,7 @@ fn small_room() -> impl Strategy<Value = Small> {
                         .map(|u| names[u].clone())
                         .collect(),
                     counter_only: Vec::new(),
+                    zones: Vec::new(),
                 },
                 available,
                 accessible,
@@ -210,7 +211,7 @@ proptest! {
     #[test]
     fn best_together_is_the_best_legal_block_of_all(small in small_room(), k in 1usize..5) {
         let room = room_of(&small);
-        let best = Best { count: k as u32, together: true, accessible: false, counter: false };
+        let best = Best { count: k as u32, together: true, accessible: false, counter: false, zone: None };
         let free = room.free(small.available.clone(), Some(&best));
         let mut oracle: Option<(u64, usize, usize)> = None;
         for (r, row) in segments_of(&small.seating).iter().enumerate() {
@@ -240,7 +241,7 @@ proptest! {
     #[test]
     fn split_seats_are_free_eligible_and_as_many_as_asked(small in small_room(), k in 1usize..6) {
         let room = room_of(&small);
-        let best = Best { count: k as u32, together: false, accessible: true, counter: false };
+        let best = Best { count: k as u32, together: false, accessible: true, counter: false, zone: None };
         let free = room.free(small.available.clone(), Some(&best));
         if let Ok(picked) = room.pick(Free { free: free.free.clone(), eligible: free.eligible.clone() }, &best) {
             prop_assert_eq!(picked.len(), k);
@@ -290,6 +291,7 @@ fn the_best_spot_is_two_thirds_back_in_the_middle() {
         together: true,
         accessible: false,
         counter: false,
+        zone: None,
     };
     // Row 4 of 0..=6 is two thirds back; seat 4 of 0..=8 its centre.
     assert_eq!(room.pick(free, &best), Ok(vec![4 * 9 + 4]));

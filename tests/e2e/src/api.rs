@@ -276,6 +276,18 @@ impl Api {
         .await
     }
 
+    /// `POST …/holds` with any body (best available's, a zone's count), as
+    /// a new buyer.
+    pub async fn hold_with(&self, sid: &str, body: Value) -> Reply {
+        self.send(
+            Method::POST,
+            &format!("/api/showings/{sid}/holds"),
+            Some(body.to_string().into_bytes()),
+            &[],
+        )
+        .await
+    }
+
     /// Holds `seats` and pays for them with a card the stand-in approves.
     pub async fn buy(&self, sid: &str, seats: &[&str]) -> Reply {
         self.buy_as(sid, seats, "ana@example.com", "Ana Lima").await

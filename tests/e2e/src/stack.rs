@@ -288,6 +288,12 @@ impl Stack {
         format!("{}{}", self.base_url, path)
     }
 
+    /// The HTML of a page (a ticket's), fetched as a browser would.
+    pub async fn page_text(&self, path: &str) -> String {
+        let page = reqwest::get(self.url(path)).await.expect("the page");
+        page.text().await.expect("the page's text")
+    }
+
     /// Runs the cron sweep now, as its five-minute trigger would.
     pub async fn run_sweep(&self) {
         let cron = reqwest::get(self.url("/__scheduled?cron=*/5+*+*+*+*"))

@@ -631,6 +631,22 @@ async fn the_seat_map_is_one_tab_stop_and_payment_messages_are_told_by_the_pay_b
     let _ = run_browser_script("best_seats.mjs", &stack, &best);
     let held = api.seat_map(&best).await;
     assert_eq!(held["B4"], "available", "the page released its hold");
+
+    // General admission (`zones.mjs`): a zone beside the rows, and a
+    // showing of zones only.
+    let mut mixed = sixteen_seat_room(None);
+    mixed["max_seats_per_hold"] = serde_json::json!(4);
+    mixed["layout"] = serde_json::json!({
+        "rows": [{"name": "A", "seats": 8}],
+        "zones": [{"name": "Floor", "capacity": 3}]
+    });
+    let mixed = api.create_showing(mixed).await;
+    let mut class = sixteen_seat_room(None);
+    class["layout"] = serde_json::json!({"zones": [{"name": "Class", "capacity": 20}]});
+    let class = api.create_showing(class).await;
+    let _ = run_browser_script_with("zones.mjs", &stack, &mixed, &[("ZONES_ONLY_ID", &class)]);
+    let floor = api.seat_map(&mixed).await;
+    assert_eq!(floor["Floor§1"], "available", "the page released its hold");
 }
 
 /// Sets the showing's buyer policy, buys A1 and A2 and answers the order

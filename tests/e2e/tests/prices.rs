@@ -98,7 +98,10 @@ async fn a_mixed_hold_charges_the_sum_at_the_prices_it_was_held_at() {
         .get(order.body["tickets"][1]["page_url"].as_str().unwrap())
         .await;
     let html = ticket_page.body.as_str().expect("the ticket page");
-    assert!(html.contains("<strong>A2</strong> · Child $8.00"), "{html}");
+    assert!(
+        html.contains("<strong>Seat A2</strong> · Child $8.00"),
+        "{html}"
+    );
 
     // A new hold takes the new prices.
     let later = hold(&api, &sid, &["A3"], json!({"A3": "child"})).await;

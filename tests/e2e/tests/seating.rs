@@ -4,18 +4,12 @@
 
 use std::collections::BTreeSet;
 
-use e2e::{Api, Method, Reply, Stack};
+use e2e::{Api, Reply, Stack};
 use serde_json::{json, Value};
 use tokio::task::JoinSet;
 
 async fn hold(api: &Api, sid: &str, body: Value) -> Reply {
-    api.send(
-        Method::POST,
-        &format!("/api/showings/{sid}/holds"),
-        Some(body.to_string().into_bytes()),
-        &[],
-    )
-    .await
+    api.hold_with(sid, body).await
 }
 
 fn seats(reply: &Reply) -> Vec<String> {

@@ -42,7 +42,7 @@ async fn the_qr_code_on_the_ticket_page_decodes_to_the_ticket_code() {
     let html = page.text().await.unwrap();
     assert!(
         html.contains("Paris, Texas")
-            && html.contains("<strong>B6</strong>")
+            && html.contains("<strong>Seat B6</strong>")
             && html.contains("Valid"),
         "{html}"
     );
@@ -59,13 +59,9 @@ async fn the_qr_code_on_the_ticket_page_decodes_to_the_ticket_code() {
         .get(summer_paid.body["order_url"].as_str().unwrap())
         .await
         .body;
-    let summer_page =
-        reqwest::get(stack.url(summer_order["tickets"][0]["page_url"].as_str().unwrap()))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+    let summer_page = stack
+        .page_text(summer_order["tickets"][0]["page_url"].as_str().unwrap())
+        .await;
     assert!(
         summer_page.contains("5 Jul 2099, 20:30 BST"),
         "{summer_page}"
