@@ -39,7 +39,10 @@ function seatButton(seat) {
   const target = Boolean(moving) && moving.to === seat.name;
   const chosen = deskSeats.has(seat.name) || target;
   const kind = seat.kind ? `${seat.kind}, ` : '';
-  const label = owner
+  const keptFor = allocatedTo.get(seat.name);
+  const label = keptFor && !owner
+    ? `Seat ${seat.name}, ${kind}kept for ${keptFor}`
+    : owner
     ? `Seat ${seat.name}, ${kind}sold to ${owner.email || owner.name || 'the box office'}${owner.checked_in_at_ms ? ', admitted' : ''}`
     : moving && sellable
       ? `Seat ${seat.name}, ${kind}available: move seat ${moving.from} here`
@@ -292,6 +295,10 @@ function renderTotals() {
     box('box office: card at the desk', minor(t.desk_card, cur)),
     box('box office: refunded', minor(t.desk_refunded, cur)),
     box('comps given', String(t.comps)),
+    ...(t.sold_by_channels ? [
+      box('other channels: tickets', String(t.sold_by_channels)),
+      box('other channels: worth (taken by them)', minor(t.channel_value, cur)),
+    ] : []),
     box('net', minor(t.taken - t.refunded + t.exchanged_in - t.exchanged_out + t.desk_cash + t.desk_card - t.desk_refunded, cur)),
     box('admitted at the door', String(t.admitted)),
     box('seats held right now', String(data.live_holds ?? 0)),
@@ -318,8 +325,64 @@ async function load() {
     moving.to = null;
     renderMove();
   }
+  await loadAllocations();
   renderMap();
   if (before !== deskSeats.size) renderDesk();
+}
+
+// Seat → the channel an allocation keeps it for.
+const allocatedTo = new Map();
+
+async function loadAllocations() {
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/allocations`);
+  if (status !== 200) return;
+  allocatedTo.clear();
+  for (const a of body.allocations) for (const seat of a.seats) allocatedTo.set(seat, a.name);
+  const list = document.getElementById('allocation-list');
+  list.replaceChildren(...body.allocations.map((a) => {
+    const countId = `issue-${a.id}`;
+    return el('li', { class: 'allocation' }, [
+      el('p', { text: `${a.name}: ${seatsText(a.seats)} · back on sale at ${when(a.release_at_ms)}` }),
+      el('label', { for: countId, text: `Tickets to issue for ${a.name}` }),
+      el('input', { id: countId, type: 'number', min: '1', max: String(Math.min(a.seats.length, data.showing.max_seats_per_hold)), value: '1', inputmode: 'numeric' }),
+      el('button', { type: 'button', class: 'secondary', text: 'Issue tickets', onclick: () => issueFrom(a, Number(document.getElementById(countId).value)) }),
+      ' ',
+      el('button', { type: 'button', class: 'secondary', text: `Release ${a.name}'s seats now`, onclick: () => releaseAllocation(a) }),
+    ]);
+  }));
+}
+
+async function allocate(event) {
+  event.preventDefault();
+  const out = document.getElementById('allocate-messages');
+  const seats = [...deskSeats];
+  if (!seats.length) return say(out, 'error', 'Choose the seats on the map first.');
+  const name = document.getElementById('allocate-name').value;
+  const until = document.getElementById('allocate-until').value;
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/allocations`, { json: { name, seats, release_at: until } });
+  if (status !== 201) return say(out, 'error', body.error === 'seats_unavailable' ? `Taken already: ${seatsText(body.seats)}.` : body.detail || 'The seats could not be kept.');
+  deskSeats.clear();
+  say(out, 'ok', `Kept for ${body.name}: ${seatsText(body.seats)}, until ${when(body.release_at_ms)}.`);
+  renderDesk();
+  await load();
+}
+
+// A channel's tickets: the allocation's first seats, issued at once.
+async function issueFrom(allocation, count) {
+  const out = document.getElementById('allocate-messages');
+  const seats = allocation.seats.slice(0, count);
+  const answer = await adminApi(`/api/admin/showings/${sid}/box-office`, { json: { seats, paid: 'channel', allocation: allocation.id, name: allocation.name } });
+  if (answer.status !== 201) return say(out, 'error', answer.body.detail || 'The tickets could not be issued.');
+  say(out, 'ok', `Issued for ${allocation.name}: ${seatsText(answer.body.tickets.map((t) => t.seat))}.`);
+  await load();
+}
+
+async function releaseAllocation(allocation) {
+  const out = document.getElementById('allocate-messages');
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/allocations/${allocation.id}/release`, { method: 'POST' });
+  if (status !== 204) return say(out, 'error', body.detail || 'The allocation could not be released.');
+  say(out, 'ok', `${allocation.name}'s seats are back on sale.`);
+  await load();
 }
 
 // Door admissions that do not stand (door devices that were offline).
@@ -724,6 +787,7 @@ document.getElementById('signout').addEventListener('click', signOut);
 document.getElementById('desk-sell').addEventListener('click', sellAtDesk);
 document.getElementById('desk-best').addEventListener('submit', chooseBestAtDesk);
 document.getElementById('desk-zones').addEventListener('submit', addZonePlaces);
+document.getElementById('allocate-form').addEventListener('submit', allocate);
 document.getElementById('move-confirm').addEventListener('click', moveTicket);
 document.getElementById('move-cancel').addEventListener('click', endMove);
 document.getElementById('desk-clear').addEventListener('click', () => {

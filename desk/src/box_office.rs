@@ -74,6 +74,22 @@ impl Desk {
             }
             _ => {}
         }
+        // A channel's tickets come from its allocation, and only they do;
+        // the order says which channel.
+        let allocation = match (&sale.allocation, sale.payment.paid) {
+            (Some(id), PaidAtDesk::Channel) => Some(self.allocation_id(id)?),
+            (None, PaidAtDesk::Channel) | (Some(_), _) => {
+                return Err(Refusal::new(
+                    Code::InvalidSale,
+                    "tickets for a channel are issued from its allocation (paid: channel, allocation: its id)",
+                ))
+            }
+            (None, _) => None,
+        };
+        let channel = allocation
+            .as_ref()
+            .and_then(|id| self.owners.get(id.as_str()))
+            .map(|owner| owner.client.clone());
         if sale.token.len() != TOKEN_LEN || !sale.token.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(Refusal::internal("the hold token is not 32 hex characters"));
         }
@@ -95,9 +111,29 @@ impl Desk {
             _ => showing.price_seats(&sale.seats, &sale.prices)?,
         };
         let hold_id = hold_id_of(&sale.token);
-        let outcome = showing.ledger.hold(now_ms, &hold_id, &sale.seats);
-        showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
-        outcome.result.map_err(|e| hold_refusal(showing, e))?;
+        match &allocation {
+            None => {
+                let outcome = showing.ledger.hold(now_ms, &hold_id, &sale.seats);
+                showing.persist(&outcome.changes, None, now_ms, &mut self.owners, d);
+                outcome.result.map_err(|e| hold_refusal(showing, e))?;
+            }
+            Some(from) => {
+                let outcome = showing
+                    .ledger
+                    .split_hold(now_ms, from, &hold_id, &sale.seats);
+                let end = Some((from, crate::storage::HoldEnd::Committed));
+                showing.persist(&outcome.changes, end, now_ms, &mut self.owners, d);
+                outcome.result.map_err(|e| match e {
+                    ledger::TakeError::Seats(e) => hold_refusal(showing, e),
+                    ledger::TakeError::HoldNotFound => Refusal::not_found("allocation"),
+                    ledger::TakeError::NotInHold { seats } => Refusal::new(
+                        Code::NotInAllocation,
+                        "these seats are not in the allocation (sold from it already, or never in it)",
+                    )
+                    .with("seats", seats),
+                })?;
+            }
+        }
         self.record_owner(&hold_id, (BOX_OFFICE, ""), &sale.seats, &prices, d);
         let start = OrderStart {
             source_id: String::new(),
@@ -107,7 +143,7 @@ impl Desk {
             prices,
             desk: Some(crate::protocol::DeskPayment {
                 paid: sale.payment.paid,
-                reason: (!reason.is_empty()).then(|| reason.to_string()),
+                reason: channel.or_else(|| (!reason.is_empty()).then(|| reason.to_string())),
             }),
             credit: None,
         };

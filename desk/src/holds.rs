@@ -140,6 +140,10 @@ pub(crate) fn hold_refusal(showing: &Showing, error: HoldError) -> Refusal {
         )
         .with("available", available),
         HoldError::UnknownZone => Refusal::new(Code::UnknownZone, "this showing has no such zone"),
+        HoldError::BadReleaseTime => Refusal::new(
+            Code::InvalidAllocation,
+            "release_at: the time the seats return to sale, after now",
+        ),
         HoldError::ZoneFull { available } => Refusal::new(
             Code::ZoneFull,
             format!("only {available} places are left in this zone; nothing was held"),

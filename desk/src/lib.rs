@@ -27,6 +27,7 @@
 //! - `rate`: the per-network token buckets for holds and card payments.
 //! - `window`: when a showing sells and when its door admits.
 
+pub mod allocations;
 pub mod bounds;
 mod box_office;
 mod decision;
@@ -155,6 +156,13 @@ impl Desk {
             Request::GetHold(hold) => self.get_hold(now_ms, &hold, d),
             Request::ReleaseHold(hold) => self.release(now_ms, &hold, d),
             Request::BestSeats(best) => self.best_at_counter(now_ms, best),
+            Request::Allocate(new) => self.allocate(now_ms, new, d),
+            Request::Allocations => {
+                self.showing()?;
+                let allocations = self.live_allocations(now_ms);
+                Ok(Reply::Allocations { allocations })
+            }
+            Request::ReleaseAllocation { id } => self.release_allocation(now_ms, &id, d),
             Request::Checkout(req) => self.start_checkout(now_ms, req, d),
             Request::BoxOffice(sale) => self.box_office(now_ms, sale, d),
             Request::OrderStatus { order_id } => self.order_status(&order_id),

@@ -161,6 +161,9 @@ pub enum PaidAtDesk {
     CardAtDesk,
     /// Given free, with a reason.
     Comp,
+    /// Issued for another channel from its allocation (the channel took
+    /// any money): the order's reason is the channel's name.
+    Channel,
 }
 
 impl PaidAtDesk {
@@ -169,6 +172,7 @@ impl PaidAtDesk {
             PaidAtDesk::Cash => "cash",
             PaidAtDesk::CardAtDesk => "card_at_desk",
             PaidAtDesk::Comp => "comp",
+            PaidAtDesk::Channel => "channel",
         }
     }
 }
@@ -197,6 +201,29 @@ pub struct BoxOfficeSale {
     /// Fresh random hex: the hold's token and the order id's tail.
     pub token: String,
     pub order_nonce: String,
+    /// The allocation the seats are issued from, for its channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocation: Option<String>,
+}
+
+/// `POST /api/admin/showings/{id}/allocations`, as the object is asked.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NewAllocation {
+    /// The channel: "Lincoln School", "Festival partner".
+    pub name: String,
+    pub seats: Vec<String>,
+    pub release_at_ms: u64,
+    /// Fresh random hex, whose digest is the allocation's id.
+    pub token: String,
+}
+
+/// An allocation as staff see it: the seats it still holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Allocation {
+    pub id: String,
+    pub name: String,
+    pub seats: Vec<String>,
+    pub release_at_ms: u64,
 }
 
 /// A payment status Square reported by webhook for one of this showing's
@@ -268,6 +295,13 @@ pub enum Request {
     /// The seats best available would pick at the counter now, holding
     /// nothing: the box office shows them for staff to adjust.
     BestSeats(BestHold),
+    /// Staff give seats to another channel until a release time.
+    Allocate(NewAllocation),
+    Allocations,
+    /// Staff end an allocation now.
+    ReleaseAllocation {
+        id: String,
+    },
     /// Where an order stands, for the buyer (the object asks this itself
     /// once a checkout has gone as far as it can for now).
     OrderStatus {
@@ -333,6 +367,8 @@ impl Request {
                     | Request::Stats
                     | Request::GetHold(_)
                     | Request::BestSeats(_)
+                    | Request::Allocations
+                    | Request::ReleaseAllocation { .. }
                     | Request::Checkout(_)
                     | Request::OrderStatus { .. }
                     | Request::PaymentObserved(_)
@@ -454,6 +490,10 @@ pub enum Reply {
     /// Best available's seats, best first by row then left to right.
     Best {
         seats: Vec<String>,
+    },
+    Allocation(Allocation),
+    Allocations {
+        allocations: Vec<Allocation>,
     },
 }
 

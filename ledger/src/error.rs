@@ -50,10 +50,24 @@ pub enum HoldError {
     },
     /// A count for a zone the showing does not have.
     UnknownZone,
+    /// An allocation's release time is not after now, or past the
+    /// ledger's clock limit.
+    BadReleaseTime,
     /// Fewer of the zone's places are free than asked for.
     ZoneFull {
         available: u32,
     },
+}
+
+/// Why seats could not be moved out of a hold into a new one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TakeError {
+    /// The seat list or the new hold refused, as [`HoldError`] says.
+    Seats(HoldError),
+    /// No live hold has this id.
+    HoldNotFound,
+    /// Each seat named that the hold does not hold, in request order.
+    NotInHold { seats: Vec<String> },
 }
 
 /// Why a release was refused.
@@ -212,6 +226,7 @@ macro_rules! display_as_debug {
 
 display_as_debug!(
     HoldError,
+    TakeError,
     ReleaseError,
     PaymentError,
     CommitError,

@@ -1,6 +1,7 @@
 //! Holding seats, releasing them, and starting payment.
 
-use crate::error::{HoldError, PaymentError, ReleaseError};
+use crate::config::MAX_NOW_MS;
+use crate::error::{HoldError, PaymentError, ReleaseError, TakeError};
 use crate::ids::{HoldId, UnitId};
 use crate::ledger::Ledger;
 use crate::outcome::{HoldGranted, Outcome, PaymentWindow, Released};
@@ -63,6 +64,99 @@ impl Ledger {
         self.pick_best(now_ms, best)
     }
 
+    /// Gives `seats` to another channel until `until_ms`: an allocation,
+    /// held like a hold (online buyers cannot take them) but of any size
+    /// up to the whole room, exempt from the single-seat rule, and let go
+    /// by the sweep at `until_ms`, which may be days away.
+    pub fn allocate<S: AsRef<str>>(
+        &mut self,
+        now_ms: u64,
+        hold_id: &HoldId,
+        seats: &[S],
+        until_ms: u64,
+    ) -> Outcome<HoldGranted, HoldError> {
+        let now_ms = self.begin(now_ms);
+        let result = self.try_allocate(now_ms, hold_id, seats, until_ms);
+        self.finish(result)
+    }
+
+    /// Moves `seats` of the live hold `from`, all or none, into a new hold
+    /// `to` of the usual length: an allocation's seats sold to its channel
+    /// pass from the allocation to the sale's hold with no instant between
+    /// in which anyone else could take them. A hold left with no seats
+    /// ends.
+    pub fn split_hold<S: AsRef<str>>(
+        &mut self,
+        now_ms: u64,
+        from: &HoldId,
+        to: &HoldId,
+        seats: &[S],
+    ) -> Outcome<HoldGranted, TakeError> {
+        let now_ms = self.begin(now_ms);
+        let result = self.try_split(now_ms, from, to, seats);
+        self.finish(result)
+    }
+
+    fn try_allocate<S: AsRef<str>>(
+        &mut self,
+        now_ms: u64,
+        hold_id: &HoldId,
+        seats: &[S],
+        until_ms: u64,
+    ) -> Result<HoldGranted, HoldError> {
+        let units = self.resolve_seats_within(seats, self.names.len() as u32)?;
+        if until_ms <= now_ms || until_ms > MAX_NOW_MS {
+            return Err(HoldError::BadReleaseTime);
+        }
+        self.claimable(now_ms, hold_id, &units)?;
+        self.grant_until(now_ms, hold_id, units, Some(until_ms))
+    }
+
+    fn try_split<S: AsRef<str>>(
+        &mut self,
+        now_ms: u64,
+        from: &HoldId,
+        to: &HoldId,
+        seats: &[S],
+    ) -> Result<HoldGranted, TakeError> {
+        let units = self
+            .resolve_seats(seats)
+            .map_err(|e| TakeError::Seats(HoldError::from(e)))?;
+        let Some(held) = self.live_hold(from, now_ms).map(|r| r.seats.clone()) else {
+            return Err(TakeError::HoldNotFound);
+        };
+        let missing: Vec<UnitId> = units
+            .iter()
+            .copied()
+            .filter(|unit| !held.contains(unit))
+            .collect();
+        if !missing.is_empty() {
+            let seats = self.names_of(missing);
+            return Err(TakeError::NotInHold { seats });
+        }
+        if self.live_hold(to, now_ms).is_some() {
+            return Err(TakeError::Seats(HoldError::HoldIdInUse));
+        }
+        // The new hold needs a place among the live ones unless the old
+        // one gives its own up.
+        let emptied = held.iter().all(|unit| units.contains(unit));
+        if !emptied && self.holds.len() >= self.config.max_live_holds as usize {
+            let max = self.config.max_live_holds;
+            return Err(TakeError::Seats(HoldError::TooManyLiveHolds { max }));
+        }
+        let mut record = self
+            .remove_hold(from)
+            .expect("live_hold just found the record");
+        record.seats.retain(|unit| !units.contains(unit));
+        if !emptied {
+            self.insert_hold(record);
+        }
+        for &unit in &units {
+            self.set_unit(unit, UnitState::Available);
+        }
+        self.grant(now_ms, to, units).map_err(TakeError::Seats)
+    }
+
     /// Releases a live hold early; only its id can do so.
     pub fn release(&mut self, now_ms: u64, hold_id: &HoldId) -> Outcome<Released, ReleaseError> {
         let now_ms = self.begin(now_ms);
@@ -98,21 +192,7 @@ impl Ledger {
         rule: Rule,
     ) -> Result<HoldGranted, HoldError> {
         let units = self.resolve_seats(seats)?;
-        if self.live_hold(hold_id, now_ms).is_some() {
-            return Err(HoldError::HoldIdInUse);
-        }
-        for &unit in &units {
-            self.clear_expired_holder(unit, now_ms);
-        }
-        let unavailable: Vec<UnitId> = units
-            .iter()
-            .copied()
-            .filter(|unit| self.units[unit.index()] != UnitState::Available)
-            .collect();
-        if !unavailable.is_empty() {
-            let seats = self.names_of(unavailable);
-            return Err(HoldError::SeatsUnavailable { seats });
-        }
+        self.claimable(now_ms, hold_id, &units)?;
         if let (Some(room), Rule::Keep) = (&self.room, rule) {
             let taken: Vec<usize> = units.iter().map(|u| u.index()).collect();
             if let Err(alone) = room.check(|u| self.free_at(u, now_ms), &taken) {
@@ -190,12 +270,50 @@ impl Ledger {
         Ok(picked.into_iter().map(|u| UnitId(u as u32)).collect())
     }
 
+    /// Whether a new hold `hold_id` may take `units`: the id is free, and
+    /// each unit is free once holds that ran out let go of it.
+    fn claimable(
+        &mut self,
+        now_ms: u64,
+        hold_id: &HoldId,
+        units: &[UnitId],
+    ) -> Result<(), HoldError> {
+        if self.live_hold(hold_id, now_ms).is_some() {
+            return Err(HoldError::HoldIdInUse);
+        }
+        for &unit in units {
+            self.clear_expired_holder(unit, now_ms);
+        }
+        let unavailable: Vec<UnitId> = units
+            .iter()
+            .copied()
+            .filter(|unit| self.units[unit.index()] != UnitState::Available)
+            .collect();
+        match unavailable.is_empty() {
+            true => Ok(()),
+            false => Err(HoldError::SeatsUnavailable {
+                seats: self.names_of(unavailable),
+            }),
+        }
+    }
+
     /// Holds these free units: the last step of every hold.
     fn grant(
         &mut self,
         now_ms: u64,
         hold_id: &HoldId,
         units: Vec<UnitId>,
+    ) -> Result<HoldGranted, HoldError> {
+        self.grant_until(now_ms, hold_id, units, None)
+    }
+
+    /// [`Ledger::grant`], for an allocation until `until_ms` when given.
+    fn grant_until(
+        &mut self,
+        now_ms: u64,
+        hold_id: &HoldId,
+        units: Vec<UnitId>,
+        until_ms: Option<u64>,
     ) -> Result<HoldGranted, HoldError> {
         let max = self.config.max_live_holds;
         // Expired holds never count here: the call began with a sweep of at
@@ -207,13 +325,14 @@ impl Ledger {
         for &unit in &units {
             self.set_unit(unit, UnitState::Held(hold_id.clone()));
         }
-        let expires_at_ms = now_ms + self.config.hold_ttl_ms;
+        let expires_at_ms = until_ms.unwrap_or(now_ms + self.config.hold_ttl_ms);
         self.insert_hold(HoldRecord {
             id: hold_id.clone(),
             seats: units.clone(),
             started_at_ms: now_ms,
             expires_at_ms,
             paying: false,
+            allocated: until_ms.is_some(),
         });
         Ok(HoldGranted {
             units,
@@ -228,6 +347,7 @@ impl Ledger {
     ) -> Result<PaymentWindow, PaymentError> {
         let record = self
             .live_hold(hold_id, now_ms)
+            .filter(|r| !r.allocated)
             .ok_or(PaymentError::HoldNotFound)?;
         if record.paying {
             return Ok(PaymentWindow::AlreadyPaying {

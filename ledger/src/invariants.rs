@@ -30,7 +30,8 @@ pub enum InvariantError {
     HoldKeyMismatch {
         hold: HoldId,
     },
-    /// A hold with no seats, or more than `max_seats_per_hold`.
+    /// A hold with no seats, or more than `max_seats_per_hold` (an
+    /// allocation: than the showing has).
     HoldSizeOutOfRange {
         hold: HoldId,
     },
@@ -162,8 +163,12 @@ impl Ledger {
     }
 
     fn check_hold(&self, hold: &HoldRecord) -> Result<(), InvariantError> {
-        let size_ok =
-            !hold.seats.is_empty() && hold.seats.len() <= self.config.max_seats_per_hold as usize;
+        // An allocation may take the whole room; a hold what a hold may.
+        let max = match hold.allocated {
+            true => self.names.len(),
+            false => self.config.max_seats_per_hold as usize,
+        };
+        let size_ok = !hold.seats.is_empty() && hold.seats.len() <= max;
         if !size_ok {
             return Err(InvariantError::HoldSizeOutOfRange {
                 hold: hold.id.clone(),
@@ -186,7 +191,12 @@ impl Ledger {
         } else {
             self.config.hold_ttl_ms
         };
-        if hold.started_at_ms.checked_add(window_ms) != Some(hold.expires_at_ms) {
+        let consistent = match hold.allocated {
+            // Staff chose when an allocation ends: after it began, unpaid.
+            true => hold.expires_at_ms > hold.started_at_ms && !hold.paying,
+            false => hold.started_at_ms.checked_add(window_ms) == Some(hold.expires_at_ms),
+        };
+        if !consistent {
             return Err(InvariantError::HoldExpiryInconsistent {
                 hold: hold.id.clone(),
             });

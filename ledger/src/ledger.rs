@@ -335,10 +335,18 @@ impl Ledger {
         &self,
         seats: &[S],
     ) -> Result<Vec<UnitId>, SeatListError> {
+        self.resolve_seats_within(seats, self.config.max_seats_per_hold)
+    }
+
+    /// [`Ledger::resolve_seats`] for a list of up to `max` seats.
+    pub(crate) fn resolve_seats_within<S: AsRef<str>>(
+        &self,
+        seats: &[S],
+        max: u32,
+    ) -> Result<Vec<UnitId>, SeatListError> {
         if seats.is_empty() {
             return Err(SeatListError::NoSeats);
         }
-        let max = self.config.max_seats_per_hold;
         if seats.len() > max as usize {
             return Err(SeatListError::TooManySeats {
                 requested: seats.len(),

@@ -55,7 +55,7 @@ pub use config::{
 };
 pub use error::{
     AbandonError, CommitError, ConfirmError, HoldError, MoveError, PaymentError, ReleaseError,
-    VoidError,
+    TakeError, VoidError,
 };
 pub use holds::Rule;
 pub use ids::{

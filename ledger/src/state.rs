@@ -114,6 +114,10 @@ pub struct HoldRecord {
     /// Payment has started, and the hold was extended to
     /// `started_at_ms + payment_cap_ms`; it is never extended again.
     pub paying: bool,
+    /// Seats given to another channel (a partner, a school group) until
+    /// `expires_at_ms`, which staff chose: no hold's TTL applies.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allocated: bool,
 }
 
 /// Where an order stands.

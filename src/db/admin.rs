@@ -68,7 +68,9 @@ pub async fn seat_owners(db: &D1Database, showing_id: &str) -> Result<Vec<Value>
 /// Money and tickets of one showing: taken and refunded online (through
 /// Square) and at the box office (cash, the cinema's card terminal), what
 /// exchanges credited to it from other showings and moved out of it to
-/// others, comps given, tickets sold and admitted.
+/// others, comps given, tickets issued for other channels from their
+/// allocations (and what they were worth at the showing's prices, taken by
+/// the channel, not here), tickets sold and admitted.
 pub async fn totals(db: &D1Database, showing_id: &str) -> Result<Value> {
     let row = db
         .prepare(
@@ -98,6 +100,11 @@ pub async fn totals(db: &D1Database, showing_id: &str) -> Result<Value> {
                   AND o.channel IN ('cash', 'card_at_desk')) AS sold_at_desk, \
                (SELECT COUNT(*) FROM tickets t JOIN orders o ON o.id = t.order_id \
                   WHERE t.showing_id = ?1 AND t.status = 'valid' AND o.channel = 'comp') AS comps, \
+               (SELECT COUNT(*) FROM tickets t JOIN orders o ON o.id = t.order_id \
+                  WHERE t.showing_id = ?1 AND t.status = 'valid' AND o.channel = 'channel') \
+                  AS sold_by_channels, \
+               (SELECT COALESCE(SUM(amount), 0) FROM orders WHERE showing_id = ?1 \
+                  AND channel = 'channel' AND status IN ('paid', 'refunded')) AS channel_value, \
                (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'valid') AS sold, \
                (SELECT COUNT(*) FROM tickets WHERE showing_id = ?1 AND status = 'void' \
                   AND moved_to IS NULL) AS voided, \

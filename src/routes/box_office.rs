@@ -21,8 +21,10 @@ struct SaleBody {
     seats: Vec<String>,
     #[serde(default)]
     prices: std::collections::BTreeMap<String, String>,
-    /// `cash`, `card_at_desk` or `comp`.
+    /// `cash`, `card_at_desk`, `comp`, or `channel` (from an allocation).
     paid: PaidAtDesk,
+    /// The allocation a channel's tickets are issued from.
+    allocation: Option<String>,
     /// Why a comp was given; only a comp has one.
     reason: Option<String>,
     #[serde(default)]
@@ -102,6 +104,7 @@ pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
         email,
         token: random(16)?,
         order_nonce: random(ids::ORDER_NONCE_BYTES)?,
+        allocation: body.allocation,
     };
     let order = ShowtimeClient::new(&ctx.env, &sid)?
         .box_office(sale)
@@ -122,4 +125,62 @@ pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
         }
     }
     Ok(Response::from_json(&body)?.with_status(status))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AllocationBody {
+    name: String,
+    seats: Vec<String>,
+    /// The cinema's local time (or one with its offset), as `starts_at`.
+    release_at: String,
+}
+
+/// `POST /api/admin/showings/{sid}/allocations` `{"name", "seats",
+/// "release_at"}`: the seats go to another channel until `release_at`,
+/// when those it has not been issued tickets for return to sale.
+pub async fn allocate(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let sid = showing_id(&ctx)?.to_string();
+    let body: AllocationBody = parse_json(&read_body(&mut req).await?)?;
+    let name = desk::allocations::check_name(&body.name)?.to_string();
+    let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
+    let release_at_ms = venue
+        .parse_local(body.release_at.trim())
+        .ok()
+        .and_then(|ms| u64::try_from(ms).ok())
+        .ok_or_else(|| {
+            ApiError::new(
+                Code::InvalidAllocation,
+                "release_at: a local time like 2026-12-05T18:00",
+            )
+        })?;
+    let new = desk::protocol::NewAllocation {
+        name,
+        seats: body.seats,
+        release_at_ms,
+        token: ids::random_hex(16).map_err(|e| ApiError::internal(e.to_string()))?,
+    };
+    let made = ShowtimeClient::new(&ctx.env, &sid)?.allocate(new).await?;
+    Ok(Response::from_json(&made)?.with_status(201))
+}
+
+/// `GET /api/admin/showings/{sid}/allocations`: the live ones, with the
+/// seats each still holds.
+pub async fn allocations(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let sid = showing_id(&ctx)?.to_string();
+    let all = ShowtimeClient::new(&ctx.env, &sid)?.allocations().await?;
+    Ok(Response::from_json(&json!({ "allocations": all }))?)
+}
+
+/// `POST /api/admin/showings/{sid}/allocations/{aid}/release`: ends it now.
+pub async fn release_allocation(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let sid = showing_id(&ctx)?.to_string();
+    let aid = ctx.param("aid").map(String::as_str).unwrap_or_default();
+    ShowtimeClient::new(&ctx.env, &sid)?
+        .release_allocation(aid)
+        .await?;
+    Ok(Response::empty()?.with_status(204))
 }

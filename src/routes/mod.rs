@@ -119,6 +119,16 @@ fn admin_routes() -> Router<'static, ()> {
         .get_async("/api/admin/showings/:sid/best", |req, ctx| {
             respond(box_office::best(req, ctx))
         })
+        .post_async("/api/admin/showings/:sid/allocations", |req, ctx| {
+            respond(box_office::allocate(req, ctx))
+        })
+        .get_async("/api/admin/showings/:sid/allocations", |req, ctx| {
+            respond(box_office::allocations(req, ctx))
+        })
+        .post_async(
+            "/api/admin/showings/:sid/allocations/:aid/release",
+            |req, ctx| respond(box_office::release_allocation(req, ctx)),
+        )
         .post_async("/api/admin/showings/:sid/door-pin", |req, ctx| {
             respond(door::draw_pin(req, ctx))
         })

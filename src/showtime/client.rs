@@ -240,6 +240,28 @@ impl ShowtimeClient {
         }
     }
 
+    pub async fn allocate(
+        &self,
+        new: desk::protocol::NewAllocation,
+    ) -> Result<desk::protocol::Allocation, ApiError> {
+        match self.ask(&Request::Allocate(new)).await? {
+            Reply::Allocation(made) => Ok(made),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn allocations(&self) -> Result<Vec<desk::protocol::Allocation>, ApiError> {
+        match self.ask(&Request::Allocations).await? {
+            Reply::Allocations { allocations } => Ok(allocations),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn release_allocation(&self, id: &str) -> Result<(), ApiError> {
+        self.done(&Request::ReleaseAllocation { id: id.to_string() })
+            .await
+    }
+
     /// The seats best available would pick at the counter now, holding
     /// nothing.
     pub async fn best_seats(

@@ -232,6 +232,7 @@ impl Script {
                     email: String::new(),
                     token: token(args[0]),
                     order_nonce: format!("{:0>24}", self.orders.len() + 1),
+                    allocation: None,
                 })
             }
             // priced <buyer> <hold>: each seat's price and the total.
