@@ -845,6 +845,11 @@ async function release() {
   const { status, body } = await api(`/api/showings/${sid}`);
   if (status !== 200) return say(messages, 'error', 'This showing does not exist.');
   showing = body.showing;
+  // The layout by its version: it never changes, so the browser keeps it;
+  // who holds what came with the showing, and comes again on its own.
+  const layout = await api(`/api/layouts/${encodeURIComponent(showing.layout_version)}`);
+  if (layout.status !== 200) return say(messages, 'error', 'The seat map could not be loaded; reload the page.');
+  showing.layout = layout.body;
   document.title = `Seats for ${showing.title}`;
   document.getElementById('title').textContent = showing.title;
   const priceWords = categories().length > 1

@@ -227,6 +227,21 @@ impl NewShowing {
     }
 }
 
+/// A layout's version: `l` and 24 hex characters.
+pub const LAYOUT_VERSION_CHARS: usize = 25;
+/// Longest version a layout may have: those of showings saved before
+/// versions are `legacy-` and the showing's id.
+pub const MAX_LAYOUT_VERSION_CHARS: usize = 48;
+
+/// The version of a layout stored as `layout_json`: named by its content
+/// (the first 96 bits of its SHA-256), so a version's layout can never
+/// change and `GET /api/layouts/{version}` may be cached for ever.
+pub fn layout_version(layout_json: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = hex::encode(Sha256::digest(layout_json.as_bytes()));
+    format!("l{}", &digest[..LAYOUT_VERSION_CHARS - 1])
+}
+
 impl Layout {
     /// The same seats where they were: what tickets and orders name. The
     /// best spot and the single-seat rule are settings, free to change.
@@ -681,6 +696,14 @@ mod tests {
             let err = NewShowing::parse(request(layout.clone()), &utc()).unwrap_err();
             assert!(err.detail.contains(expected), "{layout}: {}", err.detail);
         }
+    }
+
+    #[test]
+    fn a_layouts_version_is_its_content() {
+        let one = layout_version(r#"{"slots":["1"]}"#);
+        assert_eq!(one.len(), LAYOUT_VERSION_CHARS);
+        assert_eq!(one, layout_version(r#"{"slots":["1"]}"#));
+        assert_ne!(one, layout_version(r#"{"slots":["2"]}"#));
     }
 
     #[test]

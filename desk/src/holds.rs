@@ -148,7 +148,11 @@ pub(crate) fn hold_refusal(showing: &Showing, error: HoldError) -> Refusal {
             Code::ZoneFull,
             format!("only {available} places are left in this zone; nothing was held"),
         )
-        .with("available", available),
+        .with("available", available)
+        .with(
+            "availability",
+            serde_json::to_value(showing.codes()).unwrap_or(Value::Null),
+        ),
     }
 }
 

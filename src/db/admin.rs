@@ -331,13 +331,14 @@ pub async fn update_showing(
     seat_count: usize,
 ) -> Result<bool> {
     let layout_json = serde_json::to_string(&showing.layout)?;
-    let result = db
+    let (keep_layout, version) = super::layout_row(db, &layout_json, crate::clock::now_ms())?;
+    let update = db
         .prepare(
             "UPDATE showings SET title = ?1, starts_at_ms = ?2, price_amount = ?3, currency = ?4, \
              layout_json = ?5, seat_count = ?6, max_seats_per_hold = ?7, hold_ttl_ms = ?8, \
              sales_open_at_ms = ?10, sales_close_at_ms = ?11, door_close_at_ms = ?12, \
-             prices_json = ?13, film_id = ?14, screen_id = ?15, windows_sent = 1 \
-             WHERE id = ?9",
+             prices_json = ?13, film_id = ?14, screen_id = ?15, windows_sent = 1, \
+             layout_version = ?16 WHERE id = ?9",
         )
         .bind(&[
             showing.title.as_str().into(),
@@ -355,10 +356,16 @@ pub async fn update_showing(
             serde_json::to_string(&showing.categories)?.into(),
             super::optional_text(&showing.film_id),
             super::optional_text(&showing.screen_id),
-        ])?
-        .run()
-        .await?;
-    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
+            version.into(),
+        ])?;
+    let results = db.batch(vec![keep_layout, update]).await?;
+    let changed = results
+        .get(1)
+        .map(|r| r.meta())
+        .transpose()?
+        .flatten()
+        .and_then(|m| m.changes);
+    Ok(changed.unwrap_or(0) == 1)
 }
 
 /// After staff decided a partial refund, the order is back to paid unless

@@ -38,6 +38,8 @@ pub struct Showing {
     pub starts_at_ms: i64,
     pub price: Money,
     pub layout: Layout,
+    /// The layout's immutable version (`GET /api/layouts/{version}`).
+    pub layout_version: String,
     pub seat_count: u32,
     pub max_seats_per_hold: u32,
     pub hold_ttl_ms: u64,
@@ -63,6 +65,7 @@ struct ShowingRow {
     price_amount: f64,
     currency: String,
     layout_json: String,
+    layout_version: Option<String>,
     seat_count: f64,
     max_seats_per_hold: f64,
     hold_ttl_ms: f64,
@@ -92,7 +95,12 @@ impl ShowingRow {
                 amount: self.price_amount as u64,
             }],
         };
+        // Every row has one since migration 0028; computed as a save would.
+        let layout_version = self
+            .layout_version
+            .unwrap_or_else(|| crate::showing::layout_version(&self.layout_json));
         Ok(Showing {
+            layout_version,
             id: self.id,
             title: self.title,
             starts_at_ms: self.starts_at_ms as i64,
@@ -142,7 +150,8 @@ impl Showing {
     }
 }
 
-const SHOWING_COLUMNS: &str = "id, title, starts_at_ms, price_amount, currency, layout_json, \
+const SHOWING_COLUMNS: &str =
+    "id, title, starts_at_ms, price_amount, currency, layout_json, layout_version, \
      seat_count, max_seats_per_hold, hold_ttl_ms, cancelled_at_ms, cancel_reason, created_at_ms, \
      sales_open_at_ms, sales_close_at_ms, door_close_at_ms, prices_json, film_id, screen_id";
 
@@ -154,33 +163,71 @@ pub async fn insert_showing(
     now_ms: i64,
 ) -> Result<()> {
     let layout_json = serde_json::to_string(&showing.layout)?;
-    db.prepare(
-        "INSERT INTO showings (id, title, starts_at_ms, price_amount, currency, layout_json, \
+    let (keep_layout, version) = layout_row(db, &layout_json, now_ms)?;
+    let insert = db
+        .prepare(
+            "INSERT INTO showings (id, title, starts_at_ms, price_amount, currency, layout_json, \
          seat_count, max_seats_per_hold, hold_ttl_ms, created_at_ms, sales_open_at_ms, \
-         sales_close_at_ms, door_close_at_ms, prices_json, film_id, screen_id, windows_sent) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 1)",
-    )
-    .bind(&[
-        id.into(),
-        showing.title.as_str().into(),
-        JsValue::from(showing.starts_at_ms as f64),
-        JsValue::from(showing.price.amount as f64),
-        showing.price.currency.as_str().into(),
-        layout_json.into(),
-        JsValue::from(seat_count as f64),
-        JsValue::from(showing.max_seats_per_hold as f64),
-        JsValue::from(showing.hold_ttl_ms as f64),
-        JsValue::from(now_ms as f64),
-        optional_ms(showing.windows.sales_open_at_ms),
-        optional_ms(showing.windows.sales_close_at_ms),
-        optional_ms(showing.windows.door_close_at_ms),
-        serde_json::to_string(&showing.categories)?.into(),
-        optional_text(&showing.film_id),
-        optional_text(&showing.screen_id),
-    ])?
-    .run()
-    .await?;
+         sales_close_at_ms, door_close_at_ms, prices_json, film_id, screen_id, windows_sent, \
+         layout_version) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 1, ?17)",
+        )
+        .bind(&[
+            id.into(),
+            showing.title.as_str().into(),
+            JsValue::from(showing.starts_at_ms as f64),
+            JsValue::from(showing.price.amount as f64),
+            showing.price.currency.as_str().into(),
+            layout_json.into(),
+            JsValue::from(seat_count as f64),
+            JsValue::from(showing.max_seats_per_hold as f64),
+            JsValue::from(showing.hold_ttl_ms as f64),
+            JsValue::from(now_ms as f64),
+            optional_ms(showing.windows.sales_open_at_ms),
+            optional_ms(showing.windows.sales_close_at_ms),
+            optional_ms(showing.windows.door_close_at_ms),
+            serde_json::to_string(&showing.categories)?.into(),
+            optional_text(&showing.film_id),
+            optional_text(&showing.screen_id),
+            version.into(),
+        ])?;
+    db.batch(vec![keep_layout, insert]).await?;
     Ok(())
+}
+
+/// The statement that keeps a layout under its version (once: a version's
+/// layout never changes), and the version.
+pub(crate) fn layout_row(
+    db: &D1Database,
+    layout_json: &str,
+    now_ms: i64,
+) -> Result<(worker::D1PreparedStatement, String)> {
+    let version = crate::showing::layout_version(layout_json);
+    let statement = db
+        .prepare(
+            "INSERT INTO layouts (version, layout_json, created_at_ms) VALUES (?1, ?2, ?3) \
+             ON CONFLICT (version) DO NOTHING",
+        )
+        .bind(&[
+            version.as_str().into(),
+            layout_json.into(),
+            JsValue::from(now_ms as f64),
+        ])?;
+    Ok((statement, version))
+}
+
+/// A layout by its version, as it was saved.
+pub async fn get_layout(db: &D1Database, version: &str) -> Result<Option<String>> {
+    #[derive(Deserialize)]
+    struct Row {
+        layout_json: String,
+    }
+    let row: Option<Row> = db
+        .prepare("SELECT layout_json FROM layouts WHERE version = ?1")
+        .bind(&[version.into()])?
+        .first(None)
+        .await?;
+    Ok(row.map(|r| r.layout_json))
 }
 
 /// Optional text for a nullable column.

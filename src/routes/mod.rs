@@ -243,6 +243,9 @@ fn bench_routes() -> Router<'static, ()> {
 /// The rest of the API: health, orders, the door, the pages' settings.
 fn other_api_routes() -> Router<'static, ()> {
     Router::new()
+        .get_async("/api/layouts/:version", |req, ctx| {
+            respond(showings::layout(req, ctx))
+        })
         .get_async("/api/health", |req, ctx| respond(health(req, ctx)))
         .get_async("/api/orders/:oid", |req, ctx| {
             respond(orders::get(req, ctx))

@@ -145,9 +145,39 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
         serde_json::from_str(&cached_map(&ctx.env, sid, MapKind::Seats).await?)
             .map_err(|e| ApiError::internal(e.to_string()))?;
     let sales = showing.sales_json(crate::settings::window_defaults(&ctx.env), now_ms());
+    // The layout is the page's to fetch by its version, which never
+    // changes; this answer is what does.
+    let mut showing =
+        serde_json::to_value(&showing).map_err(|e| ApiError::internal(e.to_string()))?;
+    if let Some(fields) = showing.as_object_mut() {
+        fields.remove("layout");
+    }
     session.hand_cookie(Response::from_json(
         &json!({ "showing": showing, "sales": sales, "availability": availability }),
     )?)
+}
+
+/// `GET /api/layouts/{version}`: a layout as it was saved under that
+/// version. A version names its content, so the answer never changes and
+/// browsers and Cloudflare's cache may keep it for a year; the seat map
+/// fetches who holds what separately (`/seats`).
+pub async fn layout(_req: Request, ctx: RouteContext<()>) -> Handled {
+    let version = ctx.param("version").map(String::as_str).unwrap_or_default();
+    let plausible = (1..=crate::showing::MAX_LAYOUT_VERSION_CHARS).contains(&version.len())
+        && version
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    let db = db::database(&ctx.env)?;
+    let found = match plausible {
+        true => db::get_layout(&db, version).await?,
+        false => None,
+    };
+    let layout = found.ok_or_else(|| ApiError::not_found("layout"))?;
+    let mut resp = Response::ok(layout)?;
+    let headers = resp.headers_mut();
+    headers.set("content-type", "application/json")?;
+    headers.set("cache-control", "public, max-age=31536000, immutable")?;
+    Ok(resp)
 }
 
 /// The seat maps the pages read (both forms) are kept this long in the Worker's

@@ -87,6 +87,12 @@ async fn a_zone_of_twenty_sells_twenty_to_fifty_racing_buyers_and_refuses_the_re
         (last.status, &last.body["error"], &last.body["available"]),
         (409, &json!("zone_full"), &json!(0))
     );
+    // The refusal carries the seat map as it is now, for the page to show.
+    assert!(
+        last.body["availability"]["codes"].is_string(),
+        "{:?}",
+        last.body
+    );
     let map = api.seat_map(&sid).await;
     for seat in ["A1", "A2", "A3", "A4"] {
         assert_eq!(map[seat], "available", "{seat}");
