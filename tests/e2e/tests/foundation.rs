@@ -191,10 +191,27 @@ async fn staff_pages_move_to_https(stack: &Stack) {
 /// Worker that stops early can answer at all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_endless_chunked_body_is_refused_at_the_limit() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
+    // wrangler dev's own proxy, between this client and the Worker, can
+    // lose the Worker's early answer while the body is still arriving and
+    // say so itself ("500 … Network connection lost"): seen once under a
+    // full run's load. That is the local proxy's, not the Worker's, so it
+    // is tried once more; a Worker that read the body whole would never
+    // answer at all, either time.
+    let mut text = endless_post(&stack, &sid).await;
+    if text.starts_with("HTTP/1.1 500") && text.contains("Network connection lost") {
+        text = endless_post(&stack, &sid).await;
+    }
+    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+    assert!(text.contains("body_too_large"), "{text}");
+}
+
+/// Sends a hold whose chunked body never ends; answers what came back
+/// (panics if nothing came within a minute).
+async fn endless_post(stack: &Stack, sid: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let host = stack
         .base_url
         .trim_start_matches("http://")
@@ -237,8 +254,6 @@ async fn an_endless_chunked_body_is_refused_at_the_limit() {
     })
     .await;
     sender.abort();
-    let text = String::from_utf8_lossy(&answer);
     assert!(read.is_ok(), "no answer while the body was still coming");
-    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
-    assert!(text.contains("body_too_large"), "{text}");
+    String::from_utf8_lossy(&answer).into_owned()
 }

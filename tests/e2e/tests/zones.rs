@@ -74,9 +74,15 @@ async fn a_zone_of_twenty_sells_twenty_to_fifty_racing_buyers_and_refuses_the_re
         let (api, sid) = (api.clone(), sid.clone());
         set.spawn(async move { api.checkout(&sid, &reply, "cnon:card-nonce-ok").await });
     }
-    for paid in set.join_all().await {
-        assert_eq!(paid.status, 201, "{:?}", paid.body);
-    }
+    let orders: Vec<String> = set
+        .join_all()
+        .await
+        .into_iter()
+        .map(|paid| {
+            assert_eq!(paid.status, 201, "{:?}", paid.body);
+            paid.body["order_id"].as_str().unwrap().to_string()
+        })
+        .collect();
     let sold = stack.d1_query(&format!(
         "SELECT COUNT(*) AS n FROM tickets WHERE showing_id = '{sid}' AND status = 'valid' \
          AND seat LIKE 'Floor§%'"
@@ -93,6 +99,11 @@ async fn a_zone_of_twenty_sells_twenty_to_fifty_racing_buyers_and_refuses_the_re
         "{:?}",
         last.body
     );
+
+    // A refunded place goes back on sale, and sells again.
+    api.refund_until_void(&stack, &orders[0]).await;
+    let again = hold(&api, &sid, json!({"zone": "Floor", "count": 1})).await;
+    assert_eq!(again.status, 201, "{:?}", again.body);
     let map = api.seat_map(&sid).await;
     for seat in ["A1", "A2", "A3", "A4"] {
         assert_eq!(map[seat], "available", "{seat}");
@@ -120,8 +131,24 @@ async fn general_admission_tickets_carry_no_seat_and_admit_once_each_online_and_
     let stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(mixed(5)).await;
-    let held = hold(&api, &sid, json!({"zone": "Floor", "count": 2})).await;
+    // Sent twice under one Idempotency-Key (a retry after a lost answer):
+    // one hold, answered the same.
+    let body = json!({"zone": "Floor", "count": 2})
+        .to_string()
+        .into_bytes();
+    let path = format!("/api/showings/{sid}/holds");
+    let key = ("idempotency-key", "floor-retry-1");
+    let held = api
+        .send(Method::POST, &path, Some(body.clone()), &[key])
+        .await;
     assert_eq!(held.status, 201, "{:?}", held.body);
+    let cookie = held.cookie.clone().unwrap();
+    let retried = api
+        .send(Method::POST, &path, Some(body), &[key, ("cookie", &cookie)])
+        .await;
+    assert_eq!(retried.status, 201, "{:?}", retried.body);
+    assert_eq!(retried.body["hold_id"], held.body["hold_id"]);
+    assert_eq!(retried.body["seats"], held.body["seats"]);
     assert_eq!(held.body["amount"]["amount"], 3000);
     let email = format!("floor-{sid}@example.com");
     let paid = api
