@@ -553,6 +553,35 @@ async fn staff_sell_a_seat_at_the_box_office_on_the_admin_map() {
         orders,
         [serde_json::json!({"channel": "cash", "amount": 800, "name": "Walk-in"})]
     );
+
+    // General admission and an allocation on the same stack
+    // (`allocations.mjs`).
+    let mut mixed = e2e::sixteen_seat_room(None);
+    mixed["layout"] = serde_json::json!({
+        "rows": [{"name": "A", "seats": 8}],
+        "allow_single_seats": true,
+        "zones": [{"name": "Floor", "capacity": 5}]
+    });
+    let mixed = api.create_showing(mixed).await;
+    let _ = run_browser_script_with(
+        "allocations.mjs",
+        &stack,
+        &mixed,
+        &[("ADMIN_TOKEN", api.admin_token())],
+    );
+    let orders = stack.d1_query(&format!(
+        "SELECT channel, comp_reason, \
+           (SELECT group_concat(seat, ' ') FROM tickets t WHERE t.order_id = o.id) AS seats \
+         FROM orders o WHERE showing_id = '{mixed}' ORDER BY created_at_ms"
+    ));
+    assert_eq!(
+        orders,
+        [
+            serde_json::json!({"channel": "cash", "comp_reason": null, "seats": "Floor§1 Floor§2"}),
+            serde_json::json!({"channel": "channel", "comp_reason": "Lincoln School", "seats": "A1"}),
+        ]
+    );
+    assert_eq!(api.seat_map(&mixed).await["A2"], "available");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
