@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The runtime's own latency tail under overload (BENCHMARKS.md, "The
+# The runtime's own latency tail under overload (bench/HISTORY.md, "The
 # multi-second stalls"): workerd alone, with nothing of `wrangler dev`
 # around it, serving
 #   1. a Worker that answers at once (no object),

@@ -84,7 +84,7 @@ fn program_name(server: Server, pid: &str, comm: &str) -> String {
 /// The runtime's own entry port: the workerd behind wrangler's proxy
 /// listens on a few ports of its own, and the entry is the one that
 /// answers `GET health_path` with 200. Requests sent there skip the proxy
-/// (`--direct`, BENCHMARKS.md "The multi-second stalls").
+/// (`--direct`, bench/HISTORY.md "The multi-second stalls").
 pub fn runtime_entry_port(server: Server, health_path: &str) -> Option<u16> {
     let runtime = stats_under(Path::new("/proc"))
         .filter(|(_, s)| s.pgrp == server.pgid && s.comm == "workerd")

@@ -78,13 +78,13 @@ struct Args {
     timeline: bool,
     /// Measures nothing: starts the product (with this many one-seat
     /// showings of 60 seats) and the reference, prints their addresses and
-    /// waits, for profiling by hand (BENCHMARKS.md, "Where a hold's time
+    /// waits, for profiling by hand (bench/HISTORY.md, "Where a hold's time
     /// goes").
     #[arg(long)]
     serve: Option<usize>,
     /// In the reference measure, send the requests straight to each
     /// runtime's own socket, past the proxy `wrangler dev` puts in front
-    /// (BENCHMARKS.md, "The multi-second stalls").
+    /// (bench/HISTORY.md, "The multi-second stalls").
     #[arg(long)]
     direct: bool,
 }
