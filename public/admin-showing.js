@@ -343,11 +343,14 @@ async function loadAllocations() {
     const countId = `issue-${a.id}`;
     return el('li', { class: 'allocation' }, [
       el('p', { text: `${a.name}: ${seatsText(a.seats)} · back on sale at ${when(a.release_at_ms)}` }),
-      el('label', { for: countId, text: `Tickets to issue for ${a.name}` }),
-      el('input', { id: countId, type: 'number', min: '1', max: String(Math.min(a.seats.length, data.showing.max_seats_per_hold)), value: '1', inputmode: 'numeric' }),
-      el('button', { type: 'button', class: 'secondary', text: 'Issue tickets', onclick: () => issueFrom(a, Number(document.getElementById(countId).value)) }),
-      ' ',
-      el('button', { type: 'button', class: 'secondary', text: `Release ${a.name}'s seats now`, onclick: () => releaseAllocation(a) }),
+      el('div', { class: 'best' }, [
+        el('span', { class: 'best-count' }, [
+          el('label', { for: countId, text: `Tickets to issue for ${a.name}` }),
+          el('input', { id: countId, type: 'number', min: '1', max: String(Math.min(a.seats.length, data.showing.max_seats_per_hold)), value: '1', inputmode: 'numeric' }),
+        ]),
+        el('button', { type: 'button', class: 'secondary', text: 'Issue tickets', onclick: () => issueFrom(a, Number(document.getElementById(countId).value)) }),
+        el('button', { type: 'button', class: 'secondary', text: `Release ${a.name}'s seats now`, onclick: () => releaseAllocation(a) }),
+      ]),
     ]);
   }));
 }

@@ -147,8 +147,10 @@ function renderZones() {
       form = el('form', { class: 'zone', 'data-zone': zone.name, 'aria-labelledby': id }, [
         el('h3', { id, text: `${zone.name} · general admission` }),
         el('p', { class: 'zone-left', 'aria-live': 'polite' }),
-        el('label', { for: countId, text: 'Places' }),
-        el('select', { id: countId }, Array.from({ length: showing.max_seats_per_hold }, (_, n) => el('option', { value: String(n + 1), text: String(n + 1) }))),
+        el('span', { class: 'best-count' }, [
+          el('label', { for: countId, text: 'Places' }),
+          el('select', { id: countId }, Array.from({ length: showing.max_seats_per_hold }, (_, n) => el('option', { value: String(n + 1), text: String(n + 1) }))),
+        ]),
         el('button', { type: 'submit', class: 'secondary', text: `Hold places in ${zone.name}` }),
       ]);
       form.addEventListener('submit', (event) => holdZone(event, zone.name, Number(document.getElementById(countId).value)));
