@@ -86,7 +86,7 @@ fi
 
 phase "Chromium for the browser tests" install_chromium
 phase "lints, wasm32 (cargo clippy -D warnings)" \
-  cargo clippy -p showtime -p ledger -p desk -p mail --target wasm32-unknown-unknown -- -D warnings
+  cargo clippy -p showtime -p ledger -p desk -p mail -p queue --target wasm32-unknown-unknown -- -D warnings
 phase "building the Worker" bash scripts/build-worker.sh
 phase "bundling for deploy (wrangler deploy --dry-run)" \
   env SHOWTIME_PREBUILT=1 wrangler deploy --dry-run --outdir target/dry-run

@@ -30,6 +30,7 @@ const PURE_CRATES: &[&str] = &[
     "checkout/src",
     "refunds/src",
     "mail/src",
+    "queue/src",
 ];
 
 /// The one file of a pure crate that awaits: the refunds loop, which
