@@ -14,9 +14,13 @@
 //!   SHA256 with a key derived for this purpose by the shell), so the
 //!   Worker checks them with the key alone, asking no object.
 //!
+//! - [`rate`]: the admission rate a showing's object can take, from its
+//!   measured capacity by Little's law, with the numbers shown.
+//!
 //! Nothing here does I/O, reads a clock or draws randomness.
 
 pub mod line;
+pub mod rate;
 pub mod token;
 
 pub use line::{Joined, Line, LineError, Standing, MAX_ADMIT_PER_MINUTE, MAX_PLACES};
