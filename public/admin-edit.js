@@ -209,7 +209,12 @@ function preview() {
     return el('div', { class: 'row' }, cells);
   });
   document.getElementById('preview').replaceChildren(...drawn);
-  document.getElementById('seat-count').textContent = `${count} seats for sale.`;
+  // General admission areas count too, when they read right.
+  let places = 0;
+  try { places = readZones().reduce((sum, z) => sum + z.capacity, 0); } catch (_) { places = 0; }
+  document.getElementById('seat-count').textContent = places
+    ? `${count} seats and ${places} general admission places for sale.`
+    : `${count} seats for sale.`;
 }
 
 async function loadExisting() {
@@ -481,6 +486,7 @@ document.getElementById('add-row').addEventListener('click', () => {
   rowsBody.lastElementChild.querySelector('.row-label').focus();
 });
 for (const radio of document.querySelectorAll('input[name=kind]')) radio.addEventListener('change', preview);
+document.getElementById('zones').addEventListener('input', preview);
 document.getElementById('showing-form').addEventListener('submit', save);
 document.getElementById('signout').addEventListener('click', signOut);
 

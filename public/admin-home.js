@@ -81,7 +81,7 @@ async function loadCatalog() {
     : el('p', { class: 'muted', text: 'No films yet.' }));
   const screens = screenList.body.screens || [];
   document.getElementById('screens').replaceChildren(screens.length
-    ? table(['Screen', 'Rows'], screens.map((s) => [s.name, (s.layout.rows || []).map((r) => `${r.name} (${r.seats})`).join(', ') || `${(s.layout.slots || []).length} places`]))
+    ? table(['Screen', 'Rows'], screens.map((s) => [s.name, [...(s.layout.rows || []).map((r) => `${r.name} (${r.seats})`), ...(s.layout.zones || []).map((z) => `${z.name} (${z.capacity} places)`)].join(', ') || `${(s.layout.slots || []).length} places`]))
     : el('p', { class: 'muted', text: 'No screens yet.' }));
 }
 

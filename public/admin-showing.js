@@ -412,8 +412,8 @@ async function loadOrders(text) {
   if (status !== 200) return say(out, 'error', body.detail || 'Orders could not be loaded.');
   if (!body.orders.length) return out.replaceChildren(el('p', { class: 'muted', text: text ? `No order has an e-mail, name or order number containing “${text}”.` : 'No orders yet.' }));
   out.replaceChildren(table(['Order', 'E-mail', 'Name', 'Seats', 'Amount', 'Status', 'Ordered'], body.orders.map((o) => [
-    el('button', { type: 'button', class: 'link', text: orderNumber(o.id), 'aria-label': `${orderNumber(o.id)}: open the order of ${o.email}, seats ${o.seats || 'none'}`, onclick: () => showOrder(o.id) }),
-    o.email, o.name, o.seats || '', minor(o.amount, o.currency), ORDER_STATES[o.status] || o.status, when(o.created_at_ms)])));
+    el('button', { type: 'button', class: 'link', text: orderNumber(o.id), 'aria-label': `${orderNumber(o.id)}: open the order of ${o.email}, seats ${o.seats ? seatsText(o.seats.split(' ')) : 'none'}`, onclick: () => showOrder(o.id) }),
+    o.email, o.name, o.seats ? seatsText(o.seats.split(' ')) : '', minor(o.amount, o.currency), ORDER_STATES[o.status] || o.status, when(o.created_at_ms)])));
 }
 
 function ticketChecks(tickets, idPrefix) {

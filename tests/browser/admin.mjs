@@ -89,6 +89,11 @@ try {
     await page.getByRole('button', { name: 'Seat B1, house seat' }).waitFor();
     assert.equal(await page.getByLabel('Row 2 house seats').inputValue(), '1');
     await page.getByText('29 seats for sale.').waitFor();
+    // A standing area beside the rows is counted with them, then taken out.
+    await page.getByLabel('Areas').fill('Floor: 50');
+    await page.getByText('29 seats and 50 general admission places for sale.').waitFor();
+    await page.getByLabel('Areas').fill('');
+    await page.getByText('29 seats for sale.').waitFor();
     await page.getByRole('button', { name: 'Add a row' }).click();
     assert.equal(await page.getByLabel('Row 4 name').inputValue(), 'D');
     await photographAndCheck(page, `admin-editor-${width}`, 'the layout editor');
