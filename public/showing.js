@@ -22,6 +22,48 @@ let hold = null;
 let card = null;
 // Whether holds may be made now; zones' buttons go by it.
 let salesOpen = true;
+// Behind a waiting room: the admission token once the line reaches this
+// buyer (sent with holds), and the place the page shows until then.
+let admission = null;
+const QUEUE_STORE = `queue:${sid}`;
+
+// Joins the showing's line (or asks where this buyer stands), and says so
+// until the line reaches them; then the map is theirs to choose from.
+async function waitInLine() {
+  const box = document.getElementById('waiting');
+  box.hidden = false;
+  let kept = null;
+  try { kept = localStorage.getItem(QUEUE_STORE); } catch (_) { kept = null; }
+  const headers = kept ? {} : await Turnstile.headers();
+  const { status, body } = await api(`/api/showings/${sid}/queue`, { json: kept ? { queue_token: kept } : {}, headers });
+  if (status === 403 && body.error === 'bad_queue_token') {
+    try { localStorage.removeItem(QUEUE_STORE); } catch (_) { /* nothing kept */ }
+    return setTimeout(waitInLine, 1000);
+  }
+  if (status !== 200) {
+    document.getElementById('waiting-place').textContent = body.detail || 'The line could not be joined; trying again.';
+    return setTimeout(waitInLine, 5000);
+  }
+  try { localStorage.setItem(QUEUE_STORE, body.queue_token); } catch (_) { /* private mode */ }
+  const place = document.getElementById('waiting-place');
+  const wait = document.getElementById('waiting-wait');
+  if (body.admission) {
+    admission = body.admission;
+    box.hidden = true;
+    say(messages, 'ok', 'It is your turn: choose your seats.');
+    render();
+    return;
+  }
+  if (body.place === null) {
+    place.textContent = `You are in the line with ${body.early} ${body.early === 1 ? 'person' : 'people'} who came before sales open.`;
+    wait.textContent = `At ${clockTime(body.opens_at_ms)} everyone here is given a place at random; keep this page open.`;
+    return setTimeout(waitInLine, Math.max(1000, Math.min(10000, body.opens_at_ms - Date.now())));
+  }
+  place.textContent = `You are number ${body.place} in line${body.ahead ? `: ${body.ahead} ahead of you` : ': you are next'}.`;
+  wait.textContent = body.estimate_ms === null ? 'The showing is sold out for now; the line moves again if seats come back.'
+    : `About ${howLong(Math.max(body.estimate_ms, 1000))} to wait. Keep this page open: it moves by itself.`;
+  setTimeout(waitInLine, body.estimate_ms === null ? 10000 : Math.max(500, Math.min(5000, body.estimate_ms)));
+}
 
 // Changing showing: the buyer came from their order page to move some of
 // its tickets here (`?exchange=<order>&key=<its key>&tickets=<ids>`). They
@@ -157,7 +199,7 @@ function renderZones() {
       list.append(form);
     }
     form.querySelector('.zone-left').textContent = free ? `${free} of ${zone.places.length} places left` : 'Sold out';
-    form.querySelector('button').disabled = hold !== null || !free || !salesOpen;
+    form.querySelector('button').disabled = hold !== null || !free || !salesOpen || (Boolean(showing.admit_per_minute) && !admission);
   }
 }
 
@@ -253,7 +295,10 @@ function render() {
   document.getElementById('stranded').textContent = stranded
     ? `These seats would leave seat ${stranded} on its own, where nobody can sit with anyone: choose it too, or seats that leave no single seat.`
     : '';
-  document.getElementById('hold').disabled = !list.length || hold !== null || stranded !== null;
+  const waiting = Boolean(showing.admit_per_minute) && !admission && !hold;
+  document.getElementById('hold').disabled = !list.length || hold !== null || stranded !== null || waiting;
+  const go = document.getElementById('best-go');
+  if (go) go.disabled = waiting;
   const best = document.getElementById('best');
   if (best) best.hidden = hold !== null;
 }
@@ -446,7 +491,9 @@ async function requestHold(attempt) {
     const body = attempt.zone ? { zone: attempt.zone, count: attempt.count }
       : attempt.best ? { best: attempt.best } : { seats: attempt.seats };
     if (attempt.prices && Object.keys(attempt.prices).length) body.prices = attempt.prices;
-    const headers = Object.assign({ 'idempotency-key': attempt.key }, await Turnstile.headers());
+    // Behind a waiting room, the admission stands in for Turnstile.
+    const headers = Object.assign({ 'idempotency-key': attempt.key },
+      admission ? { 'x-admission': admission } : await Turnstile.headers());
     answer = await api(`/api/showings/${sid}/holds`, { json: body, headers });
     Turnstile.reset();
   } catch (_) {
@@ -892,6 +939,7 @@ async function release() {
     say(messages, 'info', `${salesText(body.sales)}: no seats can be held for this showing now.`);
   }
   if (!exchange) Turnstile.mount(document.getElementById('turnstile'), 'buy');
+  if (showing.admit_per_minute && !exchange && body.sales.state !== 'closed') waitInLine();
   document.getElementById('hold').addEventListener('click', holdSeats);
   if (showing.layout.rows && !exchange && body.sales.state === 'open') {
     renderBest();

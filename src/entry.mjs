@@ -63,13 +63,15 @@ export default {
   },
 };
 
-// A subclass of the runtime's `DurableObject`, as RPC to an object needs:
-// the Worker calls `desk` on its stub.
-export class Showtime extends DurableObject {
-  constructor(state, env) {
+// A subclass of the runtime's `DurableObject`, as RPC to an object needs,
+// whose work is done by a Rust object of the same
+// name, made anew on the Wasm instance that is running now.
+class RustObject extends DurableObject {
+  constructor(state, env, make) {
     super(state, env);
     this.state = state;
     this.env = env;
+    this.make = make;
     this.instanceId = -1;
     renewIfBroken();
     this.live();
@@ -80,7 +82,7 @@ export class Showtime extends DurableObject {
   live() {
     if (this.instanceId !== initState.instanceId) {
       try {
-        this.object = new rust.Showtime(this.state, this.env);
+        this.object = this.make(this.state, this.env);
       } catch (error) {
         initState.criticalError = true;
         throw error;
@@ -88,6 +90,25 @@ export class Showtime extends DurableObject {
       this.instanceId = initState.instanceId;
     }
     return this.object;
+  }
+}
+
+// A showing's waiting room (src/waiting_room.rs): the Worker calls `join`
+// on its stub.
+export class WaitingRoom extends RustObject {
+  constructor(state, env) {
+    super(state, env, (s, e) => new rust.WaitingRoom(s, e));
+  }
+
+  join(request) {
+    return guarded(() => this.live().join(request));
+  }
+}
+
+// A showing's seats (src/showtime/): the Worker calls `desk` on its stub.
+export class Showtime extends RustObject {
+  constructor(state, env) {
+    super(state, env, (s, e) => new rust.Showtime(s, e));
   }
 
   // Every request of the showing's protocol, as its JSON text; answers

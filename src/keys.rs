@@ -78,6 +78,8 @@ pub enum Purpose {
     OrderLink,
     DoorPin,
     DoorSession,
+    /// Queue and admission tokens of a showing's waiting room.
+    WaitingRoom,
 }
 
 impl Purpose {
@@ -89,6 +91,7 @@ impl Purpose {
             Purpose::OrderLink => "showtime order link v1",
             Purpose::DoorPin => "showtime door pin v1",
             Purpose::DoorSession => "showtime door session v1",
+            Purpose::WaitingRoom => "showtime waiting room v1",
         }
     }
 }

@@ -57,6 +57,7 @@ mod square;
 mod sweep;
 mod ticket_code;
 mod turnstile;
+mod waiting_room;
 mod webhook;
 mod webhook_inbox;
 

@@ -110,6 +110,15 @@ pub struct NewShowingRequest {
     pub sales_open_at: Option<String>,
     pub sales_close_at: Option<String>,
     pub door_close_at: Option<String>,
+    /// Staff expect a rush: `{"admit_per_minute": n}`, `n` optional (the
+    /// rate the object's measured capacity allows, by Little's law).
+    pub waiting_room: Option<WaitingRoomRequest>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitingRoomRequest {
+    pub admit_per_minute: Option<u32>,
 }
 
 /// A validated showing, ready to store.
@@ -128,6 +137,8 @@ pub struct NewShowing {
     pub windows: Overrides,
     pub film_id: Option<String>,
     pub screen_id: Option<String>,
+    /// Its waiting room's admission rate; `None`: no waiting room.
+    pub admit_per_minute: Option<u32>,
 }
 
 /// Why a showing was refused; the text is shown to staff as it is.
@@ -189,6 +200,29 @@ impl NewShowing {
             return invalid("layout: the seats, or a screen (screen_id)");
         };
         let (layout, _) = checked_layout(layout)?;
+        let admit_per_minute = match req.waiting_room {
+            None => None,
+            Some(WaitingRoomRequest {
+                admit_per_minute: Some(n),
+            }) if !(1..=queue::MAX_ADMIT_PER_MINUTE).contains(&n) => {
+                return invalid(format!(
+                    "waiting_room: admit_per_minute is 1 to {}",
+                    queue::MAX_ADMIT_PER_MINUTE
+                ))
+            }
+            Some(WaitingRoomRequest {
+                admit_per_minute: Some(n),
+            }) => Some(n),
+            Some(WaitingRoomRequest {
+                admit_per_minute: None,
+            }) => {
+                let minutes = payment_cap_ms.div_ceil(60_000) as u32;
+                Some(
+                    queue::rate::suggest(queue::rate::RateInputs::measured(minutes))
+                        .admit_per_minute,
+                )
+            }
+        };
         let showing = NewShowing {
             title,
             starts_at_ms,
@@ -201,6 +235,7 @@ impl NewShowing {
             windows,
             film_id: req.film_id,
             screen_id: req.screen_id,
+            admit_per_minute,
         };
         Ok(showing)
     }

@@ -63,6 +63,7 @@ pub fn object_settings(
         hold_ttl_ms: showing.hold_ttl_ms,
         payment_cap_ms: showing.payment_cap_ms,
         sales: windows.sales(),
+        waiting_room: showing.admit_per_minute.is_some(),
     })
 }
 
@@ -119,6 +120,7 @@ pub async fn resave(env: &Env, sid: &str, layout: Option<&Layout>) -> Result<boo
         windows: existing.windows,
         film_id: existing.film_id.clone(),
         screen_id: existing.screen_id.clone(),
+        admit_per_minute: existing.admit_per_minute,
     };
     match save_edit(env, &db, sid, &showing, existing.created_at_ms).await {
         Ok(()) => Ok(true),

@@ -191,6 +191,14 @@ impl Desk {
         }
         self.refuse_if_cancelled()?;
         self.refuse_unless_on_sale(now_ms)?;
+        // Behind a waiting room, only buyers it admitted (the Worker
+        // checked their admission token) hold seats.
+        if self.showing.as_ref().is_some_and(|s| s.meta.waiting_room) && !new.admitted {
+            return Err(Refusal::new(
+                Code::NotAdmitted,
+                "this showing has a waiting room: join the line, and choose seats once admitted",
+            ));
+        }
         let answer = self.decide_hold(now_ms, &new, d);
         if let Some(idem) = &new.idempotency {
             self.record_replay(now_ms, idem, &new.caller.buyer, &answer, d);

@@ -66,6 +66,9 @@ pub struct ShowingSetup {
     /// `price`.
     #[serde(default)]
     pub categories: Vec<PriceCategory>,
+    /// Buyers hold seats only once the showing's waiting room admits them.
+    #[serde(default)]
+    pub waiting_room: bool,
 }
 
 /// Who is asking: the buyer's session id and the client's address.
@@ -97,6 +100,9 @@ pub struct NewHold {
     /// are empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub best: Option<BestHold>,
+    /// The Worker checked the buyer's admission token (a waiting room's).
+    #[serde(default)]
+    pub admitted: bool,
 }
 
 /// The best free seats, as many as `count`, priced by how many of them
@@ -515,6 +521,7 @@ mod tests {
             prices: Default::default(),
             token: "0".repeat(32),
             best: None,
+            admitted: false,
         })
     }
 

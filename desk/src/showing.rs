@@ -24,6 +24,9 @@ pub struct ShowingMeta {
     pub showing_id: String,
     pub price: Money,
     pub config: ledger::Config,
+    /// Buyers hold seats only once admitted by the waiting room.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub waiting_room: bool,
     /// When staff cancelled it; nothing is sold after that.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancelled_at_ms: Option<u64>,
@@ -334,6 +337,7 @@ impl Desk {
             cancelled_at_ms: None,
             sales: setup.sales,
             categories: setup.categories,
+            waiting_room: setup.waiting_room,
             seating: seating_of(&setup.units),
             desk_only: setup.units.desk_only,
         };
@@ -405,6 +409,7 @@ impl Desk {
             cancelled_at_ms: None,
             sales: edit.sales,
             categories: edit.categories,
+            waiting_room: edit.waiting_room,
             seating: seating_of(&edit.units),
             desk_only: edit.units.desk_only,
         };

@@ -120,6 +120,7 @@ fn a_showing_stored_before_the_desk_keeps_its_holds_orders_and_checkouts() {
             }),
             token: "0".repeat(32),
             best: None,
+            admitted: false,
         }),
     );
     match reply(&replay) {
@@ -176,6 +177,7 @@ fn new_hold(buyer: &str, client: &str, seats: &[&str]) -> Request {
         idempotency: None,
         token: format!("{:0>32}", buyer.len() * 1000 + seats.len()),
         best: None,
+        admitted: false,
     })
 }
 
@@ -389,6 +391,7 @@ fn a_showing_stored_in_format_four_loads_only_the_answers_a_replay_could_give() 
             prices: Default::default(),
             token: format!("{:0>32}", hex::encode(buyer)),
             best: None,
+            admitted: false,
         });
         let decided = desk.handle_request(then, hold);
         db.apply(&decided.writes);

@@ -61,6 +61,7 @@ fn setup() -> ShowingSetup {
         payment_cap_ms: 3_600_000,
         sales: Default::default(),
         categories,
+        waiting_room: false,
     }
 }
 
@@ -111,6 +112,7 @@ impl Arena {
             prices,
             token: token(n),
             best: None,
+            admitted: false,
         });
         let d = self.desk.handle_request(self.now_ms, request);
         self.decide(d)

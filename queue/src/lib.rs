@@ -21,6 +21,7 @@
 
 pub mod line;
 pub mod rate;
+pub mod store;
 pub mod token;
 
 pub use line::{Joined, Line, LineError, Standing, MAX_ADMIT_PER_MINUTE, MAX_PLACES};

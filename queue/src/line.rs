@@ -92,6 +92,11 @@ impl Line {
         })
     }
 
+    /// When the line opens, and how many it admits a minute.
+    pub fn config(&self) -> (u64, u32) {
+        (self.opens_at_ms, self.admit_per_minute)
+    }
+
     /// How many sessions stand in line (early or placed).
     pub fn len(&self) -> usize {
         self.early.len() + self.places.len()

@@ -338,7 +338,7 @@ pub async fn update_showing(
              layout_json = ?5, seat_count = ?6, max_seats_per_hold = ?7, hold_ttl_ms = ?8, \
              sales_open_at_ms = ?10, sales_close_at_ms = ?11, door_close_at_ms = ?12, \
              prices_json = ?13, film_id = ?14, screen_id = ?15, windows_sent = 1, \
-             layout_version = ?16 WHERE id = ?9",
+             layout_version = ?16, admit_per_minute = ?17 WHERE id = ?9",
         )
         .bind(&[
             showing.title.as_str().into(),
@@ -357,6 +357,9 @@ pub async fn update_showing(
             super::optional_text(&showing.film_id),
             super::optional_text(&showing.screen_id),
             version.into(),
+            showing
+                .admit_per_minute
+                .map_or(JsValue::NULL, |n| JsValue::from(f64::from(n))),
         ])?;
     let results = db.batch(vec![keep_layout, update]).await?;
     let changed = results

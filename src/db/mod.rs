@@ -53,6 +53,8 @@ pub struct Showing {
     pub prices: Vec<crate::showing::PriceCategory>,
     pub film_id: Option<String>,
     pub screen_id: Option<String>,
+    /// Its waiting room's admission rate, if it has one.
+    pub admit_per_minute: Option<u32>,
 }
 
 /// A row of `showings` as D1 returns it. Numbers arrive as JSON numbers
@@ -78,6 +80,7 @@ struct ShowingRow {
     prices_json: Option<String>,
     film_id: Option<String>,
     screen_id: Option<String>,
+    admit_per_minute: Option<f64>,
 }
 
 impl ShowingRow {
@@ -123,6 +126,7 @@ impl ShowingRow {
             prices,
             film_id: self.film_id,
             screen_id: self.screen_id,
+            admit_per_minute: self.admit_per_minute.map(|n| n as u32),
         })
     }
 }
@@ -153,7 +157,8 @@ impl Showing {
 const SHOWING_COLUMNS: &str =
     "id, title, starts_at_ms, price_amount, currency, layout_json, layout_version, \
      seat_count, max_seats_per_hold, hold_ttl_ms, cancelled_at_ms, cancel_reason, created_at_ms, \
-     sales_open_at_ms, sales_close_at_ms, door_close_at_ms, prices_json, film_id, screen_id";
+     sales_open_at_ms, sales_close_at_ms, door_close_at_ms, prices_json, film_id, screen_id, \
+     admit_per_minute";
 
 pub async fn insert_showing(
     db: &D1Database,
@@ -169,8 +174,8 @@ pub async fn insert_showing(
             "INSERT INTO showings (id, title, starts_at_ms, price_amount, currency, layout_json, \
          seat_count, max_seats_per_hold, hold_ttl_ms, created_at_ms, sales_open_at_ms, \
          sales_close_at_ms, door_close_at_ms, prices_json, film_id, screen_id, windows_sent, \
-         layout_version) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 1, ?17)",
+         layout_version, admit_per_minute) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, 1, ?17, ?18)",
         )
         .bind(&[
             id.into(),
@@ -190,6 +195,9 @@ pub async fn insert_showing(
             optional_text(&showing.film_id),
             optional_text(&showing.screen_id),
             version.into(),
+            showing
+                .admit_per_minute
+                .map_or(JsValue::NULL, |n| JsValue::from(f64::from(n))),
         ])?;
     db.batch(vec![keep_layout, insert]).await?;
     Ok(())

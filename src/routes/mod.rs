@@ -90,6 +90,9 @@ fn buyer_routes() -> Router<'static, ()> {
         .get_async("/api/showings/:sid", |req, ctx| {
             respond(showings::get(req, ctx))
         })
+        .post_async("/api/showings/:sid/queue", |req, ctx| {
+            respond(showings::join_queue(req, ctx))
+        })
         .get_async("/api/showings/:sid/seats", |req, ctx| {
             respond(showings::seats(req, ctx))
         })

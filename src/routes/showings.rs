@@ -18,6 +18,8 @@ use desk::protocol::{BestHold, Caller, Idempotency, NewHold, Summary};
 use desk::Code;
 
 /// Longest `Idempotency-Key` accepted (a UUID is 36).
+/// The header a buyer admitted by a waiting room sends its admission in.
+pub const ADMISSION_HEADER: &str = "x-admission";
 const MAX_IDEMPOTENCY_KEY_BYTES: usize = 255;
 
 pub async fn list(ctx: RouteContext<()>) -> Handled {
@@ -413,7 +415,28 @@ async fn hold_request(
     let verify_key = idempotency
         .as_ref()
         .map(|i| crate::turnstile::idempotency_uuid(&session.buyer, &i.key));
-    crate::turnstile::require(&req, &ctx.env, verify_key, crate::turnstile::Action::Buy).await?;
+    // A waiting room's admission, checked with its key alone; Turnstile
+    // was asked when the buyer joined its line.
+    let admitted = match req.headers().get(ADMISSION_HEADER)? {
+        Some(token) => {
+            let key = crate::auth::key(&ctx.env, crate::keys::Purpose::WaitingRoom)?;
+            let at = now_ms().max(0) as u64;
+            queue::token::verify(
+                &key,
+                queue::Kind::Admission,
+                &token,
+                sid,
+                &session.buyer,
+                at,
+            )
+            .is_ok()
+        }
+        None => false,
+    };
+    if !admitted {
+        crate::turnstile::require(&req, &ctx.env, verify_key, crate::turnstile::Action::Buy)
+            .await?;
+    }
     let new = NewHold {
         caller: Caller {
             buyer: session.buyer.clone(),
@@ -425,6 +448,7 @@ async fn hold_request(
         token: ids::random_hex(HOLD_TOKEN_LEN / 2)
             .map_err(|e| ApiError::internal(e.to_string()))?,
         best,
+        admitted,
     };
     Ok((sid, new, session))
 }
@@ -486,4 +510,91 @@ pub async fn live(req: Request, ctx: RouteContext<()>) -> Handled {
         ));
     }
     Ok(ShowtimeClient::new(&ctx.env, sid)?.upgrade(&req).await?)
+}
+
+/// `POST /api/showings/{id}/queue`, optionally `{"queue_token"}`: puts the
+/// buyer's session in the showing's waiting room once (Turnstile, when on,
+/// is asked here and not on each hold) and answers where it stands:
+/// `{"place", "ahead", "estimate_ms", "queue_token"}` (no place yet before
+/// the opening, for those placed at random then), and once the line has
+/// reached it, `"admission"`, to send with holds as `x-admission`.
+pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    let sid = showing_id(&ctx)?.to_string();
+    let bytes = read_body(&mut req).await?;
+    #[derive(Deserialize, Default)]
+    #[serde(deny_unknown_fields)]
+    struct QueueBody {
+        queue_token: Option<String>,
+    }
+    let body: QueueBody = match bytes.is_empty() {
+        true => QueueBody::default(),
+        false => parse_json(&bytes)?,
+    };
+    let session = Session::of(&req, &ctx.env)?;
+    let key = crate::auth::key(&ctx.env, crate::keys::Purpose::WaitingRoom)?;
+    let now = now_ms().max(0) as u64;
+    // A place shown before must be this session's, for this showing.
+    if let Some(token) = &body.queue_token {
+        queue::token::verify(&key, queue::Kind::Queue, token, &sid, &session.buyer, now).map_err(
+            |_| {
+                ApiError::new(
+                    Code::BadQueueToken,
+                    "this place in line is not valid here; join again",
+                )
+            },
+        )?;
+    } else {
+        crate::turnstile::require(&req, &ctx.env, None, crate::turnstile::Action::Buy).await?;
+    }
+    let db = db::database(&ctx.env)?;
+    let showing = db::get_showing(&db, &sid)
+        .await?
+        .ok_or_else(|| ApiError::not_found("showing"))?;
+    let rate = showing.admit_per_minute.ok_or_else(|| {
+        ApiError::new(
+            Code::NoWaitingRoom,
+            "this showing has no waiting room: choose seats straight away",
+        )
+    })?;
+    let opens_at_ms = showing
+        .windows(crate::settings::window_defaults(&ctx.env))
+        .sales_open_at_ms
+        .max(0) as u64;
+    let draw_hex = ids::random_hex(8).map_err(|e| ApiError::internal(e.to_string()))?;
+    let draw = u64::from_str_radix(&draw_hex, 16).map_err(|e| ApiError::internal(e.to_string()))?;
+    let join = crate::waiting_room::Join {
+        session: session.buyer.clone(),
+        opens_at_ms,
+        admit_per_minute: rate,
+        draw,
+        now_ms: now,
+    };
+    let joined = crate::showtime::client::join_waiting_room(&ctx.env, &sid, &join).await?;
+    let claims = |place: u32, ttl_ms: u64| queue::Claims {
+        s: sid.clone(),
+        u: session.buyer.clone(),
+        p: place,
+        x: now + ttl_ms,
+    };
+    let answer = match joined.standing {
+        queue::Standing::Early { opens_at_ms, early } => json!({
+            "place": null, "early": early, "opens_at_ms": opens_at_ms,
+            "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(0, queue::token::QUEUE_TTL_MS)),
+        }),
+        queue::Standing::Waiting {
+            place,
+            ahead,
+            estimate_ms,
+        } => json!({
+            "place": place, "ahead": ahead, "estimate_ms": estimate_ms,
+            "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(place, queue::token::QUEUE_TTL_MS)),
+        }),
+        queue::Standing::Admitted { place } => json!({
+            "place": place, "ahead": 0, "estimate_ms": 0,
+            "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(place, queue::token::QUEUE_TTL_MS)),
+            "admission": queue::token::sign(&key, queue::Kind::Admission, &claims(place, queue::ADMISSION_TTL_MS)),
+            "admission_expires_in_ms": queue::ADMISSION_TTL_MS,
+        }),
+    };
+    session.hand_cookie(Response::from_json(&answer)?)
 }

@@ -321,3 +321,41 @@ impl ShowtimeClient {
         Ok(Response::from(answer.dyn_into::<web_sys::Response>()?))
     }
 }
+
+#[wasm_bindgen]
+extern "C" {
+    /// A stub of the `WaitingRoom` class in src/entry.mjs.
+    #[wasm_bindgen(extends = worker::js_sys::Object)]
+    type WaitingRoomStub;
+
+    #[wasm_bindgen(method, catch)]
+    fn join(
+        this: &WaitingRoomStub,
+        request: &str,
+    ) -> std::result::Result<worker::js_sys::Promise, JsValue>;
+}
+
+/// Puts `join.session` in the line of `showing_id`'s waiting room (its
+/// own object, `src/waiting_room.rs`), answering where it stands.
+pub async fn join_waiting_room(
+    env: &Env,
+    showing_id: &str,
+    join: &crate::waiting_room::Join,
+) -> std::result::Result<crate::waiting_room::Joined, ApiError> {
+    let stub: WaitingRoomStub = env
+        .durable_object("WAITING_ROOM")?
+        .id_from_name(showing_id)?
+        .get_stub()?
+        .into_rpc();
+    let text = serde_json::to_string(join).map_err(|e| ApiError::internal(e.to_string()))?;
+    let promise = stub.join(&text).map_err(worker::Error::from)?;
+    let answer = worker::wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .map_err(worker::Error::from)?;
+    let text = answer
+        .as_string()
+        .ok_or_else(|| ApiError::internal("the waiting room answered no text"))?;
+    let answer: std::result::Result<crate::waiting_room::Joined, String> =
+        serde_json::from_str(&text).map_err(|e| ApiError::internal(e.to_string()))?;
+    answer.map_err(|e| ApiError::internal(format!("the waiting room: {e}")))
+}

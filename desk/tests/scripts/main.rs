@@ -67,6 +67,7 @@ impl Script {
             payment_cap_ms: 600_000,
             sales: Default::default(),
             categories: vec![category("adult", 1200), category("child", 800)],
+            waiting_room: false,
         };
         let (db, mut desk) = crate::support::showing(settings.clone(), setup.clone());
         // One browser watches the map throughout, its socket open across
@@ -154,6 +155,7 @@ impl Script {
                     prices,
                     token: token(args[1]),
                     best: None,
+                    admitted: false,
                 })
             }
             // best <buyer> <hold> <count> [split] [accessible] [category=N…]:
@@ -181,6 +183,7 @@ impl Script {
                         categories,
                         zone: None,
                     }),
+                    admitted: false,
                 })
             }
             // suggest <count> [accessible]: the box office's best seats.

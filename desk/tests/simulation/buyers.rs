@@ -98,6 +98,7 @@ impl World {
                 categories: Default::default(),
                 zone: None,
             }),
+            admitted: false,
         };
         let decision = self.request(Request::Hold(new))?;
         let granted = decision.reply.expect("a reply");

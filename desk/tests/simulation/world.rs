@@ -138,6 +138,7 @@ impl World {
             payment_cap_ms: 120_000,
             sales: Default::default(),
             categories: Vec::new(),
+            waiting_room: false,
         };
         let (db, desk) = crate::support::showing(settings.clone(), setup);
         let ledger = desk.ledger().expect("the showing is set up");

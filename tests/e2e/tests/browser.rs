@@ -676,6 +676,18 @@ async fn the_seat_map_is_one_tab_stop_and_payment_messages_are_told_by_the_pay_b
     let _ = run_browser_script_with("zones.mjs", &stack, &mixed, &[("ZONES_ONLY_ID", &class)]);
     let floor = api.seat_map(&mixed).await;
     assert_eq!(floor["Floor§1"], "available", "the page released its hold");
+
+    // A waiting room (`waiting_room.mjs`): the second in line waits, then
+    // chooses.
+    let mut rush = sixteen_seat_room(None);
+    rush["waiting_room"] = serde_json::json!({"admit_per_minute": 3});
+    let rush = api.create_showing(rush).await;
+    let _ = run_browser_script("waiting_room.mjs", &stack, &rush);
+    assert_eq!(
+        api.seat_map(&rush).await["A4"],
+        "available",
+        "the page released its hold"
+    );
 }
 
 /// Sets the showing's buyer policy, buys A1 and A2 and answers the order

@@ -1,0 +1,144 @@
+//! The `WaitingRoom` Durable Object: one per showing with a waiting room,
+//! named by the showing id, and apart from the showing's own object so a
+//! rush of people joining the line takes nothing of the capacity holds
+//! need. It is a shell around a [`queue::Line`], which decides every
+//! place: each join is one row (who, when, their random draw), and the
+//! line is rebuilt by replaying them in order, which gives every session
+//! the same place again.
+
+use std::cell::RefCell;
+
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::{wasm_bindgen, JsValue};
+use worker::{
+    durable_object, DurableObject, Env, Request, Response, Result, SqlStorageValue, State,
+};
+
+use crate::api_error::ApiError;
+
+/// What the Worker asks: put `session` in line (or say where it stands).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Join {
+    pub session: String,
+    pub opens_at_ms: u64,
+    pub admit_per_minute: u32,
+    /// A fresh random draw, used if the session joins before the opening;
+    /// 48 bits of it count ([`DRAW_MASK`]), which storage keeps exactly.
+    pub draw: u64,
+    pub now_ms: u64,
+}
+
+/// The answer: where the session stands.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Joined {
+    pub standing: queue::Standing,
+    pub new: bool,
+}
+
+/// The bits of a draw that count: rows come back from storage as JSON
+/// numbers, exact up to 2^53.
+pub const DRAW_MASK: u64 = (1 << 48) - 1;
+
+#[durable_object]
+pub struct WaitingRoom {
+    state: State,
+    /// `None` until the first request replays the joins.
+    line: RefCell<Option<queue::Line>>,
+}
+
+impl DurableObject for WaitingRoom {
+    fn new(state: State, _env: Env) -> Self {
+        WaitingRoom {
+            state,
+            line: RefCell::new(None),
+        }
+    }
+
+    async fn fetch(&self, _req: Request) -> Result<Response> {
+        ApiError::not_found("route").into_response()
+    }
+}
+
+#[derive(Deserialize)]
+struct JoinRow {
+    session: String,
+    at_ms: f64,
+    draw: f64,
+    opens_at_ms: f64,
+    admit_per_minute: f64,
+}
+
+#[wasm_bindgen]
+impl WaitingRoom {
+    /// Answers `Result<Joined, String>` as JSON text.
+    pub async fn join(&self, request: String) -> std::result::Result<JsValue, JsValue> {
+        let answer = serde_json::from_str::<Join>(&request)
+            .map_err(|e| e.to_string())
+            .and_then(|join| self.decide(join));
+        serde_json::to_string(&answer)
+            .map(JsValue::from)
+            .map_err(|e| JsValue::from_str(&e.to_string()))
+    }
+}
+
+impl WaitingRoom {
+    fn decide(&self, join: Join) -> std::result::Result<Joined, String> {
+        let sql = self.state.storage().sql();
+        let mut line = self.line.borrow_mut();
+        if line.is_none() {
+            *line = Some(replay(&sql)?);
+        }
+        // The first join sets the line's opening and rate; later ones
+        // keep them (they are the showing's, passed in by the Worker).
+        let line = match line.as_mut().expect("loaded above") {
+            line if line.is_empty() => {
+                *line = queue::Line::new(join.opens_at_ms, join.admit_per_minute)
+                    .map_err(|e| format!("{e:?}"))?;
+                line
+            }
+            line => line,
+        };
+        let (opens_at_ms, rate) = line.config();
+        let joined = line
+            .join(join.now_ms, &join.session, join.draw & DRAW_MASK)
+            .map_err(|e| format!("{e:?}"))?;
+        if joined.new {
+            // The draw is kept as the 64 bits it is, read back the same.
+            sql.exec(
+                queue::store::INSERT_JOIN,
+                Some(vec![
+                    SqlStorageValue::String(join.session.clone()),
+                    SqlStorageValue::Integer(join.now_ms as i64),
+                    SqlStorageValue::Integer((join.draw & DRAW_MASK) as i64),
+                    SqlStorageValue::Integer(opens_at_ms as i64),
+                    SqlStorageValue::Integer(i64::from(rate)),
+                ]),
+            )
+            .map_err(|e| e.to_string())?;
+        }
+        Ok(Joined {
+            standing: joined.standing,
+            new: joined.new,
+        })
+    }
+}
+
+/// The line as its joins made it.
+fn replay(sql: &worker::SqlStorage) -> std::result::Result<queue::Line, String> {
+    sql.exec(queue::store::SCHEMA, None)
+        .map_err(|e| e.to_string())?;
+    let rows: Vec<JoinRow> = sql
+        .exec(queue::store::SELECT_JOINS, None)
+        .and_then(|cursor| cursor.to_array())
+        .map_err(|e| e.to_string())?;
+    let Some(first) = rows.first() else {
+        return queue::Line::new(0, 1).map_err(|e| format!("{e:?}"));
+    };
+    let mut line = queue::Line::new(first.opens_at_ms as u64, first.admit_per_minute as u32)
+        .map_err(|e| format!("{e:?}"))?;
+    for row in &rows {
+        line.join(row.at_ms as u64, &row.session, row.draw as u64)
+            .map_err(|e| format!("{e:?}"))?;
+    }
+    Ok(line)
+}

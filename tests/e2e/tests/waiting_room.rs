@@ -1,0 +1,182 @@
+//! A showing's waiting room through the real Worker and its own object:
+//! buyers join a line, those who joined before the opening are placed
+//! among themselves when it opens, and only an admitted session, with its
+//! admission token, holds seats; tokens are refused when edited, for
+//! another showing or session, or of the other kind.
+
+use e2e::{sixteen_seat_room, Api, Method, Reply, Stack};
+use serde_json::{json, Value};
+
+async fn join(api: &Api, sid: &str, cookie: Option<&str>, body: Option<Value>) -> Reply {
+    let mut headers = Vec::new();
+    if let Some(cookie) = cookie {
+        headers.push(("cookie", cookie));
+    }
+    api.send(
+        Method::POST,
+        &format!("/api/showings/{sid}/queue"),
+        body.map(|b| b.to_string().into_bytes()),
+        &headers,
+    )
+    .await
+}
+
+async fn hold_with(api: &Api, sid: &str, cookie: &str, admission: Option<&str>) -> Reply {
+    let mut headers = vec![("cookie", cookie)];
+    if let Some(admission) = admission {
+        headers.push(("x-admission", admission));
+    }
+    let body = json!({"best": 1}).to_string().into_bytes();
+    api.send(
+        Method::POST,
+        &format!("/api/showings/{sid}/holds"),
+        Some(body),
+        &headers,
+    )
+    .await
+}
+
+/// A showing behind a waiting room of `rate` a minute, on sale from
+/// `opens_in_ms` from now.
+async fn rush(api: &Api, rate: u32, opens_in_ms: i64) -> String {
+    let mut room = sixteen_seat_room(None);
+    room["starts_at"] = json!(e2e::time_from_now(86_400_000));
+    room["sales_open_at"] = json!(e2e::time_from_now(opens_in_ms));
+    room["waiting_room"] = json!({ "admit_per_minute": rate });
+    api.create_showing(room).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_an_admitted_session_holds_seats_and_its_token_works_nowhere_else() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    // Open already, admitting 6,000 a minute: the first in line is in.
+    let sid = rush(&api, 6_000, -60_000).await;
+    let other = rush(&api, 6_000, -60_000).await;
+
+    let first = join(&api, &sid, None, None).await;
+    assert_eq!(first.status, 200, "{:?}", first.body);
+    let cookie = first.cookie.clone().expect("a buyer session");
+    assert_eq!(first.body["place"], 1);
+    let admission = first.body["admission"].as_str().unwrap().to_string();
+    let queue_token = first.body["queue_token"].as_str().unwrap().to_string();
+    // Joining again keeps the place.
+    let again = join(
+        &api,
+        &sid,
+        Some(&cookie),
+        Some(json!({"queue_token": queue_token})),
+    )
+    .await;
+    assert_eq!(again.body["place"], 1, "{:?}", again.body);
+
+    // No admission, an edited one, the queue token, another showing's or
+    // another session's: not admitted, and nothing held.
+    let refused = hold_with(&api, &sid, &cookie, None).await;
+    assert_eq!(
+        (refused.status, &refused.body["error"]),
+        (403, &json!("not_admitted"))
+    );
+    let mut edited = admission.clone().into_bytes();
+    let at = edited.len() - 3;
+    edited[at] = if edited[at] == b'A' { b'B' } else { b'A' };
+    let edited = String::from_utf8(edited).unwrap();
+    let elsewhere = join(&api, &other, Some(&cookie), None).await;
+    let elsewhere = elsewhere.body["admission"].as_str().unwrap().to_string();
+    let stranger = join(&api, &sid, None, None).await;
+    let stranger_cookie = stranger.cookie.clone().unwrap();
+    for (token, on, who) in [
+        (edited.as_str(), sid.as_str(), cookie.as_str()),
+        (queue_token.as_str(), sid.as_str(), cookie.as_str()),
+        (elsewhere.as_str(), sid.as_str(), cookie.as_str()),
+        (admission.as_str(), sid.as_str(), stranger_cookie.as_str()),
+        (admission.as_str(), other.as_str(), cookie.as_str()),
+    ] {
+        let reply = hold_with(&api, on, who, Some(token)).await;
+        assert_eq!(reply.body["error"], "not_admitted", "{:?}", reply.body);
+    }
+    assert!(
+        api.seat_map(&sid)
+            .await
+            .as_object()
+            .unwrap()
+            .values()
+            .all(|v| v == "available"),
+        "nothing was held"
+    );
+    let held = hold_with(&api, &sid, &cookie, Some(&admission)).await;
+    assert_eq!(held.status, 201, "{:?}", held.body);
+
+    // A queue token of another session, and a showing with no line.
+    let foreign = join(
+        &api,
+        &sid,
+        Some(&stranger_cookie),
+        Some(json!({"queue_token": queue_token})),
+    )
+    .await;
+    assert_eq!(
+        foreign.body["error"], "bad_queue_token",
+        "{:?}",
+        foreign.body
+    );
+    let plain = api.create_showing(sixteen_seat_room(None)).await;
+    let none = join(&api, &plain, None, None).await;
+    assert_eq!(
+        (none.status, &none.body["error"]),
+        (404, &json!("no_waiting_room"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn those_who_join_before_the_opening_are_placed_among_themselves_then_later_ones_after() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    // On sale in four seconds, admitting one a minute.
+    let sid = rush(&api, 1, 4_000).await;
+    let mut early = Vec::new();
+    for n in 0..3 {
+        let joined = join(&api, &sid, None, None).await;
+        assert_eq!(joined.status, 200, "{:?}", joined.body);
+        assert_eq!(
+            joined.body["place"],
+            Value::Null,
+            "no place before the opening"
+        );
+        assert_eq!(joined.body["early"], n + 1);
+        early.push(joined.cookie.unwrap());
+    }
+    // Once sales open, each early session has a place among the first
+    // three (waiting for what the page would show: a place).
+    let mut places = Vec::new();
+    for cookie in &early {
+        let mut answer = join(&api, &sid, Some(cookie), None).await;
+        for _ in 0..100 {
+            if answer.body["place"].is_number() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            answer = join(&api, &sid, Some(cookie), None).await;
+        }
+        places.push(
+            answer.body["place"]
+                .as_u64()
+                .expect("placed at the opening"),
+        );
+    }
+    places.sort();
+    assert_eq!(places, [1, 2, 3]);
+    let later = join(&api, &sid, None, None).await;
+    assert_eq!(later.body["place"], 4, "{:?}", later.body);
+    assert!(
+        later.body["ahead"].as_u64().unwrap() >= 2,
+        "{:?}",
+        later.body
+    );
+    assert!(
+        later.body["estimate_ms"].as_u64().unwrap() > 60_000,
+        "{:?}",
+        later.body
+    );
+    assert!(later.body.get("admission").is_none());
+}
