@@ -2,9 +2,10 @@
 //! named by the showing id, and apart from the showing's own object so a
 //! rush of people joining the line takes nothing of the capacity holds
 //! need. It is a shell around a [`queue::Line`], which decides every
-//! place: each join is one row (who, when, their random draw), and the
-//! line is rebuilt by replaying them in order, which gives every session
-//! the same place again.
+//! place: each join is one row (who, when, their random draw), as is each
+//! time the showing sold out or seats came back, and the line is rebuilt
+//! by replaying them in order, which gives every session the same place
+//! and the cursor the same position again.
 
 use std::cell::RefCell;
 
@@ -22,6 +23,9 @@ pub struct Join {
     pub session: String,
     pub opens_at_ms: u64,
     pub admit_per_minute: u32,
+    /// The showing has no free seat and no hold that could lapse: the line
+    /// stands still until seats come back.
+    pub sold_out: bool,
     /// A fresh random draw, used if the session joins before the opening;
     /// 48 bits of it count ([`DRAW_MASK`]), which storage keeps exactly.
     pub draw: u64,
@@ -33,6 +37,7 @@ pub struct Join {
 pub struct Joined {
     pub standing: queue::Standing,
     pub new: bool,
+    pub sold_out: bool,
 }
 
 /// The bits of a draw that count: rows come back from storage as JSON
@@ -60,10 +65,11 @@ impl DurableObject for WaitingRoom {
 }
 
 #[derive(Deserialize)]
-struct JoinRow {
-    session: String,
+struct EventRow {
+    kind: String,
+    session: Option<String>,
     at_ms: f64,
-    draw: f64,
+    draw: Option<f64>,
     opens_at_ms: f64,
     admit_per_minute: f64,
 }
@@ -99,36 +105,59 @@ impl WaitingRoom {
             line => line,
         };
         let (opens_at_ms, rate) = line.config();
-        let joined = line
-            .join(join.now_ms, &join.session, join.draw & DRAW_MASK)
-            .map_err(|e| format!("{e:?}"))?;
-        if joined.new {
-            // The draw is kept as the 64 bits it is, read back the same.
+        let record = |kind: &str, session: Option<&str>, draw: Option<u64>| {
+            let text = |t: Option<&str>| {
+                t.map_or(SqlStorageValue::Null, |t| {
+                    SqlStorageValue::String(t.to_string())
+                })
+            };
             sql.exec(
-                queue::store::INSERT_JOIN,
+                queue::store::INSERT_EVENT,
                 Some(vec![
-                    SqlStorageValue::String(join.session.clone()),
+                    SqlStorageValue::String(kind.to_string()),
+                    text(session),
                     SqlStorageValue::Integer(join.now_ms as i64),
-                    SqlStorageValue::Integer((join.draw & DRAW_MASK) as i64),
+                    draw.map_or(SqlStorageValue::Null, |d| {
+                        SqlStorageValue::Integer(d as i64)
+                    }),
                     SqlStorageValue::Integer(opens_at_ms as i64),
                     SqlStorageValue::Integer(i64::from(rate)),
                 ]),
             )
-            .map_err(|e| e.to_string())?;
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+        };
+        // Sold out (no free seat, no hold that could lapse): the line
+        // stands still until seats come back. Kept as events, so a
+        // restart rebuilds the same cursor.
+        if join.sold_out && !line.is_paused() {
+            line.pause(join.now_ms);
+            record(queue::store::PAUSE, None, None)?;
+        } else if !join.sold_out && line.is_paused() {
+            line.resume(join.now_ms);
+            record(queue::store::RESUME, None, None)?;
+        }
+        let draw = join.draw & DRAW_MASK;
+        let joined = line
+            .join(join.now_ms, &join.session, draw)
+            .map_err(|e| format!("{e:?}"))?;
+        if joined.new {
+            record(queue::store::JOIN, Some(&join.session), Some(draw))?;
         }
         Ok(Joined {
             standing: joined.standing,
             new: joined.new,
+            sold_out: line.is_paused(),
         })
     }
 }
 
-/// The line as its joins made it.
+/// The line as its events made it.
 fn replay(sql: &worker::SqlStorage) -> std::result::Result<queue::Line, String> {
     sql.exec(queue::store::SCHEMA, None)
         .map_err(|e| e.to_string())?;
-    let rows: Vec<JoinRow> = sql
-        .exec(queue::store::SELECT_JOINS, None)
+    let rows: Vec<EventRow> = sql
+        .exec(queue::store::SELECT_EVENTS, None)
         .and_then(|cursor| cursor.to_array())
         .map_err(|e| e.to_string())?;
     let Some(first) = rows.first() else {
@@ -137,8 +166,21 @@ fn replay(sql: &worker::SqlStorage) -> std::result::Result<queue::Line, String> 
     let mut line = queue::Line::new(first.opens_at_ms as u64, first.admit_per_minute as u32)
         .map_err(|e| format!("{e:?}"))?;
     for row in &rows {
-        line.join(row.at_ms as u64, &row.session, row.draw as u64)
-            .map_err(|e| format!("{e:?}"))?;
+        let at = row.at_ms as u64;
+        match (row.kind.as_str(), &row.session) {
+            (queue::store::PAUSE, _) => line.pause(at),
+            (queue::store::RESUME, _) => line.resume(at),
+            (_, Some(session)) => {
+                line.join(at, session, row.draw.unwrap_or(0.0) as u64)
+                    .map_err(|e| format!("{e:?}"))?;
+            }
+            _ => {
+                return Err(format!(
+                    "a line event of kind {:?} without its session",
+                    row.kind
+                ))
+            }
+        }
     }
     Ok(line)
 }

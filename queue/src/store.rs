@@ -1,17 +1,22 @@
-//! The waiting room object's rows: one a join, replayed in order to
-//! rebuild the line (`Line::join` places the same sessions the same way
-//! given the same times and draws). The statements are here, beside the
-//! line they keep, so the object's shell only runs them.
+//! The waiting room object's rows: what happened to the line, in order (a
+//! session joined; the showing sold out; seats came back), replayed to
+//! rebuild it: `Line::join`, `pause` and `resume` given the same times and
+//! draws place the same sessions the same way. The statements are here,
+//! beside the line they keep, so the object's shell only runs them.
 
-/// One row a session that joined: when, its draw, and the line's opening
-/// and rate as the first join set them.
-pub const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS joins (seq INTEGER PRIMARY KEY, \
-    session TEXT NOT NULL UNIQUE, at_ms INTEGER NOT NULL, draw INTEGER NOT NULL, \
+/// One row an event: `join` (with its session and draw) or `pause` or
+/// `resume`; the line's opening and rate as the first join set them.
+pub const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS line_events (seq INTEGER PRIMARY KEY, \
+    kind TEXT NOT NULL, session TEXT UNIQUE, at_ms INTEGER NOT NULL, draw INTEGER, \
     opens_at_ms INTEGER NOT NULL, admit_per_minute INTEGER NOT NULL)";
 
-pub const INSERT_JOIN: &str =
-    "INSERT INTO joins (session, at_ms, draw, opens_at_ms, admit_per_minute) VALUES (?, ?, ?, ?, ?)";
+pub const INSERT_EVENT: &str = "INSERT INTO line_events \
+    (kind, session, at_ms, draw, opens_at_ms, admit_per_minute) VALUES (?, ?, ?, ?, ?, ?)";
 
-/// Every join, in the order they came.
-pub const SELECT_JOINS: &str =
-    "SELECT session, at_ms, draw, opens_at_ms, admit_per_minute FROM joins ORDER BY seq";
+/// Every event, in the order they came.
+pub const SELECT_EVENTS: &str = "SELECT kind, session, at_ms, draw, opens_at_ms, admit_per_minute \
+    FROM line_events ORDER BY seq";
+
+pub const JOIN: &str = "join";
+pub const PAUSE: &str = "pause";
+pub const RESUME: &str = "resume";

@@ -562,8 +562,16 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
         .max(0) as u64;
     let draw_hex = ids::random_hex(8).map_err(|e| ApiError::internal(e.to_string()))?;
     let draw = u64::from_str_radix(&draw_hex, 16).map_err(|e| ApiError::internal(e.to_string()))?;
+    // Sold out: no free seat and no hold that could lapse, by this
+    // instance's copy of the map (a second old at most).
+    let codes: Value = serde_json::from_str(&cached_map(&ctx.env, &sid, MapKind::Codes).await?)
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let sold_out = codes["codes"]
+        .as_str()
+        .is_some_and(|c| !c.contains('a') && !c.contains('h'));
     let join = crate::waiting_room::Join {
         session: session.buyer.clone(),
+        sold_out,
         opens_at_ms,
         admit_per_minute: rate,
         draw,
@@ -586,7 +594,7 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
             ahead,
             estimate_ms,
         } => json!({
-            "place": place, "ahead": ahead, "estimate_ms": estimate_ms,
+            "place": place, "ahead": ahead, "estimate_ms": estimate_ms, "sold_out": joined.sold_out,
             "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(place, queue::token::QUEUE_TTL_MS)),
         }),
         queue::Standing::Admitted { place } => json!({

@@ -180,3 +180,83 @@ async fn those_who_join_before_the_opening_are_placed_among_themselves_then_late
     );
     assert!(later.body.get("admission").is_none());
 }
+
+/// Asks where `cookie` stands until `done` holds (10 s at most): what
+/// the waiting page shows as it polls.
+async fn standing_until(
+    api: &Api,
+    sid: &str,
+    cookie: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..100 {
+        last = join(api, sid, Some(cookie), None).await.body;
+        if done(&last) {
+            return last;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    last
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_line_stands_still_while_the_showing_is_sold_out_and_moves_when_seats_come_back() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    // Four seats, one admitted a minute: the second in line waits a minute.
+    let mut room = sixteen_seat_room(None);
+    room["layout"] = json!({"rows": [{"name": "A", "seats": 4}], "allow_single_seats": true});
+    room["starts_at"] = json!(e2e::time_from_now(86_400_000));
+    room["waiting_room"] = json!({"admit_per_minute": 1});
+    let sid = api.create_showing(room).await;
+
+    // The first in line buys every seat.
+    let first = join(&api, &sid, None, None).await;
+    let cookie = first.cookie.clone().unwrap();
+    let admission = first.body["admission"]
+        .as_str()
+        .expect("admitted")
+        .to_string();
+    let body = json!({"seats": ["A1", "A2", "A3", "A4"]})
+        .to_string()
+        .into_bytes();
+    let held = api
+        .send(
+            Method::POST,
+            &format!("/api/showings/{sid}/holds"),
+            Some(body),
+            &[("cookie", &cookie), ("x-admission", &admission)],
+        )
+        .await;
+    assert_eq!(held.status, 201, "{:?}", held.body);
+    let hold_id = held.body["hold_id"].as_str().unwrap();
+    let pay =
+        json!({"source_id": "cnon:card-nonce-ok", "email": "first@example.com", "name": "First"});
+    let paid = api
+        .send(
+            Method::POST,
+            &format!("/api/showings/{sid}/holds/{hold_id}/checkout"),
+            Some(pay.to_string().into_bytes()),
+            &[("cookie", &cookie)],
+        )
+        .await;
+    assert_eq!(paid.status, 201, "{:?}", paid.body);
+
+    // The second is told the showing is sold out, with no estimate.
+    let second = join(&api, &sid, None, None).await;
+    let waiting = second.cookie.clone().unwrap();
+    let told = standing_until(&api, &sid, &waiting, |b| b["sold_out"] == true).await;
+    assert_eq!(
+        (&told["place"], &told["sold_out"], &told["estimate_ms"]),
+        (&json!(2), &json!(true), &Value::Null),
+        "{told:?}"
+    );
+
+    // A refund brings the seats back, and the line moves again.
+    api.refund_until_void(&stack, paid.body["order_id"].as_str().unwrap())
+        .await;
+    let moving = standing_until(&api, &sid, &waiting, |b| b["sold_out"] == false).await;
+    assert_eq!(moving["sold_out"], false, "{moving:?}");
+    assert!(moving["estimate_ms"].is_number(), "{moving:?}");
+}
