@@ -195,13 +195,21 @@ async fn an_endless_chunked_body_is_refused_at_the_limit() {
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     // wrangler dev's own proxy, between this client and the Worker, can
-    // lose the Worker's early answer while the body is still arriving and
-    // say so itself ("500 … Network connection lost"): seen once under a
-    // full run's load. That is the local proxy's, not the Worker's, so it
-    // is tried once more; a Worker that read the body whole would never
-    // answer at all, either time.
+    // lose the Worker's early answer while the body is still arriving:
+    // it says so itself ("500 … Network connection lost") or closes the
+    // connection with nothing, each seen once under a full run's load.
+    // That is the local proxy's, not the Worker's, so it is tried up to
+    // three times; a Worker that read the body whole would never answer
+    // at all, any time.
+    let lost = |text: &str| {
+        text.is_empty()
+            || (text.starts_with("HTTP/1.1 500") && text.contains("Network connection lost"))
+    };
     let mut text = endless_post(&stack, &sid).await;
-    if text.starts_with("HTTP/1.1 500") && text.contains("Network connection lost") {
+    for _ in 0..2 {
+        if !lost(&text) {
+            break;
+        }
         text = endless_post(&stack, &sid).await;
     }
     assert!(text.starts_with("HTTP/1.1 413"), "{text}");
