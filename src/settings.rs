@@ -131,6 +131,14 @@ fn parse_fee(text: &str) -> Option<refunds::Fee> {
 /// When sales close and the door stops admitting by default, after a
 /// showing's start (`SALES_CLOSE_MINUTES`, 15; `DOOR_CLOSE_MINUTES`, 120;
 /// each at most a day); staff may set other times for one showing.
+/// How long a waiting room's admission lasts (`ADMISSION_MS`, optional:
+/// ten minutes, and never longer; a second at least).
+pub fn admission_ms(env: &Env) -> u64 {
+    number::<u64>(env, "ADMISSION_MS")
+        .filter(|ms| (1_000..=queue::ADMISSION_TTL_MS).contains(ms))
+        .unwrap_or(queue::ADMISSION_TTL_MS)
+}
+
 pub fn window_defaults(env: &Env) -> desk::window::Defaults {
     let defaults = desk::window::Defaults::default();
     let minutes = |name: &str, default_ms: i64| {

@@ -578,6 +578,7 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
         now_ms: now,
     };
     let joined = crate::showtime::client::join_waiting_room(&ctx.env, &sid, &join).await?;
+    let admission_ms = crate::settings::admission_ms(&ctx.env);
     let claims = |place: u32, ttl_ms: u64| queue::Claims {
         s: sid.clone(),
         u: session.buyer.clone(),
@@ -600,8 +601,8 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
         queue::Standing::Admitted { place } => json!({
             "place": place, "ahead": 0, "estimate_ms": 0,
             "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(place, queue::token::QUEUE_TTL_MS)),
-            "admission": queue::token::sign(&key, queue::Kind::Admission, &claims(place, queue::ADMISSION_TTL_MS)),
-            "admission_expires_in_ms": queue::ADMISSION_TTL_MS,
+            "admission": queue::token::sign(&key, queue::Kind::Admission, &claims(place, admission_ms)),
+            "admission_expires_in_ms": admission_ms,
         }),
     };
     session.hand_cookie(Response::from_json(&answer)?)

@@ -260,3 +260,46 @@ async fn the_line_stands_still_while_the_showing_is_sold_out_and_moves_when_seat
     assert_eq!(moving["sold_out"], false, "{moving:?}");
     assert!(moving["estimate_ms"].is_number(), "{moving:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admission_that_ran_out_holds_nothing_and_joining_again_gives_a_new_one() {
+    // Admissions last two seconds here (ten minutes by default).
+    let stack = Stack::start_with(e2e::StackOptions::default().var("ADMISSION_MS", "2000"));
+    let api = Api::new(&stack);
+    let sid = rush(&api, 6_000, -60_000).await;
+    let first = join(&api, &sid, None, None).await;
+    assert_eq!(
+        first.body["admission_expires_in_ms"], 2000,
+        "{:?}",
+        first.body
+    );
+    let cookie = first.cookie.clone().unwrap();
+    let admission = first.body["admission"].as_str().unwrap().to_string();
+    // Tried as a buyer would, until it stops working: it is then refused.
+    let mut refused = hold_with(&api, &sid, &cookie, Some(&admission)).await;
+    for _ in 0..100 {
+        if refused.status == 403 {
+            break;
+        }
+        if refused.status == 201 {
+            // Held while it was good: let the seat go and try again.
+            let hold_id = refused.body["hold_id"].as_str().unwrap().to_string();
+            api.send(
+                Method::DELETE,
+                &format!("/api/showings/{sid}/holds/{hold_id}"),
+                None,
+                &[("cookie", &cookie)],
+            )
+            .await;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        refused = hold_with(&api, &sid, &cookie, Some(&admission)).await;
+    }
+    assert_eq!(refused.body["error"], "not_admitted", "{:?}", refused.body);
+    // The place is kept; a new admission works.
+    let again = join(&api, &sid, Some(&cookie), None).await;
+    assert_eq!(again.body["place"], 1);
+    let fresh = again.body["admission"].as_str().unwrap();
+    let held = hold_with(&api, &sid, &cookie, Some(fresh)).await;
+    assert_eq!(held.status, 201, "{:?}", held.body);
+}
