@@ -9,7 +9,6 @@
 use crate::holds::{hold_id_of, hold_refusal, TOKEN_LEN};
 use crate::protocol::{Allocation, NewAllocation, Reply};
 use crate::refusal::{Code, Refusal};
-use crate::storage::HoldEnd;
 use crate::{Decision, Desk};
 
 /// Whom an allocation's hold belongs to: never a buyer's session.
@@ -115,20 +114,7 @@ impl Desk {
     ) -> Result<Reply, Refusal> {
         self.showing()?;
         let hold_id = self.allocation_id(id)?;
-        let showing = self
-            .showing
-            .as_mut()
-            .ok_or_else(|| Refusal::not_found("showing"))?;
-        let outcome = showing.ledger.release(now_ms, &hold_id);
-        showing.persist(
-            &outcome.changes,
-            Some((&hold_id, HoldEnd::Released)),
-            now_ms,
-            &mut self.owners,
-            d,
-        );
-        outcome
-            .result
+        self.end_hold(now_ms, &hold_id, d)
             .map_err(|_| Refusal::not_found("allocation"))?;
         Ok(Reply::Done)
     }

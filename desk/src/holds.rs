@@ -533,20 +533,35 @@ impl Desk {
     ) -> Result<Reply, Refusal> {
         self.showing()?;
         let (id, _) = self.owned_hold(hold)?;
+        self.end_hold(now_ms, &id, d)
+            .map_err(|_| hold_not_found())?;
+        Ok(Reply::Done)
+    }
+
+    /// Lets the live hold `id` go now (a buyer's, or an allocation), its
+    /// owner row saying it was released.
+    pub(crate) fn end_hold(
+        &mut self,
+        now_ms: u64,
+        id: &ledger::HoldId,
+        d: &mut Decision,
+    ) -> Result<(), Refusal> {
         let showing = self
             .showing
             .as_mut()
             .ok_or_else(|| Refusal::not_found("showing"))?;
-        let outcome = showing.ledger.release(now_ms, &id);
+        let outcome = showing.ledger.release(now_ms, id);
         showing.persist(
             &outcome.changes,
-            Some((&id, HoldEnd::Released)),
+            Some((id, HoldEnd::Released)),
             now_ms,
             &mut self.owners,
             d,
         );
-        outcome.result.map_err(|_| hold_not_found())?;
-        Ok(Reply::Done)
+        outcome
+            .result
+            .map(|_| ())
+            .map_err(|_| Refusal::not_found("hold"))
     }
 
     /// Forgets owners of holds that ended over an hour ago, or the oldest
