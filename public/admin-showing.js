@@ -326,6 +326,7 @@ async function load() {
     renderMove();
   }
   await loadAllocations();
+  await loadWaitlist();
   renderMap();
   if (before !== deskSeats.size) renderDesk();
 }
@@ -353,6 +354,22 @@ async function loadAllocations() {
       ]),
     ]);
   }));
+}
+
+// The waiting list and how each offer stands.
+async function loadWaitlist() {
+  const { status, body } = await adminApi(`/api/admin/showings/${sid}/waitlist`);
+  if (status !== 200) return;
+  const seatWord = (n) => `${n} seat${n === 1 ? '' : 's'}`;
+  const line = (e) => {
+    const asked = `${e.email}, ${seatWord(e.seats)}, joined ${clockTime(e.joined_at_ms)}`;
+    if (e.state === 'offered') return `${asked}: offered ${seatsText(e.offered_seats)} until ${clockTime(e.until_ms)}${e.claimed ? ', paying now' : ''}`;
+    if (e.state === 'bought') return `${asked}: bought ${seatsText(e.offered_seats)}`;
+    if (e.state === 'lapsed') return `${asked}: offered ${seatsText(e.offered_seats)}, not bought in time`;
+    return `${asked}: waiting`;
+  };
+  document.getElementById('waitlist-empty').hidden = body.entries.length > 0;
+  document.getElementById('waitlist-list').replaceChildren(...body.entries.map((e) => el('li', { text: line(e) })));
 }
 
 async function allocate(event) {

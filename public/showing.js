@@ -301,6 +301,58 @@ function render() {
   if (go) go.disabled = waiting;
   const best = document.getElementById('best');
   if (best) best.hidden = hold !== null;
+  offerWaitlist();
+}
+
+// Nothing to buy online now (no free seat, or fewer than the most a buyer
+// may want): the waiting list is offered, unless this buyer holds seats.
+function offerWaitlist() {
+  const box = document.getElementById('waitlist');
+  const names = unitNames();
+  const free = names.filter((name) => states[name] === 'available' && !deskOnly(name)).length;
+  box.hidden = !salesOpen || hold !== null || exchange !== null || offer !== null || !names.length || free > 0;
+}
+
+async function joinWaitlist(event) {
+  event.preventDefault();
+  const status = document.getElementById('waitlist-status');
+  const email = document.getElementById('waitlist-email').value.trim();
+  const seats = Number(document.getElementById('waitlist-seats').value);
+  const { status: code, body } = await api(`/api/showings/${sid}/waitlist`, { json: { email, seats }, headers: await Turnstile.headers() });
+  Turnstile.reset();
+  if (code === 200 || code === 201) {
+    status.textContent = `You are number ${body.position} on the waiting list for ${body.seats} seat${body.seats === 1 ? '' : 's'}. If they come back, we e-mail ${email} a link to buy them.`;
+  } else if (code === 409 && body.error === 'seats_available') {
+    status.textContent = 'Seats have just come back: choose them on the map.';
+    refresh().catch(() => {});
+  } else {
+    status.textContent = body.detail || 'You could not be put on the waiting list; try again.';
+  }
+}
+
+// The link of a waiting list offer: `?offer=<entry>&key=<key>`.
+const offer = params.get('offer') && params.get('key') ? { entry: params.get('offer'), key: params.get('key') } : null;
+
+async function claimOffer() {
+  const box = document.getElementById('offer-messages');
+  const { status, body } = await api(`/api/showings/${sid}/offers/${encodeURIComponent(offer.entry)}/claim`, { json: { key: offer.key } });
+  if (status === 201) {
+    document.getElementById('offer').hidden = true;
+    history.replaceState(null, '', location.pathname);
+    adopt(body);
+    remember({ hold: { hold_id: body.hold_id } });
+    say(holdMessages, 'ok', `Held for you: ${seatsText(body.seats)}.`);
+    render();
+    return startPayment();
+  }
+  document.getElementById('offer-claim').hidden = true;
+  const why = status === 404 ? 'This link is not valid for this showing.'
+    : body.error === 'offer_ended' && body.state === 'claimed' ? 'These seats were already claimed with this link: pay for them in the window where you opened it.'
+      : body.error === 'offer_ended' && body.state === 'bought' ? 'These seats have been bought with this link.'
+        : body.error === 'offer_ended' ? 'This offer has ended and its seats have gone to the next person waiting.'
+          : body.error === 'already_holding' ? `You already hold ${seatsText(body.held_seats)} for this showing: pay for them or release them first.`
+            : body.detail || 'The offer could not be claimed.';
+  say(box, 'error', why);
 }
 
 function toggle(name) {
@@ -939,7 +991,14 @@ async function release() {
     say(messages, 'info', `${salesText(body.sales)}: no seats can be held for this showing now.`);
   }
   if (!exchange) Turnstile.mount(document.getElementById('turnstile'), 'buy');
-  if (showing.admit_per_minute && !exchange && body.sales.state !== 'closed') waitInLine();
+  if (showing.admit_per_minute && !exchange && !offer && body.sales.state !== 'closed') waitInLine();
+  const counts = document.getElementById('waitlist-seats');
+  counts.replaceChildren(...Array.from({ length: showing.max_seats_per_hold }, (_, n) => el('option', { value: String(n + 1), text: String(n + 1) })));
+  document.getElementById('waitlist-form').addEventListener('submit', joinWaitlist);
+  if (offer) {
+    document.getElementById('offer').hidden = false;
+    document.getElementById('offer-claim').addEventListener('click', claimOffer);
+  }
   document.getElementById('hold').addEventListener('click', holdSeats);
   if (showing.layout.rows && !exchange && body.sales.state === 'open') {
     renderBest();

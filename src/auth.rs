@@ -222,6 +222,20 @@ pub fn order_key(env: &Env, order_id: &str) -> Result<String, ApiError> {
     ))
 }
 
+/// The token of a waiting list offer's hold, which its link carries: 128
+/// bits derived from the showing and the entry with a key of its own, so
+/// only the Worker can make it and the showing's object keeps only its
+/// hash.
+pub fn offer_token(env: &Env, showing_id: &str, entry_id: &str) -> Result<String, ApiError> {
+    let context = format!("{showing_id}\0{entry_id}");
+    let token = keys::derive(
+        &session_secret(env)?,
+        keys::Purpose::WaitlistOffer,
+        context.as_bytes(),
+    );
+    Ok(hex::encode(&token[..16]))
+}
+
 /// Whether `link_key` opens `order_id`'s link.
 pub fn order_key_ok(env: &Env, order_id: &str, link_key: &str) -> Result<bool, ApiError> {
     let keys = order_link_keys(env)?;

@@ -80,6 +80,8 @@ pub enum Purpose {
     DoorSession,
     /// Queue and admission tokens of a showing's waiting room.
     WaitingRoom,
+    /// The links of waiting list offers.
+    WaitlistOffer,
 }
 
 impl Purpose {
@@ -92,6 +94,7 @@ impl Purpose {
             Purpose::DoorPin => "showtime door pin v1",
             Purpose::DoorSession => "showtime door session v1",
             Purpose::WaitingRoom => "showtime waiting room v1",
+            Purpose::WaitlistOffer => "showtime waitlist offer v1",
         }
     }
 }
@@ -123,6 +126,8 @@ mod tests {
             Purpose::OrderLink,
             Purpose::DoorPin,
             Purpose::DoorSession,
+            Purpose::WaitingRoom,
+            Purpose::WaitlistOffer,
         ];
         let mut keys: Vec<[u8; 32]> = purposes.iter().map(|&p| derive(secret, p, b"")).collect();
         keys.push(derive(secret, Purpose::StaffSession, b"epoch 1"));

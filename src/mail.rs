@@ -175,6 +175,7 @@ async fn send_row(
         Kind::Refund => refund_message(env, db, settings, row).await?,
         Kind::Moved => moved_message(env, db, settings, row).await?,
         Kind::Lookup => lookup_message(env, db, settings, &row.to_addr, now_ms).await?,
+        Kind::Offer => offer_message(env, db, settings, row).await?,
         Kind::Digest => digest_message(env, db, settings, now_ms).await?,
         Kind::Cancelled => {
             let facts = order_facts(env, db, settings, row).await?;
@@ -195,6 +196,79 @@ async fn send_row(
         }
     };
     send(env, settings, &row.to_addr, &message).await
+}
+
+/// What a waiting list offer's row carries.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct OfferDetail {
+    showing_id: String,
+    entry_id: String,
+    seats: Vec<String>,
+    until_ms: u64,
+}
+
+/// Queues the mail of a waiting list offer (once per entry) and sends it
+/// now; the sweep retries a send that fails. A row that cannot be queued
+/// is logged: the offer then lapses unclaimed and goes to the next person.
+pub async fn queue_offer(
+    env: &Env,
+    showing_id: &str,
+    entry_id: &str,
+    email: &str,
+    seats: Vec<String>,
+    until_ms: u64,
+) {
+    let row_id = format!("offer-{entry_id}");
+    let detail = OfferDetail {
+        showing_id: showing_id.to_string(),
+        entry_id: entry_id.to_string(),
+        seats,
+        until_ms,
+    };
+    let queued = async {
+        let db = env.d1("DB")?;
+        let detail =
+            serde_json::to_string(&detail).map_err(|e| worker::Error::RustError(e.to_string()))?;
+        let now_ms = worker::Date::now().as_millis();
+        mail_rows::queue_to(&db, &row_id, Kind::Offer, email, Some(&detail), now_ms).await
+    };
+    match queued.await {
+        Ok(_) => send_row_now(env, &row_id).await,
+        Err(e) => worker::console_error!("waiting list offer {entry_id}: mail not queued: {e}"),
+    }
+}
+
+async fn offer_message(
+    env: &Env,
+    db: &D1Database,
+    settings: &MailSettings,
+    row: &MailRow,
+) -> Result<Message, Failure> {
+    let detail: OfferDetail = row
+        .detail
+        .as_deref()
+        .ok_or_else(|| failed("the offer has no detail"))
+        .and_then(|d| serde_json::from_str(d).map_err(failed))?;
+    let showing = db::get_showing(db, &detail.showing_id)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| failed("the showing is gone"))?;
+    let token = crate::auth::offer_token(env, &detail.showing_id, &detail.entry_id)
+        .map_err(|e| failed(e.detail))?;
+    let url = format!(
+        "{}/showings/{}?offer={}&key={token}",
+        settings.public_url, detail.showing_id, detail.entry_id
+    );
+    Ok(compose::offer(
+        &settings.venue,
+        &compose::OfferView {
+            film: &showing.title,
+            starts_at_ms: showing.starts_at_ms,
+            seats: &detail.seats,
+            until_ms: detail.until_ms as i64,
+            url: &url,
+        },
+    ))
 }
 
 /// The links to an order and its tickets, as they go into a message.
@@ -582,7 +656,15 @@ pub async fn queue_digest(env: &Env, now_ms: u64) -> worker::Result<bool> {
         return Ok(false);
     }
     let hour = now_ms / DIGEST_EVERY_MS;
-    mail_rows::queue_to(&db, &format!("digest:{hour}"), Kind::Digest, &staff, now_ms).await
+    mail_rows::queue_to(
+        &db,
+        &format!("digest:{hour}"),
+        Kind::Digest,
+        &staff,
+        None,
+        now_ms,
+    )
+    .await
 }
 
 /// Hands one message to the binding. The platform's error code, when its

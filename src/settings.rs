@@ -65,6 +65,8 @@ impl Settings {
                     burst: number(env, "CARD_ATTEMPTS_BURST").unwrap_or(cards.burst),
                     per_hour: number(env, "CARD_ATTEMPTS_PER_HOUR").unwrap_or(cards.per_hour),
                 },
+                waitlist_offer_ms: number(env, "WAITLIST_OFFER_MS")
+                    .unwrap_or(desk::waitlist::DEFAULT_OFFER_MS),
                 checkout: checkout::Config {
                     retry_base_ms: number(env, "CHECKOUT_RETRY_BASE_MS")
                         .unwrap_or(checkout.retry_base_ms),

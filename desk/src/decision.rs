@@ -63,6 +63,17 @@ pub enum Effect {
         order_id: String,
         from_order: String,
     },
+    /// Seats are held for a person on the waiting list: the shell queues
+    /// the mail with the offer's signed link (once per entry: its row is
+    /// named by the entry). Lost, the offer lapses unclaimed at `until_ms`
+    /// and goes to the next person.
+    OfferMail {
+        showing_id: String,
+        entry_id: String,
+        email: String,
+        seats: Vec<String>,
+        until_ms: u64,
+    },
 }
 
 /// A D1 write whose outcome the checkout needs.

@@ -296,17 +296,7 @@ impl Desk {
         new: &NewHold,
         d: &mut Decision,
     ) -> Result<HoldGranted, Refusal> {
-        if let Some((seats, expires_at_ms)) = self.live_hold_of(&new.caller.buyer, now_ms) {
-            // The hold's token is not kept here, so the page that made it
-            // (which remembers it) is where it can be paid or released; the
-            // buyer is told when it ends otherwise.
-            return Err(Refusal::new(
-                Code::AlreadyHolding,
-                "you already hold seats for this showing: pay for them or release them first",
-            )
-            .with("held_seats", seats)
-            .with("expires_in_ms", expires_at_ms.saturating_sub(now_ms)));
-        }
+        self.refuse_second_hold(&new.caller.buyer, now_ms)?;
         if new.token.len() != TOKEN_LEN || !new.token.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(Refusal::internal("the hold token is not 32 hex characters"));
         }
@@ -468,6 +458,22 @@ impl Desk {
             .filter(|(_, m)| !matches!(m.status(), checkout::PublicStatus::Declined { .. }))
             .max_by_key(|(_, m)| matches!(m.status(), checkout::PublicStatus::Paid))
             .map(|(order_id, _)| order_id.clone())
+    }
+
+    /// One live hold a buyer: a second is refused, naming the first. The
+    /// hold's token is not kept here, so the page that made it (which
+    /// remembers it) is where it can be paid or released; the buyer is
+    /// told when it ends otherwise.
+    pub(crate) fn refuse_second_hold(&self, buyer: &str, now_ms: u64) -> Result<(), Refusal> {
+        match self.live_hold_of(buyer, now_ms) {
+            None => Ok(()),
+            Some((seats, expires_at_ms)) => Err(Refusal::new(
+                Code::AlreadyHolding,
+                "you already hold seats for this showing: pay for them or release them first",
+            )
+            .with("held_seats", seats)
+            .with("expires_in_ms", expires_at_ms.saturating_sub(now_ms))),
+        }
     }
 
     /// The seats of the buyer's live hold and when it ends, if they have one.

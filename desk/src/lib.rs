@@ -26,6 +26,7 @@
 //! - `square`: the requests checkout steps send and what answers mean.
 //! - `rate`: the per-network token buckets for holds and card payments.
 //! - `window`: when a showing sells and when its door admits.
+//! - `waitlist`: the waiting list of a sold-out showing and its offers.
 
 pub mod allocations;
 pub mod bounds;
@@ -45,6 +46,7 @@ mod restore;
 mod showing;
 pub mod square;
 pub mod storage;
+pub mod waitlist;
 pub mod window;
 
 pub use decision::{Answer, Decision, Effect, OrderWrite, Record, StoreOutcome};
@@ -66,7 +68,7 @@ use showing::Showing;
 
 /// The settings a desk decides with, read once from the environment by the
 /// shell.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     pub hold_rate: RateLimit,
     /// Card payments tried per address and per buyer.
@@ -80,6 +82,23 @@ pub struct Settings {
     pub failpoint_after_capture: bool,
     /// How often watchers may be sent the map.
     pub map_push: PushPeriod,
+    /// How long a waiting list offer holds its seats.
+    pub waitlist_offer_ms: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            hold_rate: RateLimit::default(),
+            card_limit: rate::CardLimit::default(),
+            checkout: checkout::Config::default(),
+            location_id: String::new(),
+            authorization_delay: square::AuthorizationDelay::default(),
+            failpoint_after_capture: false,
+            map_push: PushPeriod::default(),
+            waitlist_offer_ms: waitlist::DEFAULT_OFFER_MS,
+        }
+    }
 }
 
 /// One showing's decisions. Everything in it is either loaded from the
@@ -95,6 +114,8 @@ pub struct Desk {
     checkouts: Checkouts,
     /// Every ticket staff moved, by ticket.
     moves: moves::Moves,
+    /// Who waits for seats of the sold-out showing, and their offers.
+    waitlist: waitlist::Waitlist,
     rate: rate::HoldRate,
     last_alarm_ms: Option<u64>,
     failpoint_fired: bool,
@@ -119,6 +140,7 @@ impl Desk {
             replays: Replays::default(),
             checkouts: Checkouts::default(),
             moves: moves::Moves::default(),
+            waitlist: waitlist::Waitlist::default(),
             rate: rate::HoldRate::default(),
             last_alarm_ms: None,
             failpoint_fired: false,
@@ -134,6 +156,7 @@ impl Desk {
         let mut d = Decision::default();
         let reply = self.request(now_ms, request, &mut d);
         d.reply = Some(reply);
+        self.fill_waitlist(now_ms, &mut d);
         self.announce(now_ms, &mut d);
         d
     }
@@ -163,6 +186,9 @@ impl Desk {
                 Ok(Reply::Allocations { allocations })
             }
             Request::ReleaseAllocation { id } => self.release_allocation(now_ms, &id, d),
+            Request::JoinWaitlist(join) => self.join_waitlist(now_ms, join, d),
+            Request::Waitlist => self.waitlist_view(),
+            Request::ClaimOffer(claim) => self.claim_offer(now_ms, claim, d),
             Request::Checkout(req) => self.start_checkout(now_ms, req, d),
             Request::BoxOffice(sale) => self.box_office(now_ms, sale, d),
             Request::OrderStatus { order_id } => self.order_status(&order_id),
@@ -200,6 +226,7 @@ impl Desk {
     ) -> Decision {
         let mut d = Decision::default();
         self.answered(now_ms, order_id, step, answer, &mut d);
+        self.fill_waitlist(now_ms, &mut d);
         self.announce(now_ms, &mut d);
         d
     }
@@ -216,6 +243,7 @@ impl Desk {
                 value: now_ms.to_string(),
             });
         }
+        self.fill_waitlist(now_ms, &mut d);
         self.announce(now_ms, &mut d);
         d
     }

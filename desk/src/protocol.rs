@@ -123,6 +123,59 @@ pub struct BestHold {
     pub zone: Option<String>,
 }
 
+/// Put me on the waiting list: `id` and `token` are fresh from the Worker
+/// (the token is the offer's hold token, derived with the Worker's key,
+/// kept here only as its hash).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JoinWaitlist {
+    pub id: String,
+    pub email: String,
+    pub seats: u32,
+    pub token: String,
+    /// The network asking ([`crate::rate::client_key`]).
+    pub client: String,
+}
+
+/// Where a buyer stands on the waiting list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitlistPlace {
+    pub id: String,
+    /// Among those still waiting, from 1.
+    pub position: u32,
+    pub seats: u32,
+    /// False when this address was on the list already.
+    pub new: bool,
+    /// Seats are held for it now (its mail has the link).
+    pub offered: bool,
+}
+
+/// One entry of the waiting list as staff see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitlistEntryView {
+    pub id: String,
+    pub email: String,
+    pub seats: u32,
+    pub joined_at_ms: u64,
+    /// `waiting`, `offered`, `bought` or `lapsed`.
+    pub state: String,
+    /// The seats offered, once they were.
+    pub offered_seats: Vec<String>,
+    /// When a live offer ends.
+    pub until_ms: Option<u64>,
+    /// The buyer opened the offer's link.
+    pub claimed: bool,
+}
+
+/// Claim a waiting list offer: the entry and the token from its link, the
+/// buyer asking, and a fresh token for the hold its seats pass into.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ClaimOffer {
+    pub entry: String,
+    pub token: String,
+    pub buyer: Caller,
+    pub hold_token: String,
+}
+
 /// Names an existing hold: its secret token and the buyer asking.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct HoldRef {
@@ -308,6 +361,12 @@ pub enum Request {
     ReleaseAllocation {
         id: String,
     },
+    /// A buyer joins the waiting list of a sold-out showing.
+    JoinWaitlist(JoinWaitlist),
+    /// The waiting list, for staff.
+    Waitlist,
+    /// A buyer opened the link of their waiting list offer.
+    ClaimOffer(ClaimOffer),
     /// Where an order stands, for the buyer (the object asks this itself
     /// once a checkout has gone as far as it can for now).
     OrderStatus {
@@ -380,6 +439,9 @@ impl Request {
                     | Request::PaymentObserved(_)
                     | Request::Recover
                     | Request::MoveTicket(_)
+                    | Request::JoinWaitlist(_)
+                    | Request::Waitlist
+                    | Request::ClaimOffer(_)
             ),
         }
     }
@@ -500,6 +562,10 @@ pub enum Reply {
     Allocation(Allocation),
     Allocations {
         allocations: Vec<Allocation>,
+    },
+    WaitlistJoined(WaitlistPlace),
+    Waitlist {
+        entries: Vec<WaitlistEntryView>,
     },
 }
 

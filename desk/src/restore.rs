@@ -97,6 +97,9 @@ impl Desk {
         for row in &stored.moves {
             desk.moves.insert(from_json(&row.record)?);
         }
+        for row in &stored.waitlist {
+            desk.waitlist.insert(from_json(&row.record)?);
+        }
         desk.rate = HoldRate::default();
         for row in &stored.buckets {
             let bucket = Bucket {

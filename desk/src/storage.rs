@@ -14,7 +14,8 @@
 //! ([`Write::Upgrade`]). Format 5 keeps when each idempotent answer was
 //! last replayed (`used_at_ms`), so the least recently used goes first,
 //! and no longer keeps wrong door PINs (D1 counts them per network).
-//! Format 6 keeps the tickets staff moved to another seat (`moves`).
+//! Format 6 keeps the tickets staff moved to another seat (`moves`),
+//! format 7 the waiting list (`waitlist`).
 
 use ledger::{Ledger, UnitId, UnitState};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -22,7 +23,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use crate::Decision;
 
 /// The version of the tables this code writes.
-pub const FORMAT: u32 = 6;
+pub const FORMAT: u32 = 7;
 
 pub const SHOWING: &str = "showing";
 pub const LAST_ALARM: &str = "last_alarm_ms";
@@ -51,7 +52,9 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS rate_buckets (client TEXT PRIMARY KEY, tokens_milli INTEGER NOT NULL, at_ms INTEGER NOT NULL)",
     // Each ticket staff moved, by ticket: the move as it was made.
     "CREATE TABLE IF NOT EXISTS moves (ticket_id TEXT PRIMARY KEY, record TEXT NOT NULL)",
-    "INSERT INTO meta (key, value) VALUES ('format', '6') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    // Each person on the waiting list, and their offer (JSON).
+    "CREATE TABLE IF NOT EXISTS waitlist (id TEXT PRIMARY KEY, record TEXT NOT NULL)",
+    "INSERT INTO meta (key, value) VALUES ('format', '7') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 ];
 
 /// A value bound to a statement.
@@ -178,6 +181,11 @@ pub enum Write {
     },
     ForgetOwner {
         hold_id: String,
+    },
+    /// A waiting list entry as it stands (JSON).
+    WaitlistEntry {
+        id: String,
+        record: String,
     },
     /// An idempotent request's first answer.
     Replay {
@@ -349,6 +357,11 @@ impl Write {
             Write::ForgetOwner { hold_id } => {
                 stmt("DELETE FROM hold_owners WHERE hold_id = ?", vec![hold_id.clone().into()])
             }
+            Write::WaitlistEntry { id, record } => stmt(
+                "INSERT INTO waitlist (id, record) VALUES (?, ?) \
+                 ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+                vec![id.clone().into(), record.clone().into()],
+            ),
             Write::Replay { key, fingerprint, status, body, buyer, at_ms } => stmt(
                 "INSERT INTO idempotency (key, fingerprint, status, body, buyer, created_at_ms) \
                  VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET fingerprint = \
@@ -520,6 +533,8 @@ pub struct Stored {
     pub(crate) buckets: Vec<BucketRow>,
     /// The tickets moved (none before format 6).
     pub(crate) moves: Vec<RecordRow>,
+    /// The waiting list (none before format 7).
+    pub(crate) waitlist: Vec<RecordRow>,
 }
 
 impl Stored {
@@ -587,9 +602,13 @@ pub fn load(read: &mut impl ReadRows, now_ms: u64) -> Result<Option<Stored>, Str
         outbox: Vec::new(),
         buckets: Vec::new(),
         moves: Vec::new(),
+        waitlist: Vec::new(),
     };
     if format >= 6 {
         stored.moves = read.rows("SELECT record FROM moves")?;
+    }
+    if format >= 7 {
+        stored.waitlist = read.rows("SELECT record FROM waitlist")?;
     }
     if format >= 1 {
         stored.outbox = read.rows("SELECT order_id, action FROM outbox")?;

@@ -246,6 +246,23 @@ fn every_table_at_its_cap_stays_within_the_budget_and_loads() {
         })
         .collect();
     arena.db.apply(&moves);
+    // The waiting list at its cap: every seat is held, so people may
+    // join, each with the longest address, four from each network.
+    for n in 0..=desk::waitlist::MAX_WAITLIST {
+        let join = desk::protocol::JoinWaitlist {
+            id: format!("{n:0>16}"),
+            email: format!("{n:a>200}@{}", "d".repeat(53)),
+            seats: PER_HOLD as u32,
+            token: format!("{n:0>32}"),
+            client: format!("10.9.{}.{}", n / 4 / 250, n / 4 % 250),
+        };
+        let d = arena
+            .desk
+            .handle_request(arena.now_ms, Request::JoinWaitlist(join));
+        let refused = matches!(&d.reply, Some(Err(r)) if r.code == desk::Code::WaitlistFull);
+        assert_eq!(refused, n == desk::waitlist::MAX_WAITLIST, "{:?}", d.reply);
+        arena.decide(d);
+    }
 
     let replay_bytes = arena.rows(
         "SELECT COALESCE(SUM(length(key) + length(fingerprint) + length(body) + length(buyer)), 0) \
@@ -267,6 +284,7 @@ fn every_table_at_its_cap_stays_within_the_budget_and_loads() {
         ("rate_buckets", "length(client)"),
         ("orders", "length(record)"),
         ("moves", "length(ticket_id) + length(record)"),
+        ("waitlist", "length(id) + length(record)"),
     ] {
         println!("{table}: {}", arena.rows(&format!("SELECT COALESCE(SUM({columns}), 0) FROM {table}")));
     }
@@ -297,6 +315,8 @@ fn every_table_at_its_cap_stays_within_the_budget_and_loads() {
         "filled"
     );
     assert_eq!(buckets as usize, desk::MAX_CLIENTS);
+    let waiting = arena.rows("SELECT COUNT(*) FROM waitlist");
+    assert_eq!(waiting as usize, desk::waitlist::MAX_WAITLIST);
     assert!(bytes <= BUDGET_BYTES, "{bytes} bytes stored");
 
     let started = Instant::now();

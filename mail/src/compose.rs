@@ -456,6 +456,47 @@ pub fn lookup(venue: &Venue, orders: &[OrderView]) -> Message {
     }
 }
 
+/// A waiting list offer as its mail shows it.
+pub struct OfferView<'a> {
+    pub film: &'a str,
+    pub starts_at_ms: i64,
+    pub seats: &'a [String],
+    /// When the seats go to the next person unless paid for.
+    pub until_ms: i64,
+    /// The signed link that claims them.
+    pub url: &'a str,
+}
+
+/// Seats came back for someone on the waiting list.
+pub fn offer(venue: &Venue, offer: &OfferView) -> Message {
+    let when = venue.local_time(offer.starts_at_ms);
+    let until = venue.local_time(offer.until_ms);
+    let seats = seats_words(offer.seats);
+    let subject = format!("Seats for {} are yours to buy until {until}", offer.film);
+    let lead = format!(
+        "You asked to be told if seats came back for {}, {when}. They have: {seats} {} held for you until {until}.",
+        offer.film,
+        if offer.seats.len() == 1 { "is" } else { "are" },
+    );
+    let after = "Open the link and pay to keep them. If you do not, they go to the next person on the waiting list at that time, and this link stops working.";
+    let text = format!("{}{lead}\n\n{}\n\n{after}\n", header_text(venue), offer.url);
+    let html = page(
+        venue,
+        &format!(
+            "<p>{}</p><p>{}</p><p>{}</p>",
+            esc(&lead),
+            link(offer.url, "Buy these seats"),
+            esc(after)
+        ),
+    );
+    Message {
+        subject,
+        text,
+        html,
+        attachments: Vec::new(),
+    }
+}
+
 /// One item on the staff's attention list.
 pub struct AttentionItem {
     pub what: String,

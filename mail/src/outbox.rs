@@ -53,10 +53,13 @@ pub enum Kind {
     /// Staff moved one of the order's tickets to another seat: the new
     /// ticket (the old one no longer admits).
     Moved,
+    /// Seats came back for someone on a sold-out showing's waiting list:
+    /// held for them behind the signed link this carries.
+    Offer,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Tickets,
         Kind::Refund,
         Kind::Lookup,
@@ -68,6 +71,7 @@ impl Kind {
         Kind::RefundFailed,
         Kind::RefundRejected,
         Kind::Moved,
+        Kind::Offer,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -83,6 +87,7 @@ impl Kind {
             Kind::RefundFailed => "refund_failed",
             Kind::RefundRejected => "refund_rejected",
             Kind::Moved => "moved",
+            Kind::Offer => "offer",
         }
     }
 

@@ -208,20 +208,30 @@ fn queue_for_order(
 }
 
 /// A message to an address with no order of its own (order links, the
-/// staff digest). Answers whether the row is new.
+/// staff digest, a waiting list offer with what it offers as `detail`),
+/// named by `row_id` so queueing it twice is one row. Answers whether the
+/// row is new.
 pub async fn queue_to(
     db: &D1Database,
     row_id: &str,
     kind: Kind,
     to: &str,
+    detail: Option<&str>,
     now_ms: u64,
 ) -> Result<bool> {
     let result = db
         .prepare(
-            "INSERT INTO mail_outbox (id, kind, to_addr, status, next_try_at_ms, created_at_ms, \
-             updated_at_ms) VALUES (?1, ?2, ?3, 'queued', ?4, ?4, ?4) ON CONFLICT (id) DO NOTHING",
+            "INSERT INTO mail_outbox (id, kind, to_addr, detail, status, next_try_at_ms, \
+             created_at_ms, updated_at_ms) VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5, ?5) \
+             ON CONFLICT (id) DO NOTHING",
         )
-        .bind(&[row_id.into(), kind.as_str().into(), to.into(), num(now_ms)])?
+        .bind(&[
+            row_id.into(),
+            kind.as_str().into(),
+            to.into(),
+            detail.map(JsValue::from).unwrap_or(JsValue::NULL),
+            num(now_ms),
+        ])?
         .run()
         .await?;
     Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) == 1)
@@ -267,6 +277,8 @@ pub struct MailRow {
     pub refund_id: Option<String>,
     /// The ticket a `moved` message sends.
     pub ticket_id: Option<String>,
+    /// What an `offer` message offers (JSON).
+    pub detail: Option<String>,
     pub to_addr: String,
     pub status: String,
     pub tries: f64,
@@ -274,7 +286,7 @@ pub struct MailRow {
 }
 
 const ROW_COLUMNS: &str =
-    "id, kind, order_id, refund_id, ticket_id, to_addr, status, tries, created_at_ms";
+    "id, kind, order_id, refund_id, ticket_id, detail, to_addr, status, tries, created_at_ms";
 
 /// Which due rows a drain takes.
 #[derive(Clone, Copy)]

@@ -17,6 +17,7 @@
 //! - [`door`]: scanning tickets at the door, behind a door credential.
 //! - [`box_office`]: staff selling or giving seats at the desk.
 //! - [`moves`]: staff moving a sold ticket to another seat.
+//! - [`waitlist`]: a sold-out showing's waiting list and its offers.
 //! - [`catalog`]: films and screens, which showings refer to.
 //! - [`admin`]: what cinema staff do, behind the admin token or session.
 //! - [`bench`]: the benchmark's floors, off unless `SHOWTIME_BENCH` is "1".
@@ -32,6 +33,7 @@ mod orders;
 mod refunds;
 mod showings;
 mod tickets;
+mod waitlist;
 mod webhooks;
 
 pub use orders::order_lookup;
@@ -111,6 +113,12 @@ fn buyer_routes() -> Router<'static, ()> {
         .post_async("/api/showings/:sid/holds/:hold/checkout", |req, ctx| {
             respond(orders::checkout(req, ctx))
         })
+        .post_async("/api/showings/:sid/waitlist", |req, ctx| {
+            respond(waitlist::join(req, ctx))
+        })
+        .post_async("/api/showings/:sid/offers/:entry/claim", |req, ctx| {
+            respond(waitlist::claim(req, ctx))
+        })
 }
 
 /// What staff do (`/api/admin/…`), behind their credentials.
@@ -132,6 +140,9 @@ fn admin_routes() -> Router<'static, ()> {
             "/api/admin/showings/:sid/allocations/:aid/release",
             |req, ctx| respond(box_office::release_allocation(req, ctx)),
         )
+        .get_async("/api/admin/showings/:sid/waitlist", |req, ctx| {
+            respond(waitlist::list(req, ctx))
+        })
         .post_async("/api/admin/showings/:sid/door-pin", |req, ctx| {
             respond(door::draw_pin(req, ctx))
         })

@@ -17,9 +17,9 @@ use crate::{db, ids};
 use desk::protocol::{BestHold, Caller, Idempotency, NewHold, Summary};
 use desk::Code;
 
-/// Longest `Idempotency-Key` accepted (a UUID is 36).
 /// The header a buyer admitted by a waiting room sends its admission in.
 pub const ADMISSION_HEADER: &str = "x-admission";
+/// Longest `Idempotency-Key` accepted (a UUID is 36).
 const MAX_IDEMPOTENCY_KEY_BYTES: usize = 255;
 
 pub async fn list(ctx: RouteContext<()>) -> Handled {

@@ -262,6 +262,33 @@ impl ShowtimeClient {
             .await
     }
 
+    pub async fn join_waitlist(
+        &self,
+        join: desk::protocol::JoinWaitlist,
+    ) -> Result<desk::protocol::WaitlistPlace, ApiError> {
+        match self.ask(&Request::JoinWaitlist(join)).await? {
+            Reply::WaitlistJoined(place) => Ok(place),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn waitlist(&self) -> Result<Vec<desk::protocol::WaitlistEntryView>, ApiError> {
+        match self.ask(&Request::Waitlist).await? {
+            Reply::Waitlist { entries } => Ok(entries),
+            other => Err(unexpected(other)),
+        }
+    }
+
+    pub async fn claim_offer(
+        &self,
+        claim: desk::protocol::ClaimOffer,
+    ) -> Result<HoldAnswer, ApiError> {
+        match self.ask(&Request::ClaimOffer(claim)).await? {
+            Reply::Held(granted) => Ok(HoldAnswer::Granted(granted)),
+            other => Err(unexpected(other)),
+        }
+    }
+
     /// The seats best available would pick at the counter now, holding
     /// nothing.
     pub async fn best_seats(

@@ -111,6 +111,24 @@ impl Showtime {
                     let _ = self.state.storage().sync().await;
                     panic!("{reason}");
                 }
+                Effect::OfferMail {
+                    showing_id,
+                    entry_id,
+                    email,
+                    seats,
+                    until_ms,
+                } => {
+                    crate::mail::queue_offer(
+                        &self.env,
+                        &showing_id,
+                        &entry_id,
+                        &email,
+                        seats,
+                        until_ms,
+                    )
+                    .await;
+                    None
+                }
                 Effect::ExchangeSettled {
                     order_id,
                     from_order,

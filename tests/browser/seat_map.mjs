@@ -165,6 +165,14 @@ try {
   await listing.page.goto(`${base}/showings/${process.env.SOLD_OUT_ID}`);
   await listing.page.getByText('Sold out', { exact: true }).waitFor();
   for (const seat of ['A1', 'A2', 'A3']) assert.equal(await listing.page.locator(`[data-seat="${seat}"]`).innerText(), seat);
+  // Sold out, the page offers the waiting list; the browser test of the
+  // offer (`waitlist.mjs`) follows from this entry.
+  await listing.page.getByRole('heading', { name: 'Waiting list' }).waitFor();
+  await listing.page.locator('#waitlist-email').fill('wes@example.com');
+  await listing.page.locator('#waitlist-seats').selectOption('1');
+  await listing.page.getByRole('button', { name: 'Join the waiting list' }).click();
+  await listing.page.getByText('You are number 1 on the waiting list for 1 seat.', { exact: false }).waitFor();
+  await checkAccessibility(listing.page, 'the waiting list');
   await listing.page.goto(`${base}/`);
   await listing.page.getByText(/Sold out/).first().waitFor();
   await listing.context.close();

@@ -12,6 +12,7 @@ mod limits;
 mod live;
 mod moves;
 mod seating;
+mod waitlist;
 
 use desk::protocol::{
     Caller, CheckoutRequest, HoldRef, Idempotency, NewHold, PaymentObserved, ShowingSetup,
@@ -329,6 +330,35 @@ impl Script {
                     }
                 }),
             }),
+            // waitlist <entry> <email> <seats> [from=IP]: a buyer joins the
+            // waiting list; the entry's offer token is its name's.
+            "waitlist" => Request::JoinWaitlist(desk::protocol::JoinWaitlist {
+                id: args[0].into(),
+                email: args[1].into(),
+                seats: args[2].parse().expect("a count"),
+                token: token(args[0]),
+                client: args
+                    .iter()
+                    .find_map(|a| a.strip_prefix("from="))
+                    .unwrap_or("1.1.1.1")
+                    .into(),
+            }),
+            "waiting" => Request::Waitlist,
+            // claim <entry> <buyer> [key=<name>]: the offer's link opened,
+            // with the entry's own token unless another is named.
+            "claim" => Request::ClaimOffer(desk::protocol::ClaimOffer {
+                entry: args[0].into(),
+                token: token(
+                    args.iter()
+                        .find_map(|a| a.strip_prefix("key="))
+                        .unwrap_or(args[0]),
+                ),
+                buyer: Caller {
+                    buyer: args[1].into(),
+                    client: "1.1.1.1".into(),
+                },
+                hold_token: token(&format!("{}{}", args[0], args[1])),
+            }),
             "status" => Request::OrderStatus {
                 order_id: self.order(args[0]),
             },
@@ -352,7 +382,8 @@ impl Script {
                 let named = match refusal.code {
                     desk::Code::LeavesSingleSeat => Some("seat"),
                     desk::Code::NoAdjacentSeats => Some("largest_block"),
-                    desk::Code::NotEnoughSeats => Some("available"),
+                    desk::Code::NotEnoughSeats | desk::Code::SeatsAvailable => Some("available"),
+                    desk::Code::OfferEnded => Some("state"),
                     _ => None,
                 };
                 if let Some(value) = named.and_then(|key| Some((key, refusal.extra.get(key)?))) {
@@ -412,6 +443,31 @@ impl Script {
                 format!("o{name} {}{credit}{settling}", order.status.name())
             }
             Reply::Best { seats } => format!("best {}", seats.join(" ")),
+            Reply::WaitlistJoined(place) => format!(
+                "{} {} for {}{}{}",
+                place.id,
+                place.position,
+                place.seats,
+                if place.new { "" } else { " again" },
+                if place.offered { " offered" } else { "" },
+            ),
+            Reply::Waitlist { entries } => entries
+                .iter()
+                .map(|e| {
+                    let mut line = format!("{} {}", e.id, e.state);
+                    if !e.offered_seats.is_empty() {
+                        line += &format!(" {}", e.offered_seats.join(" "));
+                    }
+                    if let Some(until) = e.until_ms {
+                        line += &format!(" until {until}");
+                    }
+                    if e.claimed {
+                        line += " claimed";
+                    }
+                    line
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
             Reply::Moved(m) => format!(
                 "moved {} {} to {} as ticket {} at {}",
                 m.ticket_id, m.from, m.to, m.ticket_number, m.moved_at_ms
@@ -476,6 +532,9 @@ fn effects(d: &Decision) -> String {
             Effect::ExchangeSettled { from_order, .. } => {
                 Some(format!("exchange from {from_order} settled"))
             }
+            Effect::OfferMail {
+                entry_id, seats, ..
+            } => Some(format!("offer {} to {entry_id}", seats.join(" "))),
             Effect::Record(_) => None,
         })
         .collect::<Vec<_>>()

@@ -232,6 +232,11 @@ impl World {
                 Effect::ExchangeSettled { order_id, .. } => {
                     return Err(format!("{order_id}: settled an exchange no buyer made"))
                 }
+                Effect::OfferMail { entry_id, .. } => {
+                    return Err(format!(
+                        "{entry_id}: an offer to a waiting list nobody joined"
+                    ))
+                }
                 Effect::Record(_) | Effect::Push { .. } => {}
             }
         }

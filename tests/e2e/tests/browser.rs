@@ -638,6 +638,27 @@ async fn the_seat_map_is_one_tab_stop_and_payment_messages_are_told_by_the_pay_b
         &sid,
         &[("SHORT_ID", &short), ("SOLD_OUT_ID", &sold_out)],
     );
+    // The page put wes@ on the sold-out showing's waiting list; a refund
+    // of A1 offers it to them, and they buy it from the mail's link
+    // (`waitlist.mjs`).
+    let a1 = stack.d1_query(&format!(
+        "SELECT order_id FROM tickets WHERE showing_id = '{sold_out}' AND seat = 'A1'"
+    ));
+    let order = a1[0]["order_id"].as_str().expect("A1's order").to_string();
+    api.refund_until_void(&stack, &order).await;
+    let offer = stack.wait_for_mail("wes@example.com", 1);
+    let link = offer[0]
+        .text
+        .split_whitespace()
+        .find(|word| word.contains("?offer="))
+        .expect("the offer's link")
+        .to_string();
+    let path = &link[link.find("/showings/").expect("a showing's page")..];
+    let _ = run_browser_script_with("waitlist.mjs", &stack, &sold_out, &[("OFFER_PATH", path)]);
+    let sold = stack.d1_query(&format!(
+        "SELECT status FROM tickets WHERE showing_id = '{sold_out}' AND seat = 'A1' AND status = 'valid'"
+    ));
+    assert_eq!(sold.len(), 1, "A1 was bought again from the offer");
     // The declined cards charged nothing and sold nothing.
     let paid = stack.d1_query(&format!(
         "SELECT id FROM orders WHERE showing_id = '{sid}' AND status = 'paid'"
