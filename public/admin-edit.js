@@ -237,6 +237,9 @@ async function loadExisting() {
     const ms = s.windows[`${field}_ms`];
     document.getElementById(input).value = ms === null || ms === undefined ? '' : localInput(ms);
   }
+  document.getElementById('rush-on').checked = Boolean(s.admit_per_minute);
+  document.getElementById('rush-rate').value = s.admit_per_minute || '';
+  suggestRate();
   document.getElementById('film').value = s.film_id || '';
   document.getElementById('screen').value = s.screen_id || '';
   showLayout(s.layout);
@@ -420,6 +423,10 @@ async function save(event, chosen = {}) {
       payment_cap_ms: Math.round(Number(document.getElementById('pay-minutes').value) * 60000),
     };
     for (const [input, field] of WINDOW_FIELDS) body[field] = chosen[field] || document.getElementById(input).value || null;
+    if (document.getElementById('rush-on').checked) {
+      const rate = document.getElementById('rush-rate').value.trim();
+      body.waiting_room = rate ? { admit_per_minute: Number(rate) } : {};
+    }
   } catch (e) {
     return say(messages, 'error', e.message);
   }
@@ -477,6 +484,22 @@ document.getElementById('add-price').addEventListener('click', () => {
   addPrice({ name: '', amount: '' });
   pricesBody.lastElementChild.querySelector('.price-extra-name').focus();
 });
+// The rate a waiting room takes unless staff set one, with the numbers it
+// comes from: it follows the minutes allowed to pay (how long a buyer
+// admitted stays).
+async function suggestRate() {
+  const minutes = Number(document.getElementById('pay-minutes').value);
+  if (!(minutes >= 1 && minutes <= 60)) return;
+  const { status, body } = await adminApi(`/api/admin/waiting-room-rate?payment_cap_ms=${Math.round(minutes * 60000)}`);
+  if (status !== 200) return;
+  const n = (x) => x.toLocaleString('en-US');
+  const i = body.inputs;
+  document.getElementById('rush-suggested').textContent = n(body.admit_per_minute);
+  document.getElementById('rush-why').textContent = `Suggested: a showing's seats take about ${n(i.object_requests_per_second)} requests a second as measured; keeping ${i.headroom_percent}% of that free, with ${i.requests_per_buyer} requests from each buyer over the ${i.minutes_per_buyer} minutes they may take to pay, ${n(body.admit_per_minute)} a minute keeps about ${n(body.buyers_at_once)} buyers choosing at once (${n(body.requests_per_second)} requests a second).`;
+}
+
+document.getElementById('pay-minutes').addEventListener('change', suggestRate);
+
 document.getElementById('add-row').addEventListener('click', () => {
   const last = rowsBody.lastElementChild;
   const prev = last ? last.querySelector('.row-label').value.trim() : '';
@@ -497,6 +520,7 @@ document.getElementById('signout').addEventListener('click', signOut);
     document.getElementById('sales-close-default').textContent = body.sales_close_minutes;
     document.getElementById('door-close-default').textContent = body.door_close_minutes;
   });
+  suggestRate();
   if (sid) {
     document.getElementById('repeat-box').hidden = true;
     return loadExisting();

@@ -312,7 +312,7 @@ async function load() {
   const s = body.showing;
   document.title = `${s.title} · Admin`;
   document.getElementById('title').textContent = s.title;
-  document.getElementById('subtitle').textContent = `${s.cancelled_at_ms ? 'CANCELLED · ' : ''}${when(s.starts_at_ms)} · ${money(s.price)} · up to ${s.max_seats_per_hold} seats a hold`;
+  document.getElementById('subtitle').textContent = `${s.cancelled_at_ms ? 'CANCELLED · ' : ''}${when(s.starts_at_ms)} · ${money(s.price)} · up to ${s.max_seats_per_hold} seats a hold${s.admit_per_minute ? ` · waiting room admitting ${s.admit_per_minute.toLocaleString('en-US')} a minute` : ''}`;
   renderCancel(s);
   document.getElementById('pin-state').textContent = body.has_door_pin ? 'A door PIN is set.' : 'No door PIN is set yet: door staff cannot sign in to this showing with a PIN.';
   hasDoorPin = Boolean(body.has_door_pin);

@@ -60,7 +60,7 @@ async function waitInLine() {
     return setTimeout(waitInLine, Math.max(1000, Math.min(10000, body.opens_at_ms - Date.now())));
   }
   place.textContent = `You are number ${body.place} in line${body.ahead ? `: ${body.ahead} ahead of you` : ': you are next'}.`;
-  wait.textContent = body.estimate_ms === null ? 'The showing is sold out for now; the line moves again if seats come back.'
+  wait.textContent = body.estimate_ms === null ? 'The showing is sold out for now: the line moves again if seats come back, and you can join the waiting list below.'
     : `About ${howLong(Math.max(body.estimate_ms, 1000))} to wait. Keep this page open: it moves by itself.`;
   setTimeout(waitInLine, body.estimate_ms === null ? 10000 : Math.max(500, Math.min(5000, body.estimate_ms)));
 }
@@ -311,6 +311,12 @@ function offerWaitlist() {
   const names = unitNames();
   const free = names.filter((name) => states[name] === 'available' && !deskOnly(name)).length;
   box.hidden = !salesOpen || hold !== null || exchange !== null || offer !== null || !names.length || free > 0;
+  // In the line, the sold-out news comes with the live map, not the next
+  // poll: nothing free and nothing held that could come back.
+  const held = names.some((name) => states[name] === 'held');
+  if (!document.getElementById('waiting').hidden && !free && !held) {
+    document.getElementById('waiting-wait').textContent = 'The showing is sold out for now: the line moves again if seats come back, and you can join the waiting list below.';
+  }
 }
 
 async function joinWaitlist(event) {

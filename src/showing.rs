@@ -17,6 +17,16 @@ pub const MAX_HOLD_TTL_MS: u64 = 30 * 60 * 1000;
 /// one extension), so a slow card payment does not lose its seats.
 pub const DEFAULT_PAYMENT_CAP_MS: u64 = 10 * 60 * 1000;
 pub const MAX_PAYMENT_CAP_MS: u64 = 60 * 60 * 1000;
+
+/// The admission rate a waiting room takes unless staff set one: what the
+/// showing's object can take (by Little's law, `queue::rate`) with buyers
+/// who stay as long as the showing lets them pay.
+pub fn suggested_rate(payment_cap_ms: u64) -> queue::rate::Suggested {
+    let minutes = payment_cap_ms
+        .clamp(60_000, MAX_PAYMENT_CAP_MS)
+        .div_ceil(60_000) as u32;
+    queue::rate::suggest(queue::rate::RateInputs::measured(minutes))
+}
 /// Largest price in minor units (one million in major units).
 pub const MAX_PRICE_MINOR: u64 = 100_000_000;
 
@@ -215,13 +225,7 @@ impl NewShowing {
             }) => Some(n),
             Some(WaitingRoomRequest {
                 admit_per_minute: None,
-            }) => {
-                let minutes = payment_cap_ms.div_ceil(60_000) as u32;
-                Some(
-                    queue::rate::suggest(queue::rate::RateInputs::measured(minutes))
-                        .admit_per_minute,
-                )
-            }
+            }) => Some(suggested_rate(payment_cap_ms).admit_per_minute),
         };
         let showing = NewShowing {
             title,

@@ -305,6 +305,27 @@ pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
 }
 
 /// `GET /api/admin/showings`: every showing, past ones too, with sales.
+/// `GET /api/admin/waiting-room-rate?payment_cap_ms=600000`: the admission
+/// rate a waiting room takes unless staff set one, with the numbers that
+/// produced it, for the showing editor to show.
+pub async fn waiting_room_rate(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let url = req.url()?;
+    let payment_cap_ms = url
+        .query_pairs()
+        .find(|(k, _)| k == "payment_cap_ms")
+        .and_then(|(_, v)| v.parse::<u64>().ok())
+        .ok_or_else(|| {
+            ApiError::new(
+                Code::InvalidRequest,
+                "payment_cap_ms: how long buyers have to pay, in milliseconds",
+            )
+        })?;
+    Ok(Response::from_json(&crate::showing::suggested_rate(
+        payment_cap_ms,
+    ))?)
+}
+
 pub async fn list_showings(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let db = db::database(&ctx.env)?;

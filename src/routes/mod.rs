@@ -140,6 +140,9 @@ fn admin_routes() -> Router<'static, ()> {
             "/api/admin/showings/:sid/allocations/:aid/release",
             |req, ctx| respond(box_office::release_allocation(req, ctx)),
         )
+        .get_async("/api/admin/waiting-room-rate", |req, ctx| {
+            respond(admin::waiting_room_rate(req, ctx))
+        })
         .get_async("/api/admin/showings/:sid/waitlist", |req, ctx| {
             respond(waitlist::list(req, ctx))
         })

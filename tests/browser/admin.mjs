@@ -96,6 +96,10 @@ try {
     await page.getByText('29 seats for sale.').waitFor();
     await page.getByRole('button', { name: 'Add a row' }).click();
     assert.equal(await page.getByLabel('Row 4 name').inputValue(), 'D');
+    // The waiting room's rate unless staff set one, with the numbers it
+    // comes from (the 10 minutes allowed to pay).
+    await page.getByText(/1,002 a minute keeps about 10,020 buyers choosing at once/).waitFor();
+    assert.equal(await page.locator('#rush-suggested').innerText(), '1,002');
     await photographAndCheck(page, `admin-editor-${width}`, 'the layout editor');
     // Nothing of the editor is cut off: the page itself never scrolls
     // sideways (the rows table and the preview scroll within themselves).

@@ -54,6 +54,30 @@ async fn only_an_admitted_session_holds_seats_and_its_token_works_nowhere_else()
     let sid = rush(&api, 6_000, -60_000).await;
     let other = rush(&api, 6_000, -60_000).await;
 
+    // Without a rate, a waiting room takes the suggested one, which staff
+    // read with the numbers that produced it.
+    let mut default = sixteen_seat_room(None);
+    default["payment_cap_ms"] = json!(600_000);
+    default["waiting_room"] = json!({});
+    let default = api.create_showing(default).await;
+    let suggested = api
+        .admin_get("/api/admin/waiting-room-rate?payment_cap_ms=600000")
+        .await;
+    assert_eq!(suggested.status, 200, "{:?}", suggested.body);
+    assert_eq!(
+        (
+            &suggested.body["admit_per_minute"],
+            &suggested.body["inputs"]["object_requests_per_second"]
+        ),
+        (&json!(1_002), &json!(167))
+    );
+    let saved = api.get(&format!("/api/showings/{default}")).await;
+    assert_eq!(
+        saved.body["showing"]["admit_per_minute"], 1_002,
+        "{:?}",
+        saved.body
+    );
+
     let first = join(&api, &sid, None, None).await;
     assert_eq!(first.status, 200, "{:?}", first.body);
     let cookie = first.cookie.clone().expect("a buyer session");
