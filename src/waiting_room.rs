@@ -3,7 +3,8 @@
 //! rush of people joining the line takes nothing of the capacity holds
 //! need. It is a shell around a [`queue::Line`], which decides every
 //! place: each join is one row (who, when, their random draw), as is each
-//! time the showing sold out or seats came back, and the line is rebuilt
+//! time the showing sold out or seats came back or staff changed its rate
+//! or opening, and the line is rebuilt
 //! by replaying them in order, which gives every session the same place
 //! and the cursor the same position again.
 
@@ -94,16 +95,21 @@ impl WaitingRoom {
         if line.is_none() {
             *line = Some(replay(&sql)?);
         }
-        // The first join sets the line's opening and rate; later ones
-        // keep them (they are the showing's, passed in by the Worker).
-        let line = match line.as_mut().expect("loaded above") {
-            line if line.is_empty() => {
-                *line = queue::Line::new(join.opens_at_ms, join.admit_per_minute)
-                    .map_err(|e| format!("{e:?}"))?;
-                line
-            }
-            line => line,
-        };
+        // The first join sets the line's opening and rate. Each join
+        // passes the showing's as saved now, so a change staff make during
+        // the rush is taken up (and kept as an event) on the next join.
+        let line = line.as_mut().expect("loaded above");
+        let mut changed = false;
+        if line.is_empty() {
+            *line = queue::Line::new(join.opens_at_ms, join.admit_per_minute)
+                .map_err(|e| format!("{e:?}"))?;
+        } else if line.config().1 != join.admit_per_minute
+            || (line.config().0 != join.opens_at_ms && !line.has_opened(join.now_ms))
+        {
+            line.reconfigure(join.now_ms, join.opens_at_ms, join.admit_per_minute)
+                .map_err(|e| format!("{e:?}"))?;
+            changed = true;
+        }
         let (opens_at_ms, rate) = line.config();
         let record = |kind: &str, session: Option<&str>, draw: Option<u64>| {
             let text = |t: Option<&str>| {
@@ -127,6 +133,9 @@ impl WaitingRoom {
             .map(|_| ())
             .map_err(|e| e.to_string())
         };
+        if changed {
+            record(queue::store::CONFIG, None, None)?;
+        }
         // Sold out (no free seat, no hold that could lapse): the line
         // stands still until seats come back. Kept as events, so a
         // restart rebuilds the same cursor.
@@ -170,6 +179,9 @@ fn replay(sql: &worker::SqlStorage) -> std::result::Result<queue::Line, String> 
         match (row.kind.as_str(), &row.session) {
             (queue::store::PAUSE, _) => line.pause(at),
             (queue::store::RESUME, _) => line.resume(at),
+            (queue::store::CONFIG, _) => line
+                .reconfigure(at, row.opens_at_ms as u64, row.admit_per_minute as u32)
+                .map_err(|e| format!("{e:?}"))?,
             (_, Some(session)) => {
                 line.join(at, session, row.draw.unwrap_or(0.0) as u64)
                     .map_err(|e| format!("{e:?}"))?;

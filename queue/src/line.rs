@@ -8,7 +8,9 @@
 //! The cursor says how many places are admitted: `admit_per_minute` a
 //! minute of open time, the first a moment after the opening, where time
 //! the line is paused (the showing sold out) does not count: a line paused
-//! before it opens admits nobody until it moves.
+//! before it opens admits nobody until it moves. Staff may change the
+//! rate during the rush: the cursor keeps what it had reached and goes on
+//! at the new rate from then; and the opening, until the line has opened.
 
 use std::collections::HashMap;
 
@@ -73,6 +75,11 @@ pub struct Line {
     /// Open time the line has stood still, and since when it stands now.
     paused_ms: u64,
     paused_since: Option<u64>,
+    /// The open time of the last change of rate, and how far the cursor
+    /// had moved by then, in place-milliseconds (places × a minute), so a
+    /// new rate goes on exactly from where the old one left it.
+    rated_from_open_ms: u64,
+    moved_before: u64,
 }
 
 impl Line {
@@ -89,12 +96,54 @@ impl Line {
             settled: false,
             paused_ms: 0,
             paused_since: None,
+            rated_from_open_ms: 0,
+            moved_before: 0,
         })
+    }
+
+    /// Staff changed the showing's rate or opening at `now_ms`. A new rate
+    /// counts from now, the cursor keeping the places it had reached; a new
+    /// opening counts only while the line has not opened (those who came
+    /// early are then placed at the new one).
+    pub fn reconfigure(
+        &mut self,
+        now_ms: u64,
+        opens_at_ms: u64,
+        admit_per_minute: u32,
+    ) -> Result<(), LineError> {
+        if !(1..=MAX_ADMIT_PER_MINUTE).contains(&admit_per_minute) {
+            return Err(LineError::BadRate);
+        }
+        self.settle(now_ms);
+        if !self.settled {
+            self.opens_at_ms = opens_at_ms;
+        }
+        if admit_per_minute != self.admit_per_minute {
+            let open = self.open_ms(now_ms).unwrap_or(0);
+            self.moved_before = self.moved(open);
+            self.rated_from_open_ms = open.max(self.rated_from_open_ms);
+            self.admit_per_minute = admit_per_minute;
+        }
+        Ok(())
+    }
+
+    /// How far the cursor has moved after `open` ms of open time, in
+    /// place-milliseconds.
+    fn moved(&self, open: u64) -> u64 {
+        let since = open.saturating_sub(self.rated_from_open_ms);
+        self.moved_before
+            .saturating_add(since.saturating_mul(u64::from(self.admit_per_minute)))
     }
 
     /// When the line opens, and how many it admits a minute.
     pub fn config(&self) -> (u64, u32) {
         (self.opens_at_ms, self.admit_per_minute)
+    }
+
+    /// Whether the line has opened by `now_ms` (its opening can no longer
+    /// move).
+    pub fn has_opened(&self, now_ms: u64) -> bool {
+        self.settled || now_ms >= self.opens_at_ms
     }
 
     /// How many sessions stand in line (early or placed).
@@ -190,9 +239,9 @@ impl Line {
         let Some(open) = self.open_ms(now_ms) else {
             return 0;
         };
-        let moved =
-            (u128::from(open) * u128::from(self.admit_per_minute)).div_ceil(u128::from(MINUTE_MS));
-        moved.min(u128::from(MAX_PLACES)) as u32
+        self.moved(open)
+            .div_ceil(MINUTE_MS)
+            .min(u64::from(MAX_PLACES)) as u32
     }
 
     /// How long until the cursor reaches `place`, if the line moves.
@@ -201,9 +250,12 @@ impl Line {
             return None;
         }
         let open = self.open_ms(now_ms)?;
-        // The cursor reaches place p once open time passes (p - 1)
-        // minutes divided by the rate.
-        let needed = u64::from(place - 1) * MINUTE_MS / u64::from(self.admit_per_minute) + 1;
+        // The cursor reaches place p once it has moved past p - 1 places:
+        // at the current rate, from where the last change left it.
+        let target = u64::from(place - 1) * MINUTE_MS;
+        let needed = self.rated_from_open_ms
+            + target.saturating_sub(self.moved_before) / u64::from(self.admit_per_minute)
+            + 1;
         Some(needed.saturating_sub(open))
     }
 
@@ -264,6 +316,46 @@ mod tests {
         early.pause(5_000);
         assert_eq!(early.cursor(20_000), 0);
         assert_eq!(Line::new(0, 0), Err(LineError::BadRate));
+    }
+
+    #[test]
+    fn a_new_rate_goes_on_from_where_the_cursor_stood_and_a_new_opening_counts_until_it_opens() {
+        let mut line = Line::new(60_000, 60).unwrap();
+        line.reconfigure(30_000, 90_000, 60).unwrap();
+        assert_eq!(
+            line.config(),
+            (90_000, 60),
+            "not open yet: the opening moves"
+        );
+        assert_eq!(line.cursor(60_001), 0);
+        assert_eq!(line.cursor(100_000), 10);
+        line.reconfigure(100_000, 0, 600).unwrap();
+        assert_eq!(line.config(), (90_000, 600), "open: the opening stays");
+        assert_eq!(
+            line.cursor(100_000),
+            10,
+            "nothing taken back, nothing jumped"
+        );
+        assert_eq!(line.cursor(100_100), 11);
+        assert_eq!(line.cursor(101_000), 20);
+        // Place 30 is reached once 19 more places' worth of time passes.
+        let mut waiting = Line::new(0, 60).unwrap();
+        for n in 0..30 {
+            waiting.join(1, &format!("s{n}"), 0).unwrap();
+        }
+        waiting.reconfigure(10_000, 0, 600).unwrap();
+        let Some(Standing::Waiting {
+            place,
+            estimate_ms: Some(wait),
+            ..
+        }) = waiting.standing(10_000, "s29")
+        else {
+            panic!("s29 waits");
+        };
+        assert_eq!(place, 30);
+        assert_eq!(waiting.cursor(10_000 + wait), 30);
+        assert_eq!(waiting.cursor(10_000 + wait - 1), 29);
+        assert_eq!(waiting.reconfigure(10_000, 0, 0), Err(LineError::BadRate));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! and draws: one place a session; places 1..=N with none skipped; the
 //! early ones first, in the order of their draws; later ones in order of
 //! arrival; and admission in place order, never taken back, never moving
-//! while the line is paused.
+//! while the line is paused, whatever changes of rate staff make.
 
 use proptest::prelude::*;
 use queue::{Line, Standing};
@@ -21,6 +21,11 @@ enum Step {
     Resume {
         gap_ms: u32,
     },
+    /// Staff change the rate.
+    Rate {
+        gap_ms: u32,
+        rate: u32,
+    },
 }
 
 fn step() -> impl Strategy<Value = Step> {
@@ -28,6 +33,7 @@ fn step() -> impl Strategy<Value = Step> {
         6 => (0u8..40, 0u32..3_000, any::<u64>()).prop_map(|(n, gap_ms, draw)| Step::Join { n, gap_ms, draw }),
         1 => (0u32..5_000).prop_map(|gap_ms| Step::Pause { gap_ms }),
         1 => (0u32..5_000).prop_map(|gap_ms| Step::Resume { gap_ms }),
+        1 => (0u32..5_000, 1u32..600).prop_map(|(gap_ms, rate)| Step::Rate { gap_ms, rate }),
     ]
 }
 
@@ -74,6 +80,10 @@ proptest! {
                 Step::Resume { gap_ms } => {
                     now += u64::from(gap_ms);
                     line.resume(now);
+                }
+                Step::Rate { gap_ms, rate } => {
+                    now += u64::from(gap_ms);
+                    line.reconfigure(now, opens_at, rate).unwrap();
                 }
             }
             // The cursor never goes back, and stands still across a pause.

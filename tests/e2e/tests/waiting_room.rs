@@ -39,11 +39,15 @@ async fn hold_with(api: &Api, sid: &str, cookie: &str, admission: Option<&str>) 
 /// A showing behind a waiting room of `rate` a minute, on sale from
 /// `opens_in_ms` from now.
 async fn rush(api: &Api, rate: u32, opens_in_ms: i64) -> String {
+    api.create_showing(rush_body(rate, opens_in_ms)).await
+}
+
+fn rush_body(rate: u32, opens_in_ms: i64) -> Value {
     let mut room = sixteen_seat_room(None);
     room["starts_at"] = json!(e2e::time_from_now(86_400_000));
     room["sales_open_at"] = json!(e2e::time_from_now(opens_in_ms));
     room["waiting_room"] = json!({ "admit_per_minute": rate });
-    api.create_showing(room).await
+    room
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -203,6 +207,20 @@ async fn those_who_join_before_the_opening_are_placed_among_themselves_then_late
         later.body
     );
     assert!(later.body.get("admission").is_none());
+
+    // Too slow: staff raise the rate during the rush. The line keeps every
+    // place and goes on from where its cursor stood, faster.
+    let faster = api
+        .admin(
+            Method::PUT,
+            &format!("/api/admin/showings/{sid}"),
+            Some(rush_body(6_000, -1_000)),
+        )
+        .await;
+    assert_eq!(faster.status, 200, "{:?}", faster.body);
+    let cookie = later.cookie.clone().expect("a session");
+    let admitted = standing_until(&api, &sid, &cookie, |b| b.get("admission").is_some()).await;
+    assert_eq!(admitted["place"], 4, "{admitted:?}");
 }
 
 /// Asks where `cookie` stands until `done` holds (10 s at most): what
