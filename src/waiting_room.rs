@@ -39,6 +39,9 @@ pub struct Joined {
     pub standing: queue::Standing,
     pub new: bool,
     pub sold_out: bool,
+    /// The cursor as it stands, for the Worker to answer placed buyers
+    /// from for a second.
+    pub clock: queue::Clock,
 }
 
 /// The bits of a draw that count: rows come back from storage as JSON
@@ -157,6 +160,7 @@ impl WaitingRoom {
             standing: joined.standing,
             new: joined.new,
             sold_out: line.is_paused(),
+            clock: line.clock().clone(),
         })
     }
 }

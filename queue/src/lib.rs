@@ -14,15 +14,19 @@
 //!   SHA256 with a key derived for this purpose by the shell), so the
 //!   Worker checks them with the key alone, asking no object.
 //!
+//! - [`clock`]: the cursor alone, which the Worker keeps a copy of to
+//!   answer a placed buyer without asking the line's object.
 //! - [`rate`]: the admission rate a showing's object can take, from its
 //!   measured capacity by Little's law, with the numbers shown.
 //!
 //! Nothing here does I/O, reads a clock or draws randomness.
 
+pub mod clock;
 pub mod line;
 pub mod rate;
 pub mod store;
 pub mod token;
 
+pub use clock::Clock;
 pub use line::{Joined, Line, LineError, Standing, MAX_ADMIT_PER_MINUTE, MAX_PLACES};
 pub use token::{Claims, Kind, TokenError, ADMISSION_TTL_MS};

@@ -16,13 +16,13 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::Clock;
+
 /// Most places one line holds: far past any cinema's rush, and a bound on
 /// the memory a script joining from many sessions can take.
 pub const MAX_PLACES: u32 = 100_000;
 /// Fastest admission rate a line may have.
 pub const MAX_ADMIT_PER_MINUTE: u32 = 100_000;
-
-const MINUTE_MS: u64 = 60_000;
 
 /// Why a line refused.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,40 +64,25 @@ pub struct Joined {
 /// One showing's line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Line {
-    opens_at_ms: u64,
-    admit_per_minute: u32,
+    /// The admission cursor: it needs nothing of who stands where, so the
+    /// Worker can keep a copy and tell a placed buyer where they stand.
+    clock: Clock,
     /// Early sessions with their random keys, until the opening.
     early: Vec<(u64, String)>,
     places: HashMap<String, u32>,
     /// The next place to give; 1 + places given.
     next: u32,
     settled: bool,
-    /// Open time the line has stood still, and since when it stands now.
-    paused_ms: u64,
-    paused_since: Option<u64>,
-    /// The open time of the last change of rate, and how far the cursor
-    /// had moved by then, in place-milliseconds (places × a minute), so a
-    /// new rate goes on exactly from where the old one left it.
-    rated_from_open_ms: u64,
-    moved_before: u64,
 }
 
 impl Line {
     pub fn new(opens_at_ms: u64, admit_per_minute: u32) -> Result<Line, LineError> {
-        if !(1..=MAX_ADMIT_PER_MINUTE).contains(&admit_per_minute) {
-            return Err(LineError::BadRate);
-        }
         Ok(Line {
-            opens_at_ms,
-            admit_per_minute,
+            clock: Clock::new(opens_at_ms, admit_per_minute)?,
             early: Vec::new(),
             places: HashMap::new(),
             next: 1,
             settled: false,
-            paused_ms: 0,
-            paused_since: None,
-            rated_from_open_ms: 0,
-            moved_before: 0,
         })
     }
 
@@ -111,39 +96,27 @@ impl Line {
         opens_at_ms: u64,
         admit_per_minute: u32,
     ) -> Result<(), LineError> {
-        if !(1..=MAX_ADMIT_PER_MINUTE).contains(&admit_per_minute) {
-            return Err(LineError::BadRate);
-        }
         self.settle(now_ms);
         if !self.settled {
-            self.opens_at_ms = opens_at_ms;
+            self.clock.opens_at_ms = opens_at_ms;
         }
-        if admit_per_minute != self.admit_per_minute {
-            let open = self.open_ms(now_ms).unwrap_or(0);
-            self.moved_before = self.moved(open);
-            self.rated_from_open_ms = open.max(self.rated_from_open_ms);
-            self.admit_per_minute = admit_per_minute;
-        }
-        Ok(())
-    }
-
-    /// How far the cursor has moved after `open` ms of open time, in
-    /// place-milliseconds.
-    fn moved(&self, open: u64) -> u64 {
-        let since = open.saturating_sub(self.rated_from_open_ms);
-        self.moved_before
-            .saturating_add(since.saturating_mul(u64::from(self.admit_per_minute)))
+        self.clock.set_rate(now_ms, admit_per_minute)
     }
 
     /// When the line opens, and how many it admits a minute.
     pub fn config(&self) -> (u64, u32) {
-        (self.opens_at_ms, self.admit_per_minute)
+        (self.clock.opens_at_ms, self.clock.admit_per_minute)
+    }
+
+    /// The cursor as it stands, for the Worker to keep.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// Whether the line has opened by `now_ms` (its opening can no longer
     /// move).
     pub fn has_opened(&self, now_ms: u64) -> bool {
-        self.settled || now_ms >= self.opens_at_ms
+        self.settled || now_ms >= self.clock.opens_at_ms
     }
 
     /// How many sessions stand in line (early or placed).
@@ -194,27 +167,19 @@ impl Line {
                 .iter()
                 .any(|(_, s)| s == session)
                 .then_some(Standing::Early {
-                    opens_at_ms: self.opens_at_ms,
+                    opens_at_ms: self.clock.opens_at_ms,
                     early: self.early.len() as u32,
                 });
         }
         let place = *self.places.get(session)?;
-        let cursor = self.cursor(now_ms);
-        if place <= cursor {
-            return Some(Standing::Admitted { place });
-        }
-        Some(Standing::Waiting {
-            place,
-            ahead: place - cursor - 1,
-            estimate_ms: self.estimate_ms(now_ms, place),
-        })
+        Some(self.clock.standing(now_ms, place))
     }
 
     /// At the opening, the early sessions take places 1..=E in the order
     /// of their random keys (ties, which a 64-bit draw makes vanishingly
     /// rare, by session).
     fn settle(&mut self, now_ms: u64) {
-        if self.settled || now_ms < self.opens_at_ms {
+        if self.settled || now_ms < self.clock.opens_at_ms {
             return;
         }
         let mut early = std::mem::take(&mut self.early);
@@ -226,55 +191,23 @@ impl Line {
         self.settled = true;
     }
 
-    /// Open time that counts toward admission at `now_ms`.
-    fn open_ms(&self, now_ms: u64) -> Option<u64> {
-        let since = now_ms.checked_sub(self.opens_at_ms)?;
-        let standing = self.paused_since.map_or(0, |p| now_ms.saturating_sub(p));
-        Some(since.saturating_sub(self.paused_ms + standing))
-    }
-
-    /// How many places are admitted at `now_ms`: none before the opening,
-    /// then one more each `1 / admit_per_minute` minutes of open time.
+    /// How many places are admitted at `now_ms`.
     pub fn cursor(&self, now_ms: u64) -> u32 {
-        let Some(open) = self.open_ms(now_ms) else {
-            return 0;
-        };
-        self.moved(open)
-            .div_ceil(MINUTE_MS)
-            .min(u64::from(MAX_PLACES)) as u32
-    }
-
-    /// How long until the cursor reaches `place`, if the line moves.
-    fn estimate_ms(&self, now_ms: u64, place: u32) -> Option<u64> {
-        if self.paused_since.is_some() {
-            return None;
-        }
-        let open = self.open_ms(now_ms)?;
-        // The cursor reaches place p once it has moved past p - 1 places:
-        // at the current rate, from where the last change left it.
-        let target = u64::from(place - 1) * MINUTE_MS;
-        let needed = self.rated_from_open_ms
-            + target.saturating_sub(self.moved_before) / u64::from(self.admit_per_minute)
-            + 1;
-        Some(needed.saturating_sub(open))
+        self.clock.cursor(now_ms)
     }
 
     /// The showing sold out: the cursor stands still from `now_ms`.
     pub fn pause(&mut self, now_ms: u64) {
-        if self.paused_since.is_none() {
-            self.paused_since = Some(now_ms.max(self.opens_at_ms));
-        }
+        self.clock.pause(now_ms);
     }
 
     /// Seats came back: the cursor moves again from `now_ms`.
     pub fn resume(&mut self, now_ms: u64) {
-        if let Some(since) = self.paused_since.take() {
-            self.paused_ms += now_ms.saturating_sub(since);
-        }
+        self.clock.resume(now_ms);
     }
 
     pub fn is_paused(&self) -> bool {
-        self.paused_since.is_some()
+        self.clock.is_paused()
     }
 
     /// Every session still waiting at `now_ms` (to tell them all at once

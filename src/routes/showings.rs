@@ -237,17 +237,13 @@ enum MapKind {
     Codes,
 }
 
-/// The map's JSON, from this instance's copy or, when that is old, from
-/// the object (one request fetching while the others keep the copy).
-async fn cached_map(env: &Env, sid: &str, kind: MapKind) -> Result<String, ApiError> {
-    let key = match kind {
-        MapKind::Seats => format!("{sid}:seats"),
-        MapKind::Codes => format!("{sid}:codes"),
-    };
-    let now = now_ms() as u64;
-    let cached = MAPS.with(|maps| {
+/// This instance's copy kept under `key`, if it is fresh, or stale while
+/// another request fetches a newer one; otherwise `None`, and the caller
+/// fetches (and [`keep`]s or [`forget`]s) while the others use the copy.
+fn copy_of(key: &str, now: u64) -> Option<String> {
+    MAPS.with(|maps| {
         let mut maps = maps.borrow_mut();
-        let map = maps.get_mut(&key)?;
+        let map = maps.get_mut(key)?;
         let age = now.saturating_sub(map.fetched_ms);
         if age < MAP_CACHE_MS || (map.refreshing && age < MAP_STALE_MS) {
             return Some(map.body.clone());
@@ -255,22 +251,10 @@ async fn cached_map(env: &Env, sid: &str, kind: MapKind) -> Result<String, ApiEr
         // This request fetches; the others keep the copy meanwhile.
         map.refreshing = true;
         None
-    });
-    if let Some(body) = cached {
-        return Ok(body);
-    }
-    let object = ShowtimeClient::new(env, sid)?;
-    let fetched = match kind {
-        MapKind::Seats => object.seats().await.and_then(|m| to_json(&m)),
-        MapKind::Codes => object.seat_codes().await.and_then(|c| to_json(&c)),
-    };
-    let body = match fetched {
-        Ok(body) => body,
-        Err(e) => {
-            MAPS.with(|maps| maps.borrow_mut().remove(&key));
-            return Err(e);
-        }
-    };
+    })
+}
+
+fn keep(key: String, body: &str, now: u64) {
     MAPS.with(|maps| {
         let mut maps = maps.borrow_mut();
         if maps.len() >= MAP_CACHE_SHOWINGS {
@@ -279,13 +263,44 @@ async fn cached_map(env: &Env, sid: &str, kind: MapKind) -> Result<String, ApiEr
         if maps.len() < MAP_CACHE_SHOWINGS {
             let map = CachedMap {
                 fetched_ms: now,
-                body: body.clone(),
+                body: body.to_string(),
                 refreshing: false,
             };
             maps.insert(key, map);
         }
     });
-    Ok(body)
+}
+
+fn forget(key: &str) {
+    MAPS.with(|maps| maps.borrow_mut().remove(key));
+}
+
+/// The map's JSON, from this instance's copy or, when that is old, from
+/// the object (one request fetching while the others keep the copy).
+async fn cached_map(env: &Env, sid: &str, kind: MapKind) -> Result<String, ApiError> {
+    let key = match kind {
+        MapKind::Seats => format!("{sid}:seats"),
+        MapKind::Codes => format!("{sid}:codes"),
+    };
+    let now = now_ms() as u64;
+    if let Some(body) = copy_of(&key, now) {
+        return Ok(body);
+    }
+    let object = ShowtimeClient::new(env, sid)?;
+    let fetched = match kind {
+        MapKind::Seats => object.seats().await.and_then(|m| to_json(&m)),
+        MapKind::Codes => object.seat_codes().await.and_then(|c| to_json(&c)),
+    };
+    match fetched {
+        Ok(body) => {
+            keep(key, &body, now);
+            Ok(body)
+        }
+        Err(e) => {
+            forget(&key);
+            Err(e)
+        }
+    }
 }
 
 fn to_json(value: &impl serde::Serialize) -> Result<String, ApiError> {
@@ -534,50 +549,46 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let key = crate::auth::key(&ctx.env, crate::keys::Purpose::WaitingRoom)?;
     let now = now_ms().max(0) as u64;
     // A place shown before must be this session's, for this showing.
-    if let Some(token) = &body.queue_token {
-        queue::token::verify(&key, queue::Kind::Queue, token, &sid, &session.buyer, now).map_err(
-            |_| {
-                ApiError::new(
-                    Code::BadQueueToken,
-                    "this place in line is not valid here; join again",
-                )
-            },
-        )?;
-    } else {
-        crate::turnstile::require(&req, &ctx.env, None, crate::turnstile::Action::Buy).await?;
-    }
-    let db = db::database(&ctx.env)?;
-    let showing = db::get_showing(&db, &sid)
-        .await?
-        .ok_or_else(|| ApiError::not_found("showing"))?;
-    let rate = showing.admit_per_minute.ok_or_else(|| {
-        ApiError::new(
-            Code::NoWaitingRoom,
-            "this showing has no waiting room: choose seats straight away",
-        )
-    })?;
-    let opens_at_ms = showing
-        .windows(crate::settings::window_defaults(&ctx.env))
-        .sales_open_at_ms
-        .max(0) as u64;
-    let draw_hex = ids::random_hex(8).map_err(|e| ApiError::internal(e.to_string()))?;
-    let draw = u64::from_str_radix(&draw_hex, 16).map_err(|e| ApiError::internal(e.to_string()))?;
-    // Sold out: no free seat and no hold that could lapse, by this
-    // instance's copy of the map (a second old at most).
-    let codes: Value = serde_json::from_str(&cached_map(&ctx.env, &sid, MapKind::Codes).await?)
-        .map_err(|e| ApiError::internal(e.to_string()))?;
-    let sold_out = codes["codes"]
-        .as_str()
-        .is_some_and(|c| !c.contains('a') && !c.contains('h'));
-    let join = crate::waiting_room::Join {
-        session: session.buyer.clone(),
-        sold_out,
-        opens_at_ms,
-        admit_per_minute: rate,
-        draw,
-        now_ms: now,
+    let placed = match &body.queue_token {
+        Some(token) => {
+            queue::token::verify(&key, queue::Kind::Queue, token, &sid, &session.buyer, now)
+                .map_err(|_| {
+                    ApiError::new(
+                        Code::BadQueueToken,
+                        "this place in line is not valid here; join again",
+                    )
+                })?
+                .p
+        }
+        None => {
+            crate::turnstile::require(&req, &ctx.env, None, crate::turnstile::Action::Buy).await?;
+            0
+        }
     };
-    let joined = crate::showtime::client::join_waiting_room(&ctx.env, &sid, &join).await?;
+    // A buyer with a place is told where it stands from this instance's
+    // copy of the cursor (a second old at most), so a line of thousands
+    // polling costs its object about one request a second, not one each.
+    let line_key = format!("{sid}:line");
+    let kept = match placed {
+        0 => None,
+        _ => copy_of(&line_key, now)
+            .and_then(|text| serde_json::from_str::<queue::Clock>(&text).ok()),
+    };
+    let (standing, sold_out) = match kept {
+        Some(clock) => (clock.standing(now, placed), clock.is_paused()),
+        None => {
+            let joined = ask_line(&ctx.env, &sid, &session.buyer, now).await;
+            let joined = match joined {
+                Ok(joined) => joined,
+                Err(e) => {
+                    forget(&line_key);
+                    return Err(e);
+                }
+            };
+            keep(line_key, &to_json(&joined.clock)?, now);
+            (joined.standing, joined.sold_out)
+        }
+    };
     let admission_ms = crate::settings::admission_ms(&ctx.env);
     let claims = |place: u32, ttl_ms: u64| queue::Claims {
         s: sid.clone(),
@@ -585,7 +596,7 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
         p: place,
         x: now + ttl_ms,
     };
-    let answer = match joined.standing {
+    let answer = match standing {
         queue::Standing::Early { opens_at_ms, early } => json!({
             "place": null, "early": early, "opens_at_ms": opens_at_ms,
             "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(0, queue::token::QUEUE_TTL_MS)),
@@ -595,7 +606,7 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
             ahead,
             estimate_ms,
         } => json!({
-            "place": place, "ahead": ahead, "estimate_ms": estimate_ms, "sold_out": joined.sold_out,
+            "place": place, "ahead": ahead, "estimate_ms": estimate_ms, "sold_out": sold_out,
             "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(place, queue::token::QUEUE_TTL_MS)),
         }),
         queue::Standing::Admitted { place } => json!({
@@ -606,4 +617,47 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
         }),
     };
     session.hand_cookie(Response::from_json(&answer)?)
+}
+
+/// Asks the waiting room's object to put `session` in line (or say where
+/// it stands), with the showing's rate and opening as saved now and
+/// whether it is sold out by this instance's copy of the map.
+async fn ask_line(
+    env: &Env,
+    sid: &str,
+    session: &str,
+    now: u64,
+) -> Result<crate::waiting_room::Joined, ApiError> {
+    let db = db::database(env)?;
+    let showing = db::get_showing(&db, sid)
+        .await?
+        .ok_or_else(|| ApiError::not_found("showing"))?;
+    let rate = showing.admit_per_minute.ok_or_else(|| {
+        ApiError::new(
+            Code::NoWaitingRoom,
+            "this showing has no waiting room: choose seats straight away",
+        )
+    })?;
+    let opens_at_ms = showing
+        .windows(crate::settings::window_defaults(env))
+        .sales_open_at_ms
+        .max(0) as u64;
+    let draw_hex = ids::random_hex(8).map_err(|e| ApiError::internal(e.to_string()))?;
+    let draw = u64::from_str_radix(&draw_hex, 16).map_err(|e| ApiError::internal(e.to_string()))?;
+    // Sold out: no free seat and no hold that could lapse, by this
+    // instance's copy of the map (a second old at most).
+    let codes: Value = serde_json::from_str(&cached_map(env, sid, MapKind::Codes).await?)
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let sold_out = codes["codes"]
+        .as_str()
+        .is_some_and(|c| !c.contains('a') && !c.contains('h'));
+    let join = crate::waiting_room::Join {
+        session: session.to_string(),
+        sold_out,
+        opens_at_ms,
+        admit_per_minute: rate,
+        draw,
+        now_ms: now,
+    };
+    crate::showtime::client::join_waiting_room(env, sid, &join).await
 }
