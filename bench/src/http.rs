@@ -25,8 +25,16 @@ pub struct Answer {
 
 impl Http {
     pub fn new(base_url: &str) -> Http {
+        Http::with_idle(base_url, usize::MAX)
+    }
+
+    /// A client that keeps at most `max_idle` connections open between
+    /// requests, each for a few seconds: thousands of clients that each
+    /// kept one would hold as many sockets open in the dev server.
+    pub fn with_idle(base_url: &str, max_idle: usize) -> Http {
         let client = reqwest::Client::builder()
-            .pool_max_idle_per_host(usize::MAX)
+            .pool_max_idle_per_host(max_idle)
+            .pool_idle_timeout(Duration::from_secs(5))
             .tcp_nodelay(true)
             // Far above any latency measured; a request that takes this
             // long is counted as failed (status 0) rather than hanging.
@@ -51,9 +59,25 @@ impl Http {
         json_body: Option<String>,
         cookie: Option<&str>,
     ) -> Result<Answer, reqwest::Error> {
+        self.send_with(method, path, json_body, cookie, &[]).await
+    }
+
+    /// [`Http::send`] with more headers (a waiting room's admission, the
+    /// admin token).
+    pub async fn send_with(
+        &self,
+        method: Method,
+        path: &str,
+        json_body: Option<String>,
+        cookie: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> Result<Answer, reqwest::Error> {
         let mut req = self.client.request(method, format!("{}{path}", self.base));
         if let Some(cookie) = cookie {
             req = req.header("cookie", cookie);
+        }
+        for (name, value) in headers {
+            req = req.header(*name, *value);
         }
         if let Some(body) = json_body {
             req = req.header("content-type", "application/json").body(body);

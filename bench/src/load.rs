@@ -35,6 +35,8 @@ pub enum Kind {
     Checkout,
     /// The reference's one-seat booking.
     Book,
+    /// A join or poll of a showing's waiting room (`POST …/queue`).
+    Queue,
     /// A map pushed to a watching page's socket: a message, not a request
     /// (its time is not a latency, and it is not counted in `all`).
     Push,
@@ -51,6 +53,7 @@ impl Kind {
             Kind::SeatMap => "seat_map",
             Kind::Checkout => "checkout",
             Kind::Book => "book",
+            Kind::Queue => "queue",
             Kind::Push => "push",
         }
     }

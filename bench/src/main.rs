@@ -8,7 +8,9 @@
 //! 3. holds with and without 1,000 viewers watching the seat map (over
 //!    their sockets, and polling);
 //! 4. whole checkouts per second through the Square stand-in;
-//! 5. the same against a reference (issue #17): the simplest seat booking
+//! 5. a sell-out (issue #39): thousands of buyers for a few hundred
+//!    seats, with the waiting room on and off, and with no rush;
+//! 6. the same against a reference (issue #17): the simplest seat booking
 //!    on the same platform, in JavaScript (`bench/reference/`), in its own
 //!    `wrangler dev` in the same run, with the product's holds of the
 //!    same shape (one seat, a new buyer, showings of 60 seats).
@@ -22,6 +24,7 @@
 //! - [`figures`]: samples to named figures; medians over runs.
 //! - [`report`]: the Markdown tables and the targets.
 //! - [`reference`]: starting the reference's dev server.
+//! - [`rush`]: the sell-out's buyers, its phases and what is checked after.
 //! - [`cpu`], [`http`], [`room`]: CPU time from `/proc`, the HTTP client,
 //!   and the rooms' layouts.
 
@@ -34,6 +37,7 @@ mod measures;
 mod reference;
 mod report;
 mod room;
+mod rush;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -64,8 +68,21 @@ struct Args {
     /// Concurrent buyers paying in the checkout measure.
     #[arg(long, default_value_t = 50)]
     payers: usize,
+    /// Buyers arriving within 30 s in the rush.
+    #[arg(long, default_value_t = 5000)]
+    rush_buyers: usize,
+    /// Seats of the rush's showing (rows of 20).
+    #[arg(long, default_value_t = 300)]
+    rush_seats: u32,
+    /// The rush's waiting room admits this many a minute (by default the
+    /// rate the product suggests, `queue::rate`).
+    #[arg(long)]
+    admit_per_minute: Option<u32>,
+    /// How long the rush's holds last: abandoned seats come back after it.
+    #[arg(long, default_value_t = 60)]
+    rush_hold_secs: u64,
     /// Only these measures (comma-separated: floors, reference, venues,
-    /// viewers, checkouts); all of them by default.
+    /// viewers, checkouts, rush); all of them by default.
     #[arg(long, value_delimiter = ',')]
     only: Vec<measures::Measure>,
     /// Where the report (`report.md`) and every run's figures (`runs.json`) go.
@@ -114,6 +131,14 @@ fn main() {
         buyers: args.buyers,
         viewers: args.viewers,
         payers: args.payers,
+        rush: rush::RushSettings {
+            buyers: args.rush_buyers,
+            seats: args.rush_seats,
+            admit_per_minute: args
+                .admit_per_minute
+                .unwrap_or_else(rush::suggested_admit_per_minute),
+            hold_secs: args.rush_hold_secs,
+        },
         direct: args.direct,
         out: out.clone(),
         measures: if args.only.is_empty() {

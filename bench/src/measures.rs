@@ -1,6 +1,6 @@
 //! One run of every measure on a fresh stack: the floors and holds at each
-//! concurrency, holds by venue size, holds with viewers polling, and whole
-//! checkouts. Each measure gets a showing of its own, so one measure's
+//! concurrency, holds by venue size, holds with viewers polling, whole
+//! checkouts, and a sell-out rush ([`crate::rush`]). Each measure gets a showing of its own, so one measure's
 //! leftovers (ended holds, sold seats) never weigh on another's.
 
 use std::sync::Arc;
@@ -34,15 +34,17 @@ pub enum Measure {
     Venues,
     Viewers,
     Checkouts,
+    Rush,
 }
 
 impl Measure {
-    pub const ALL: [Measure; 5] = [
+    pub const ALL: [Measure; 6] = [
         Measure::Floors,
         Measure::Reference,
         Measure::Venues,
         Measure::Viewers,
         Measure::Checkouts,
+        Measure::Rush,
     ];
 }
 
@@ -59,6 +61,7 @@ pub struct Settings {
     pub buyers: usize,
     pub viewers: usize,
     pub payers: usize,
+    pub rush: crate::rush::RushSettings,
     /// Past the proxies, in the reference measure (`--direct`).
     pub direct: bool,
     pub measures: Vec<Measure>,
@@ -221,6 +224,15 @@ async fn measure_all(stack: &Stack, server: Server, settings: &Settings, run: us
             Measure::Venues => venue_sizes(&mut bench).await,
             Measure::Viewers => viewers(&mut bench).await,
             Measure::Checkouts => checkouts(&mut bench).await,
+            Measure::Rush => {
+                let timeline = settings
+                    .timing
+                    .timeline
+                    .then(|| settings.out.join("timeline"));
+                let timeline = timeline.as_deref().map(|dir| (dir, run));
+                let figures = crate::rush::measure(stack, server, &settings.rush, timeline).await;
+                bench.figures.extend(figures);
+            }
         }
     }
     bench.figures

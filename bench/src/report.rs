@@ -17,7 +17,7 @@ pub struct Context {
 }
 
 /// A whole number with thousands separators: `20,000`.
-fn count(n: u64) -> String {
+pub(crate) fn count(n: u64) -> String {
     if n < 1000 {
         n.to_string()
     } else {
@@ -26,7 +26,7 @@ fn count(n: u64) -> String {
 }
 
 /// `1,234`, `56.7`, `8.90`: three significant figures or whole numbers.
-fn number(v: f64) -> String {
+pub(crate) fn number(v: f64) -> String {
     if !v.is_finite() {
         return "–".into();
     }
@@ -54,10 +54,10 @@ fn number(v: f64) -> String {
     }
 }
 
-struct Runs<'a>(&'a [Figures]);
+pub(crate) struct Runs<'a>(pub(crate) &'a [Figures]);
 
 impl Runs<'_> {
-    fn spread(&self, name: &str) -> Option<Spread> {
+    pub(crate) fn spread(&self, name: &str) -> Option<Spread> {
         spread(self.0, name)
     }
 
@@ -74,12 +74,12 @@ impl Runs<'_> {
         }
     }
 
-    fn cell(&self, name: &str) -> String {
+    pub(crate) fn cell(&self, name: &str) -> String {
         self.cell_scaled(name, 1.0, "")
     }
 
     /// Ratios keep three decimals, so a verdict is never hidden by rounding.
-    fn ratio(&self, name: &str) -> String {
+    pub(crate) fn ratio(&self, name: &str) -> String {
         match self.spread(name) {
             Some(s) => format!("{:.3}× ({:.3}–{:.3})", s.median, s.min, s.max),
             None => "–".into(),
@@ -99,7 +99,7 @@ impl Runs<'_> {
     }
 }
 
-fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
+pub(crate) fn table(out: &mut String, header: &[&str], rows: &[Vec<String>]) {
     let _ = writeln!(out, "| {} |", header.join(" | "));
     let align: Vec<&str> = header
         .iter()
@@ -138,13 +138,25 @@ pub fn markdown(runs: &[Figures], settings: &Settings, context: &Context) -> Str
         timing.warm_up.as_secs_f64(),
         timing.measure.as_secs_f64(),
     );
-    floors_and_holds(&mut out, &runs, settings);
-    if settings.measures.contains(&Measure::Reference) {
+    let ran = |measure| settings.measures.contains(&measure);
+    if ran(Measure::Floors) {
+        floors_and_holds(&mut out, &runs, settings);
+    }
+    if ran(Measure::Reference) {
         against_the_reference(&mut out, &runs, settings);
     }
-    venues(&mut out, &runs, settings);
-    viewers(&mut out, &runs, settings);
-    checkouts(&mut out, &runs, settings);
+    if ran(Measure::Venues) {
+        venues(&mut out, &runs, settings);
+    }
+    if ran(Measure::Viewers) {
+        viewers(&mut out, &runs, settings);
+    }
+    if ran(Measure::Checkouts) {
+        checkouts(&mut out, &runs, settings);
+    }
+    if ran(Measure::Rush) {
+        crate::rush::report::section(&mut out, &runs, &settings.rush);
+    }
     targets(&mut out, &runs, settings);
     out
 }
@@ -644,7 +656,7 @@ fn checkouts(out: &mut String, runs: &Runs, settings: &Settings) {
     );
 }
 
-fn verdict(runs: &Runs, name: &str, ok: impl Fn(f64) -> bool + Copy) -> String {
+pub(crate) fn verdict(runs: &Runs, name: &str, ok: impl Fn(f64) -> bool + Copy) -> String {
     let median_ok = runs.spread(name).is_some_and(|s| ok(s.median));
     let within = runs.runs_within(name, ok);
     format!(
@@ -656,7 +668,37 @@ fn verdict(runs: &Runs, name: &str, ok: impl Fn(f64) -> bool + Copy) -> String {
 
 fn targets(out: &mut String, runs: &Runs, settings: &Settings) {
     let _ = writeln!(out, "### Targets\n");
+    let ran = |measure| settings.measures.contains(&measure);
     let mut rows = Vec::new();
+    if ran(Measure::Floors) {
+        floor_targets(&mut rows, runs, settings);
+    }
+    if ran(Measure::Venues) {
+        let largest = VENUES[VENUES.len() - 1].seats();
+        let name = format!("ratio.seats{largest}.p99_per_16");
+        rows.push(vec![
+            format!("{} seats: hold p99 ≤ 1.5 × 16 seats", count(largest.into())),
+            runs.ratio(&name),
+            verdict(runs, &name, |v| v <= 1.5),
+        ]);
+    }
+    if ran(Measure::Viewers) {
+        rows.push(vec![
+            format!(
+                "{} viewers (watching) add ≤ 10 % to hold p99",
+                count(settings.viewers as u64)
+            ),
+            runs.ratio("ratio.viewers.p99_ms"),
+            verdict(runs, "ratio.viewers.p99_ms", |v| v <= 1.1),
+        ]);
+    }
+    if ran(Measure::Rush) {
+        rows.extend(crate::rush::report::targets(runs));
+    }
+    table(out, &["target", "measured", "verdict (median)"], &rows);
+}
+
+fn floor_targets(rows: &mut Vec<Vec<String>>, runs: &Runs, settings: &Settings) {
     for c in &settings.concurrencies {
         let name = format!("ratio.c{c}.holds_per_write");
         rows.push(vec![
@@ -685,22 +727,6 @@ fn targets(out: &mut String, runs: &Runs, settings: &Settings) {
             verdict(runs, &name, |v| v <= 1.3),
         ]);
     }
-    let largest = VENUES[VENUES.len() - 1].seats();
-    let name = format!("ratio.seats{largest}.p99_per_16");
-    rows.push(vec![
-        format!("{} seats: hold p99 ≤ 1.5 × 16 seats", count(largest.into())),
-        runs.ratio(&name),
-        verdict(runs, &name, |v| v <= 1.5),
-    ]);
-    rows.push(vec![
-        format!(
-            "{} viewers (watching) add ≤ 10 % to hold p99",
-            count(settings.viewers as u64)
-        ),
-        runs.ratio("ratio.viewers.p99_ms"),
-        verdict(runs, "ratio.viewers.p99_ms", |v| v <= 1.1),
-    ]);
-    table(out, &["target", "measured", "verdict (median)"], &rows);
 }
 
 #[cfg(test)]

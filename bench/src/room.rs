@@ -44,6 +44,11 @@ impl Room {
         self.pair(row, first)
     }
 
+    /// Seat `seat` (1-based) of row `row` (0-based): `B7`.
+    pub fn seat_name(&self, row: u32, seat: u32) -> String {
+        format!("{}{seat}", row_name(row))
+    }
+
     /// Seats `first` and `first + 1` of row `row` (0-based).
     pub fn pair(&self, row: u32, first: u32) -> [String; 2] {
         let name = row_name(row);
