@@ -173,6 +173,7 @@ try {
   await listing.page.getByRole('button', { name: 'Join the waiting list' }).click();
   await listing.page.getByText('You are number 1 on the waiting list for 1 seat.', { exact: false }).waitFor();
   await checkAccessibility(listing.page, 'the waiting list');
+  await listing.page.screenshot({ path: `${shots}/waitlist-joined-phone.png`, fullPage: true });
   await listing.page.goto(`${base}/`);
   await listing.page.getByText(/Sold out/).first().waitFor();
   await listing.context.close();

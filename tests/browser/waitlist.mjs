@@ -12,6 +12,7 @@ try {
   await page.goto(`${base}${process.env.OFFER_PATH}`);
   await page.getByRole('heading', { name: 'Seats held for you' }).waitFor();
   await checkAccessibility(page, 'the waiting list offer');
+  await page.screenshot({ path: `${process.env.SCREENSHOT_DIR}/waitlist-offer-phone.png`, fullPage: true });
   await page.getByRole('button', { name: 'Buy these seats' }).click();
   await page.getByText('Held for you: A1.').waitFor();
   await page.getByRole('timer').waitFor();
