@@ -62,7 +62,7 @@ async function waitInLine() {
   place.textContent = `You are number ${body.place} in line${body.ahead ? `: ${body.ahead} ahead of you` : ': you are next'}.`;
   wait.textContent = body.estimate_ms === null ? 'The showing is sold out for now: the line moves again if seats come back, and you can join the waiting list below.'
     : `About ${howLong(Math.max(body.estimate_ms, 1000))} to wait. Keep this page open: it moves by itself.`;
-  setTimeout(waitInLine, body.estimate_ms === null ? 10000 : Math.max(500, Math.min(5000, body.estimate_ms)));
+  setTimeout(waitInLine, body.estimate_ms === null ? 10000 : Math.max(500, Math.min(10000, body.estimate_ms)));
 }
 
 // Changing showing: the buyer came from their order page to move some of

@@ -2,21 +2,25 @@
 //! named by the showing id, and apart from the showing's own object so a
 //! rush of people joining the line takes nothing of the capacity holds
 //! need. It is a shell around a [`queue::Line`], which decides every
-//! place: each join is one row (who, when, their random draw), as is each
+//! place: a join after the opening waits in the object for its place
+//! (a second, see [`queue::SETTLE_MS`]) and is answered then. Each
+//! placed join is one row (who, when, their random draw), as is each
 //! time the showing sold out or seats came back or staff changed its rate
 //! or opening, and the line is rebuilt
 //! by replaying them in order, which gives every session the same place
 //! and the cursor the same position again.
 
 use std::cell::RefCell;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::{wasm_bindgen, JsValue};
 use worker::{
-    durable_object, DurableObject, Env, Request, Response, Result, SqlStorageValue, State,
+    durable_object, Delay, DurableObject, Env, Request, Response, Result, SqlStorageValue, State,
 };
 
 use crate::api_error::ApiError;
+use crate::clock::now_ms;
 
 /// What the Worker asks: put `session` in line (or say where it stands).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -30,6 +34,8 @@ pub struct Join {
     /// A fresh random draw, used if the session joins before the opening;
     /// 48 bits of it count ([`DRAW_MASK`]), which storage keeps exactly.
     pub draw: u64,
+    /// When the Worker received the join: the line places sessions in
+    /// this order.
     pub now_ms: u64,
 }
 
@@ -80,11 +86,14 @@ struct EventRow {
 
 #[wasm_bindgen]
 impl WaitingRoom {
-    /// Answers `Result<Joined, String>` as JSON text.
+    /// Answers `Result<Joined, String>` as JSON text. A join after the
+    /// opening is answered once it is placed, [`queue::SETTLE_MS`] after
+    /// the Worker received it.
     pub async fn join(&self, request: String) -> std::result::Result<JsValue, JsValue> {
-        let answer = serde_json::from_str::<Join>(&request)
-            .map_err(|e| e.to_string())
-            .and_then(|join| self.decide(join));
+        let answer = match serde_json::from_str::<Join>(&request) {
+            Ok(join) => self.take(join).await,
+            Err(e) => Err(e.to_string()),
+        };
         serde_json::to_string(&answer)
             .map(JsValue::from)
             .map_err(|e| JsValue::from_str(&e.to_string()))
@@ -92,7 +101,37 @@ impl WaitingRoom {
 }
 
 impl WaitingRoom {
-    fn decide(&self, join: Join) -> std::result::Result<Joined, String> {
+    async fn take(&self, join: Join) -> std::result::Result<Joined, String> {
+        let new = self.arrive(&join)?;
+        loop {
+            let now = now_ms().max(0) as u64;
+            match self.place_due(&join, now)? {
+                queue::Answer::Stands(standing) => {
+                    let line = self.line.borrow();
+                    let line = line.as_ref().expect("loaded on arrival");
+                    return Ok(Joined {
+                        standing,
+                        new,
+                        sold_out: line.is_paused(),
+                        clock: line.clock().clone(),
+                    });
+                }
+                // Other joins are taken meanwhile: the line's one thread
+                // waits on nothing here.
+                queue::Answer::SettlesAt { due_ms } => {
+                    let wait = due_ms.saturating_sub(now).max(1);
+                    Delay::from(Duration::from_millis(wait)).await;
+                }
+                // The object restarted and replayed its kept joins, in
+                // which a join still settling was not.
+                queue::Answer::Absent => return Err("the join was lost; join again".into()),
+            }
+        }
+    }
+
+    /// Takes the showing's rate, opening and sold-out state as the Worker
+    /// passed them, and the join; answers whether the session is new.
+    fn arrive(&self, join: &Join) -> std::result::Result<bool, String> {
         let sql = self.state.storage().sql();
         let mut line = self.line.borrow_mut();
         if line.is_none() {
@@ -102,7 +141,6 @@ impl WaitingRoom {
         // passes the showing's as saved now, so a change staff make during
         // the rush is taken up (and kept as an event) on the next join.
         let line = line.as_mut().expect("loaded above");
-        let mut changed = false;
         if line.is_empty() {
             *line = queue::Line::new(join.opens_at_ms, join.admit_per_minute)
                 .map_err(|e| format!("{e:?}"))?;
@@ -111,58 +149,86 @@ impl WaitingRoom {
         {
             line.reconfigure(join.now_ms, join.opens_at_ms, join.admit_per_minute)
                 .map_err(|e| format!("{e:?}"))?;
-            changed = true;
-        }
-        let (opens_at_ms, rate) = line.config();
-        let record = |kind: &str, session: Option<&str>, draw: Option<u64>| {
-            let text = |t: Option<&str>| {
-                t.map_or(SqlStorageValue::Null, |t| {
-                    SqlStorageValue::String(t.to_string())
-                })
-            };
-            sql.exec(
-                queue::store::INSERT_EVENT,
-                Some(vec![
-                    SqlStorageValue::String(kind.to_string()),
-                    text(session),
-                    SqlStorageValue::Integer(join.now_ms as i64),
-                    draw.map_or(SqlStorageValue::Null, |d| {
-                        SqlStorageValue::Integer(d as i64)
-                    }),
-                    SqlStorageValue::Integer(opens_at_ms as i64),
-                    SqlStorageValue::Integer(i64::from(rate)),
-                ]),
-            )
-            .map(|_| ())
-            .map_err(|e| e.to_string())
-        };
-        if changed {
-            record(queue::store::CONFIG, None, None)?;
+            record(&sql, line, queue::store::CONFIG, None, join.now_ms, None)?;
         }
         // Sold out (no free seat, no hold that could lapse): the line
         // stands still until seats come back. Kept as events, so a
         // restart rebuilds the same cursor.
         if join.sold_out && !line.is_paused() {
             line.pause(join.now_ms);
-            record(queue::store::PAUSE, None, None)?;
+            record(&sql, line, queue::store::PAUSE, None, join.now_ms, None)?;
         } else if !join.sold_out && line.is_paused() {
             line.resume(join.now_ms);
-            record(queue::store::RESUME, None, None)?;
+            record(&sql, line, queue::store::RESUME, None, join.now_ms, None)?;
         }
         let draw = join.draw & DRAW_MASK;
-        let joined = line
-            .join(join.now_ms, &join.session, draw)
+        let now = now_ms().max(0) as u64;
+        let arrival = line
+            .arrive(now, join.now_ms, &join.session, draw)
             .map_err(|e| format!("{e:?}"))?;
-        if joined.new {
-            record(queue::store::JOIN, Some(&join.session), Some(draw))?;
+        if arrival == queue::Arrival::Early {
+            record(
+                &sql,
+                line,
+                queue::store::JOIN,
+                Some(&join.session),
+                join.now_ms,
+                Some(draw),
+            )?;
         }
-        Ok(Joined {
-            standing: joined.standing,
-            new: joined.new,
-            sold_out: line.is_paused(),
-            clock: line.clock().clone(),
-        })
+        Ok(arrival != queue::Arrival::Known)
     }
+
+    /// Places (and keeps) every join due by `now`, then answers where
+    /// `join`'s session stands.
+    fn place_due(&self, join: &Join, now: u64) -> std::result::Result<queue::Answer, String> {
+        let sql = self.state.storage().sql();
+        let mut line = self.line.borrow_mut();
+        let line = line.as_mut().ok_or("the line was not loaded")?;
+        for placed in line.place_due(now) {
+            record(
+                &sql,
+                line,
+                queue::store::JOIN,
+                Some(&placed.session),
+                placed.at_ms,
+                None,
+            )?;
+        }
+        Ok(line.answer(now, &join.session))
+    }
+}
+
+/// Keeps one event, with the line's opening and rate as they are now.
+fn record(
+    sql: &worker::SqlStorage,
+    line: &queue::Line,
+    kind: &str,
+    session: Option<&str>,
+    at_ms: u64,
+    draw: Option<u64>,
+) -> std::result::Result<(), String> {
+    let (opens_at_ms, rate) = line.config();
+    let text = |t: Option<&str>| {
+        t.map_or(SqlStorageValue::Null, |t| {
+            SqlStorageValue::String(t.to_string())
+        })
+    };
+    sql.exec(
+        queue::store::INSERT_EVENT,
+        Some(vec![
+            SqlStorageValue::String(kind.to_string()),
+            text(session),
+            SqlStorageValue::Integer(at_ms as i64),
+            draw.map_or(SqlStorageValue::Null, |d| {
+                SqlStorageValue::Integer(d as i64)
+            }),
+            SqlStorageValue::Integer(opens_at_ms as i64),
+            SqlStorageValue::Integer(i64::from(rate)),
+        ]),
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
 }
 
 /// The line as its events made it.

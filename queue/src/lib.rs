@@ -5,7 +5,8 @@
 //! - [`line`]: places in line. Those who join before sales open are put
 //!   in random order among themselves (the shell draws the randomness and
 //!   passes it in), so arriving early by a second earns nothing over
-//!   arriving early by an hour; later arrivals queue in order of arrival.
+//!   arriving early by an hour; later arrivals queue in the order the
+//!   Worker received them, each settling a second before it is placed.
 //!   One place per buyer session. A cursor moves at the admission rate
 //!   from the opening, and stops while the showing is sold out.
 //! - [`token`]: what a buyer carries: a queue token (their place) and,
@@ -28,5 +29,8 @@ pub mod store;
 pub mod token;
 
 pub use clock::Clock;
-pub use line::{Joined, Line, LineError, Standing, MAX_ADMIT_PER_MINUTE, MAX_PLACES};
+pub use line::{
+    Answer, Arrival, Joined, Line, LineError, Placed, Standing, MAX_ADMIT_PER_MINUTE, MAX_PLACES,
+    SETTLE_MS,
+};
 pub use token::{Claims, Kind, TokenError, ADMISSION_TTL_MS};

@@ -4,7 +4,10 @@
 //! Places are counted from 1. Sessions that join before `opens_at_ms` are
 //! the early ones: each draws a random key (passed in), and at the opening
 //! they are placed 1..=E in the order of their keys, so how early one came
-//! does not matter. After that, each new session takes the next place.
+//! does not matter. After that, sessions are placed in the order the
+//! Worker received them: a join waits [`SETTLE_MS`] before it is placed, so
+//! one that took longer to reach the line's object (a read on the way, a
+//! far network) is not overtaken by one received after it.
 //! The cursor says how many places are admitted: `admit_per_minute` a
 //! minute of open time, the first a moment after the opening, where time
 //! the line is paused (the showing sold out) does not count: a line paused
@@ -23,6 +26,10 @@ use crate::clock::Clock;
 pub const MAX_PLACES: u32 = 100_000;
 /// Fastest admission rate a line may have.
 pub const MAX_ADMIT_PER_MINUTE: u32 = 100_000;
+/// How long a join after the opening waits to be placed: longer than a
+/// join takes from the Worker to the line's object (a database read and a
+/// call across the network), short beside a rush's wait.
+pub const SETTLE_MS: u64 = 1_000;
 
 /// Why a line refused.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +61,36 @@ pub enum Standing {
     },
 }
 
+/// What a join did to the line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// A new session before the opening: placed at random when it opens.
+    Early,
+    /// A new session after it: placed once [`SETTLE_MS`] has passed.
+    Settling,
+    /// The session had joined before (early, placed or settling).
+    Known,
+}
+
+/// Where a session stands for its answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Stands(Standing),
+    /// Not placed yet: ask again at `due_ms`.
+    SettlesAt {
+        due_ms: u64,
+    },
+    /// Never joined.
+    Absent,
+}
+
+/// A session given its place, with when the Worker received its join.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placed {
+    pub session: String,
+    pub at_ms: u64,
+}
+
 /// A join's answer: where the session stands, and whether it was new.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Joined {
@@ -70,6 +107,9 @@ pub struct Line {
     /// Early sessions with their random keys, until the opening.
     early: Vec<(u64, String)>,
     places: HashMap<String, u32>,
+    /// Joins after the opening not placed yet, by when the Worker received
+    /// them (then by when they reached the line).
+    settling: Vec<Placed>,
     /// The next place to give; 1 + places given.
     next: u32,
     settled: bool,
@@ -81,6 +121,7 @@ impl Line {
             clock: Clock::new(opens_at_ms, admit_per_minute)?,
             early: Vec::new(),
             places: HashMap::new(),
+            settling: Vec::new(),
             next: 1,
             settled: false,
         })
@@ -119,17 +160,18 @@ impl Line {
         self.settled || now_ms >= self.clock.opens_at_ms
     }
 
-    /// How many sessions stand in line (early or placed).
+    /// How many sessions stand in line (early, placed or settling).
     pub fn len(&self) -> usize {
-        self.early.len() + self.places.len()
+        self.early.len() + self.places.len() + self.settling.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Puts `session` in line at `now_ms`, once: joining again answers
-    /// where it already stands. `random` is the shell's fresh random draw,
+    /// Puts `session` in line at `now_ms` at once, as a replay of the kept
+    /// joins does (live joins [`Line::arrive`] and settle): joining again
+    /// answers where it already stands. `random` is the shell's fresh random draw,
     /// used only for a session that joins before the opening.
     pub fn join(&mut self, now_ms: u64, session: &str, random: u64) -> Result<Joined, LineError> {
         self.settle(now_ms);
@@ -156,6 +198,78 @@ impl Line {
             standing,
             new: true,
         })
+    }
+
+    /// Takes `session`'s join, which the Worker received at `at_ms`, at
+    /// `now_ms` (the line's own time; a stamp later than it counts as it).
+    /// Before the opening it joins the early ones at once (the shell keeps
+    /// the join); after it, the join settles until [`Line::place_due`]
+    /// places it. `random` is the shell's fresh draw, for an early one.
+    pub fn arrive(
+        &mut self,
+        now_ms: u64,
+        at_ms: u64,
+        session: &str,
+        random: u64,
+    ) -> Result<Arrival, LineError> {
+        let at = at_ms.min(now_ms);
+        self.settle(at);
+        let known = self.early.iter().any(|(_, s)| s == session)
+            || self.places.contains_key(session)
+            || self.settling.iter().any(|p| p.session == session);
+        if known {
+            return Ok(Arrival::Known);
+        }
+        if self.len() >= MAX_PLACES as usize {
+            return Err(LineError::Full);
+        }
+        if !self.settled {
+            self.early.push((random, session.to_string()));
+            return Ok(Arrival::Early);
+        }
+        // Received before the opening but reaching the line after it: the
+        // first to be placed, at the opening (which is how a replay, placing
+        // it at its stamp, places it too).
+        let at = at.max(self.clock.opens_at_ms);
+        let slot = self.settling.partition_point(|p| p.at_ms <= at);
+        self.settling.insert(
+            slot,
+            Placed {
+                session: session.to_string(),
+                at_ms: at,
+            },
+        );
+        Ok(Arrival::Settling)
+    }
+
+    /// Places every settling join received [`SETTLE_MS`] or more before
+    /// `now_ms`, in the order the Worker received them; answers them in
+    /// that order for the shell to keep (replaying them with
+    /// [`Line::join`] in that order gives the same places).
+    pub fn place_due(&mut self, now_ms: u64) -> Vec<Placed> {
+        self.settle(now_ms);
+        let due = self
+            .settling
+            .partition_point(|p| p.at_ms.saturating_add(SETTLE_MS) <= now_ms);
+        let placed: Vec<Placed> = self.settling.drain(..due).collect();
+        for p in &placed {
+            self.places.insert(p.session.clone(), self.next);
+            self.next += 1;
+        }
+        placed
+    }
+
+    /// Where `session` stands at `now_ms`, or when to ask again.
+    pub fn answer(&mut self, now_ms: u64, session: &str) -> Answer {
+        if let Some(p) = self.settling.iter().find(|p| p.session == session) {
+            return Answer::SettlesAt {
+                due_ms: p.at_ms.saturating_add(SETTLE_MS),
+            };
+        }
+        match self.standing(now_ms, session) {
+            Some(standing) => Answer::Stands(standing),
+            None => Answer::Absent,
+        }
     }
 
     /// Where `session` stands at `now_ms`, if it joined.
@@ -223,6 +337,7 @@ impl Line {
             .collect();
         all.sort();
         let mut sessions: Vec<String> = all.into_iter().map(|(_, s)| s.clone()).collect();
+        sessions.extend(self.settling.iter().map(|p| p.session.clone()));
         sessions.extend(self.early.iter().map(|(_, s)| s.clone()));
         sessions
     }
@@ -327,5 +442,97 @@ mod tests {
         assert_eq!(line.standing(1_500, "ann").map(|_| ()), Some(()));
         assert_eq!(line.waiting(1_500), ["cy", "ann", "dee"]);
         assert_eq!(line.standing(1_500, "nobody"), None);
+    }
+
+    #[test]
+    fn joins_are_placed_in_the_order_the_worker_received_them_once_settled() {
+        let mut line = Line::new(1_000, 60).unwrap();
+        assert_eq!(line.arrive(500, 400, "early", 7), Ok(Arrival::Early));
+        // "bo" was received first but reached the line second.
+        assert_eq!(line.arrive(2_000, 1_900, "cy", 0), Ok(Arrival::Settling));
+        assert_eq!(line.arrive(2_010, 1_800, "bo", 0), Ok(Arrival::Settling));
+        assert_eq!(
+            line.arrive(2_020, 1_800, "bo", 0),
+            Ok(Arrival::Known),
+            "a second tab"
+        );
+        assert_eq!(
+            line.answer(2_020, "bo"),
+            Answer::SettlesAt { due_ms: 2_800 }
+        );
+        assert_eq!(line.place_due(2_799), []);
+        assert_eq!(
+            line.place_due(2_850),
+            [Placed {
+                session: "bo".into(),
+                at_ms: 1_800
+            }],
+            "the early one was placed at the opening; cy is not due yet"
+        );
+        // Received 1.2 s before it reached the line: due at once, and
+        // placed after those placed already.
+        assert_eq!(line.arrive(3_000, 1_800, "dee", 0), Ok(Arrival::Settling));
+        // A stamp ahead of the line's own time counts as its time.
+        assert_eq!(line.arrive(3_000, 9_000, "eve", 0), Ok(Arrival::Settling));
+        assert_eq!(
+            line.answer(3_000, "eve"),
+            Answer::SettlesAt { due_ms: 4_000 }
+        );
+        let placed: Vec<String> = line
+            .place_due(3_000)
+            .into_iter()
+            .map(|p| p.session)
+            .collect();
+        assert_eq!(placed, ["dee", "cy"]);
+        let place = |line: &mut Line, s: &str| match line.answer(3_000, s) {
+            Answer::Stands(Standing::Waiting { place, .. } | Standing::Admitted { place }) => place,
+            other => panic!("{s}: {other:?}"),
+        };
+        assert_eq!(
+            ["early", "bo", "dee", "cy"].map(|s| place(&mut line, s)),
+            [1, 2, 3, 4]
+        );
+        assert_eq!(line.answer(3_000, "nobody"), Answer::Absent);
+        assert_eq!(
+            line.waiting(3_000),
+            ["dee", "cy", "eve"],
+            "two admitted by 3 s"
+        );
+    }
+
+    #[test]
+    fn a_replay_of_the_kept_joins_gives_every_place_again() {
+        let mut live = Line::new(1_000, 60).unwrap();
+        let mut kept = Vec::new();
+        for (now, at, s, draw) in [(10, 10, "a", 5), (20, 20, "b", 3), (1_100, 990, "c", 9)] {
+            assert_eq!(live.arrive(now, at, s, draw), Ok(Arrival::Early));
+            kept.push((at, s.to_string(), draw));
+        }
+        // Received before the opening, reaching the line once it settled.
+        for (now, at, s) in [(1_500, 1_400, "d"), (1_510, 999, "e"), (1_520, 1_450, "f")] {
+            live.place_due(now);
+            assert_eq!(live.arrive(now, at, s, 0), Ok(Arrival::Settling));
+        }
+        kept.extend(
+            live.place_due(5_000)
+                .into_iter()
+                .map(|p| (p.at_ms, p.session, 0)),
+        );
+        let mut replayed = Line::new(1_000, 60).unwrap();
+        for (at, s, draw) in &kept {
+            replayed.join(*at, s, *draw).unwrap();
+        }
+        for s in ["a", "b", "c", "d", "e", "f"] {
+            assert_eq!(replayed.answer(5_000, s), live.answer(5_000, s), "{s}");
+        }
+        assert!(
+            matches!(
+                live.answer(5_000, "e"),
+                Answer::Stands(
+                    Standing::Waiting { place: 4, .. } | Standing::Admitted { place: 4 }
+                )
+            ),
+            "received before the opening: first of those placed after it"
+        );
     }
 }

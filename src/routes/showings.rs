@@ -619,29 +619,54 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
     session.hand_cookie(Response::from_json(&answer)?)
 }
 
+/// The showing's admission rate and opening (`None` without a waiting
+/// room), from this instance's copy a second old at most: every new
+/// joiner needs them, and a rush brings a hundred a second, so staff's
+/// change reaches the line within a second instead of costing a read each.
+async fn line_settings(env: &Env, sid: &str, now: u64) -> Result<Option<(u32, u64)>, ApiError> {
+    let key = format!("{sid}:rush");
+    if let Some(kept) = copy_of(&key, now).and_then(|t| serde_json::from_str(&t).ok()) {
+        return Ok(kept);
+    }
+    let read = async {
+        let db = db::database(env)?;
+        let showing = db::get_showing(&db, sid)
+            .await?
+            .ok_or_else(|| ApiError::not_found("showing"))?;
+        let opens_at_ms = showing
+            .windows(crate::settings::window_defaults(env))
+            .sales_open_at_ms
+            .max(0) as u64;
+        Ok::<_, ApiError>(showing.admit_per_minute.map(|rate| (rate, opens_at_ms)))
+    };
+    match read.await {
+        Ok(settings) => {
+            keep(key, &to_json(&settings)?, now);
+            Ok(settings)
+        }
+        Err(e) => {
+            forget(&key);
+            Err(e)
+        }
+    }
+}
+
 /// Asks the waiting room's object to put `session` in line (or say where
-/// it stands), with the showing's rate and opening as saved now and
-/// whether it is sold out by this instance's copy of the map.
+/// it stands), with the showing's rate and opening as saved (a second
+/// ago at most) and whether it is sold out by this instance's copy of the
+/// map.
 async fn ask_line(
     env: &Env,
     sid: &str,
     session: &str,
     now: u64,
 ) -> Result<crate::waiting_room::Joined, ApiError> {
-    let db = db::database(env)?;
-    let showing = db::get_showing(&db, sid)
-        .await?
-        .ok_or_else(|| ApiError::not_found("showing"))?;
-    let rate = showing.admit_per_minute.ok_or_else(|| {
+    let (rate, opens_at_ms) = line_settings(env, sid, now).await?.ok_or_else(|| {
         ApiError::new(
             Code::NoWaitingRoom,
             "this showing has no waiting room: choose seats straight away",
         )
     })?;
-    let opens_at_ms = showing
-        .windows(crate::settings::window_defaults(env))
-        .sales_open_at_ms
-        .max(0) as u64;
     let draw_hex = ids::random_hex(8).map_err(|e| ApiError::internal(e.to_string()))?;
     let draw = u64::from_str_radix(&draw_hex, 16).map_err(|e| ApiError::internal(e.to_string()))?;
     // Sold out: no free seat and no hold that could lapse, by this

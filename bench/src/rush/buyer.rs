@@ -278,7 +278,7 @@ impl Buyer<'_> {
     }
 
     /// When the page asks again: until the opening (1 to 10 s) before it,
-    /// then the estimate (0.5 to 5 s), or 10 s while the line stands still.
+    /// then the estimate (0.5 to 10 s), or 10 s while the line stands still.
     fn next_poll(&self, standing: &Standing) -> Duration {
         let ms = match (standing.place, standing.estimate_ms) {
             (None, _) => {
@@ -287,7 +287,7 @@ impl Buyer<'_> {
                 opens.saturating_sub(now).clamp(1_000, 10_000)
             }
             (Some(_), None) => SOLD_OUT_POLL.as_millis() as u64,
-            (Some(_), Some(estimate)) => estimate.clamp(500, 5_000),
+            (Some(_), Some(estimate)) => estimate.clamp(500, 10_000),
         };
         Duration::from_millis(ms)
     }

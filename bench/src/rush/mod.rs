@@ -273,15 +273,16 @@ async fn rush_buyers(sale: &Arc<Sale>, settings: &RushSettings) -> Vec<Visit> {
 }
 
 /// No rush: one buyer every `60 / admit_per_minute` s from the opening,
-/// until no seat is free (or every buyer has come); those who came then
-/// wait for abandoned seats to come back.
+/// until sold out: no free seat and no hold (or every buyer has come).
 async fn calm_buyers(sale: &Arc<Sale>, settings: &RushSettings, watch: &Watch) -> Vec<Visit> {
     let every = Duration::from_secs(60).div_f64(f64::from(settings.admit_per_minute));
     let mut tasks = Vec::new();
     for n in 0..settings.buyers {
         let at = sale.opens_at + every.mul_f64(n as f64);
         tokio::time::sleep_until(at.into()).await;
-        if watch.all_taken() || Instant::now() >= sale.deadline {
+        // Until sold out, not merely until every seat is taken: seats of
+        // abandoned holds come back, and a calm showing's buyers keep coming.
+        if watch.sold_out() || Instant::now() >= sale.deadline {
             break;
         }
         tasks.push(tokio::spawn(buyer::visit(sale.clone(), Plan::draw(at))));
@@ -335,11 +336,11 @@ impl Watch {
         Watch { stop, seen, task }
     }
 
-    fn all_taken(&self) -> bool {
+    fn sold_out(&self) -> bool {
         self.seen
             .lock()
             .expect("the watch's figures")
-            .all_taken_at
+            .sold_out_at
             .is_some()
     }
 
