@@ -27,6 +27,28 @@ let salesOpen = true;
 let admission = null;
 const QUEUE_STORE = `queue:${sid}`;
 
+// Whether this buyer is waiting in the showing's line.
+function waiting() {
+  return !document.getElementById('waiting').hidden;
+}
+
+// The live map, once: a socket to the showing's object, or a read every
+// REFRESH_MS while none is open (an open one brings every change). A
+// buyer waiting in line follows nothing: the line's answers say when the
+// showing sells out, and the showing's object keeps its capacity for
+// those choosing seats.
+let following = false;
+function follow() {
+  if (following) return;
+  following = true;
+  const live = followMap(sid, () => version, refresh, applyPush);
+  setInterval(() => { if (!live()) refresh(); }, REFRESH_MS);
+}
+
+// Whether the line last said the showing is sold out: the map is read
+// again when that changes, so the waiting list is offered (or withdrawn).
+let lineSoldOut = false;
+
 // Joins the showing's line (or asks where this buyer stands), and says so
 // until the line reaches them; then the map is theirs to choose from.
 async function waitInLine() {
@@ -40,6 +62,13 @@ async function waitInLine() {
     try { localStorage.removeItem(QUEUE_STORE); } catch (_) { /* nothing kept */ }
     return setTimeout(waitInLine, 1000);
   }
+  if (status === 404 && body.error === 'no_waiting_room') {
+    // Staff took the waiting room away: seats are chosen straight away.
+    box.hidden = true;
+    render();
+    follow();
+    return;
+  }
   if (status !== 200) {
     document.getElementById('waiting-place').textContent = body.detail || 'The line could not be joined; trying again.';
     return setTimeout(waitInLine, 5000);
@@ -52,7 +81,13 @@ async function waitInLine() {
     box.hidden = true;
     say(messages, 'ok', 'It is your turn: choose your seats.');
     render();
+    follow();
+    refresh();
     return;
+  }
+  if (Boolean(body.sold_out) !== lineSoldOut) {
+    lineSoldOut = Boolean(body.sold_out);
+    refresh();
   }
   if (body.place === null) {
     place.textContent = `You are in the line with ${body.early} ${body.early === 1 ? 'person' : 'people'} who came before sales open.`;
@@ -311,8 +346,8 @@ function offerWaitlist() {
   const names = unitNames();
   const free = names.filter((name) => states[name] === 'available' && !deskOnly(name)).length;
   box.hidden = !salesOpen || hold !== null || exchange !== null || offer !== null || !names.length || free > 0;
-  // In the line, the sold-out news comes with the live map, not the next
-  // poll: nothing free and nothing held that could come back.
+  // In the line, the map is read again when the line's answer says the
+  // showing sold out: nothing free and nothing held that could come back.
   const held = names.some((name) => states[name] === 'held');
   if (!document.getElementById('waiting').hidden && !free && !held) {
     document.getElementById('waiting-wait').textContent = 'The showing is sold out for now: the line moves again if seats come back, and you can join the waiting list below.';
@@ -997,7 +1032,10 @@ async function release() {
     say(messages, 'info', `${salesText(body.sales)}: no seats can be held for this showing now.`);
   }
   if (!exchange) Turnstile.mount(document.getElementById('turnstile'), 'buy');
-  if (showing.admit_per_minute && !exchange && !offer && body.sales.state !== 'closed') waitInLine();
+  if (showing.admit_per_minute && !exchange && !offer && body.sales.state !== 'closed') {
+    document.getElementById('waiting').hidden = false;
+    waitInLine();
+  }
   const counts = document.getElementById('waitlist-seats');
   counts.replaceChildren(...Array.from({ length: showing.max_seats_per_hold }, (_, n) => el('option', { value: String(n + 1), text: String(n + 1) })));
   document.getElementById('waitlist-form').addEventListener('submit', joinWaitlist);
@@ -1019,9 +1057,7 @@ async function release() {
   document.getElementById('release').addEventListener('click', release);
   document.getElementById('google-pay-button').addEventListener('click', () => walletPay(wallets.google));
   document.getElementById('apple-pay-button').addEventListener('click', () => walletPay(wallets.apple));
-  const live = followMap(sid, () => version, refresh, applyPush);
-  // Only while no socket is open: an open one brings every change.
-  setInterval(() => { if (!live()) refresh(); }, REFRESH_MS);
+  if (!waiting()) follow();
   setInterval(tick, 1000);
   await recover();
 })();

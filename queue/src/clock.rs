@@ -24,6 +24,10 @@ pub struct Clock {
     /// new rate goes on exactly from where the old one left it.
     rated_from_open_ms: u64,
     moved_before: u64,
+    /// How many joined before the opening, so the Worker can tell one of
+    /// them how many they are without asking the object until it opens.
+    #[serde(default)]
+    pub(crate) early: u32,
 }
 
 impl Clock {
@@ -38,6 +42,7 @@ impl Clock {
             paused_since: None,
             rated_from_open_ms: 0,
             moved_before: 0,
+            early: 0,
         })
     }
 
@@ -82,6 +87,16 @@ impl Clock {
     }
 
     /// Where the holder of `place` stands at `now_ms`.
+    /// Where one who joined before the opening stands at `now_ms`, while
+    /// the line has not opened; `None` once it has: their place is then
+    /// the line's to tell.
+    pub fn early_standing(&self, now_ms: u64) -> Option<Standing> {
+        (now_ms < self.opens_at_ms).then_some(Standing::Early {
+            opens_at_ms: self.opens_at_ms,
+            early: self.early,
+        })
+    }
+
     pub fn standing(&self, now_ms: u64, place: u32) -> Standing {
         let cursor = self.cursor(now_ms);
         if place <= cursor {

@@ -185,7 +185,10 @@ impl Line {
             return Err(LineError::Full);
         }
         match self.settled {
-            false => self.early.push((random, session.to_string())),
+            false => {
+                self.early.push((random, session.to_string()));
+                self.clock.early = self.early.len() as u32;
+            }
             true => {
                 self.places.insert(session.to_string(), self.next);
                 self.next += 1;
@@ -225,6 +228,7 @@ impl Line {
         }
         if !self.settled {
             self.early.push((random, session.to_string()));
+            self.clock.early = self.early.len() as u32;
             return Ok(Arrival::Early);
         }
         // Received before the opening but reaching the line after it: the
@@ -448,6 +452,15 @@ mod tests {
     fn joins_are_placed_in_the_order_the_worker_received_them_once_settled() {
         let mut line = Line::new(1_000, 60).unwrap();
         assert_eq!(line.arrive(500, 400, "early", 7), Ok(Arrival::Early));
+        // Until the opening, the Worker's copy of the cursor tells an early
+        // one how many they are; from then, only the line knows its place.
+        let early = Standing::Early {
+            opens_at_ms: 1_000,
+            early: 1,
+        };
+        assert_eq!(line.clock().early_standing(999), Some(early.clone()));
+        assert_eq!(line.answer(999, "early"), Answer::Stands(early));
+        assert_eq!(line.clock().early_standing(1_000), None);
         // "bo" was received first but reached the line second.
         assert_eq!(line.arrive(2_000, 1_900, "cy", 0), Ok(Arrival::Settling));
         assert_eq!(line.arrive(2_010, 1_800, "bo", 0), Ok(Arrival::Settling));

@@ -566,16 +566,24 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
         }
     };
     // A buyer with a place is told where it stands from this instance's
-    // copy of the cursor (a second old at most), so a line of thousands
-    // polling costs its object about one request a second, not one each.
+    // copy of the cursor (a second old at most), as is one who came early
+    // until the opening, so a line of thousands polling costs its object
+    // about one request a second, not one each.
     let line_key = format!("{sid}:line");
-    let kept = match placed {
-        0 => None,
-        _ => copy_of(&line_key, now)
-            .and_then(|text| serde_json::from_str::<queue::Clock>(&text).ok()),
+    let kept = match body.queue_token {
+        None => None,
+        Some(_) => copy_of(&line_key, now)
+            .and_then(|text| serde_json::from_str::<queue::Clock>(&text).ok())
+            .and_then(|clock| {
+                let standing = match placed {
+                    0 => clock.early_standing(now)?,
+                    _ => clock.standing(now, placed),
+                };
+                Some((standing, clock.is_paused()))
+            }),
     };
     let (standing, sold_out) = match kept {
-        Some(clock) => (clock.standing(now, placed), clock.is_paused()),
+        Some(known) => known,
         None => {
             let joined = ask_line(&ctx.env, &sid, &session.buyer, now).await;
             let joined = match joined {

@@ -18,13 +18,20 @@ try {
   await first.getByText('It is your turn: choose your seats.').waitFor();
 
   const { page } = await newPage(browser);
+  // A page waiting in line opens no socket to the showing's object (the
+  // line's answers tell it what it needs); once admitted, it follows the map.
+  const sockets = [];
+  page.on('websocket', (socket) => sockets.push(socket.url()));
   await page.goto(`${base}/showings/${sid}`);
   await page.getByRole('heading', { name: 'Waiting room' }).waitFor();
   await page.getByText(/^You are number 2 in line: you are next\.$/).waitFor();
   assert.ok(await page.getByRole('button', { name: 'Find the best seats' }).isDisabled(), 'no seats before the line reaches you');
   await checkAccessibility(page, 'the waiting room');
+  assert.deepEqual(sockets, [], 'no live map while waiting');
+  const following = page.waitForEvent('websocket', { timeout: 40000 });
   // The line reaches this buyer: the page moves by itself.
   await page.getByText('It is your turn: choose your seats.').waitFor({ timeout: 40000 });
+  assert.match((await following).url(), new RegExp(`/api/showings/${sid}/live$`));
   assert.ok(await page.locator('#waiting').isHidden());
   await page.getByRole('button', { name: 'Seat A4, available' }).click();
   await page.getByRole('button', { name: 'Hold these seats' }).click();
