@@ -353,15 +353,17 @@ impl Buyer<'_> {
                         }
                         _ => false,
                     };
-                    if gone && !self.seats_may_come_back().await {
-                        self.told(Ending::FoundNoSeats);
-                        return None;
-                    }
                     // Every seat held by others, or lost to others a few
                     // times over: others' holds may lapse, and the buyer
-                    // looks again as a sold-out page does.
+                    // watches the map as a sold-out page does, trying
+                    // again once it shows a free seat.
                     if gone || attempt >= QUICK_ATTEMPTS {
-                        tokio::time::sleep(SOLD_OUT_POLL).await;
+                        if !gone {
+                            tokio::time::sleep(SOLD_OUT_POLL).await;
+                        }
+                        if !self.free_seat_shown().await {
+                            return None;
+                        }
                         attempt = 0;
                     }
                 }
@@ -372,20 +374,28 @@ impl Buyer<'_> {
         None
     }
 
-    /// Whether the Worker's copy of the map shows seats held, which come
-    /// back if their buyer does not pay.
-    async fn seats_may_come_back(&mut self) -> bool {
+    /// Reads the Worker's copy of the map every [`SOLD_OUT_POLL`] until it
+    /// shows a free seat (answers true) or no seat held either, which could
+    /// come back if its buyer does not pay (told; answers false).
+    async fn free_seat_shown(&mut self) -> bool {
         let path = format!("/api/showings/{}/seats?format=codes", self.sale.sid);
-        let Some(answer) = self
-            .send(Kind::SeatMap, Method::GET, &path, None, None)
-            .await
-        else {
-            return true;
-        };
-        let map: serde_json::Value = serde_json::from_slice(&answer.body).unwrap_or_default();
-        map["codes"]
-            .as_str()
-            .is_none_or(|codes| codes.contains('h'))
+        while !self.past_deadline() {
+            let answer = self
+                .send(Kind::SeatMap, Method::GET, &path, None, None)
+                .await;
+            let map: serde_json::Value = answer
+                .and_then(|a| serde_json::from_slice(&a.body).ok())
+                .unwrap_or_default();
+            match map["codes"].as_str() {
+                Some(codes) if codes.contains('a') => return true,
+                Some(codes) if !codes.contains('h') => {
+                    self.told(Ending::FoundNoSeats);
+                    return false;
+                }
+                _ => tokio::time::sleep(SOLD_OUT_POLL).await,
+            }
+        }
+        false
     }
 
     /// `want` free seats side by side in one row of the Worker's copy of the

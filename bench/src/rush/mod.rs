@@ -272,18 +272,23 @@ async fn rush_buyers(sale: &Arc<Sale>, settings: &RushSettings) -> Vec<Visit> {
     visits
 }
 
-/// No rush: one buyer every `60 / admit_per_minute` s from the opening,
-/// until sold out: no free seat and no hold (or every buyer has come).
+/// No rush: one buyer every `60 / admit_per_minute` s from the opening
+/// while a seat is free, until sold out: no free seat and no hold (or
+/// every buyer has come).
 async fn calm_buyers(sale: &Arc<Sale>, settings: &RushSettings, watch: &Watch) -> Vec<Visit> {
     let every = Duration::from_secs(60).div_f64(f64::from(settings.admit_per_minute));
     let mut tasks = Vec::new();
     for n in 0..settings.buyers {
         let at = sale.opens_at + every.mul_f64(n as f64);
         tokio::time::sleep_until(at.into()).await;
-        // Until sold out, not merely until every seat is taken: seats of
-        // abandoned holds come back, and a calm showing's buyers keep coming.
         if watch.sold_out() || Instant::now() >= sale.deadline {
             break;
+        }
+        // Nobody comes while every seat is taken (as to a showing listed
+        // full), but they come again when seats of abandoned holds are
+        // back: the showing sells out instead of keeping its last seats.
+        if watch.none_free() {
+            continue;
         }
         tasks.push(tokio::spawn(buyer::visit(sale.clone(), Plan::draw(at))));
     }
@@ -302,6 +307,8 @@ struct Watched {
     /// The first look with no free seat and no hold: sold out, as the
     /// waiting room tells it (a payment under way counts as sold).
     sold_out_at: Option<Instant>,
+    /// Free seats at the latest look.
+    free: Option<u64>,
 }
 
 /// Looks at the showing's counts (`GET /api/admin/showings/{id}/stats`,
@@ -336,6 +343,10 @@ impl Watch {
         Watch { stop, seen, task }
     }
 
+    fn none_free(&self) -> bool {
+        self.seen.lock().expect("the watch's figures").free == Some(0)
+    }
+
     fn sold_out(&self) -> bool {
         self.seen
             .lock()
@@ -356,6 +367,7 @@ impl Watched {
     fn saw(&mut self, at: Instant, counts: Option<serde_json::Value>) {
         let Some(counts) = counts else { return };
         let n = |k: &str| counts[k].as_u64().unwrap_or(u64::MAX);
+        self.free = Some(n("available"));
         if n("available") == 0 && self.all_taken_at.is_none() {
             self.all_taken_at = Some(at);
         }

@@ -114,8 +114,8 @@ pub fn section(out: &mut String, runs: &Runs, settings: &RushSettings) {
          Each buyer wants 1 to 4 seats, half of them best available (`{{\"best\": n}}`), half \
          picked from the Worker's copy of the map; one in ten has a card declined once, one in \
          twenty walks away from its hold. A buyer who finds no free seat while seats are held \
-         looks again every 10 s, as a sold-out page does. **calm**: no rush, no waiting room; \
-         one buyer every 60/{} s from the opening until sold out (no free seat, no hold). **waiting room**: the \
+         reads the map every 10 s, as a sold-out page does, and tries again once it shows a free seat. **calm**: no rush, no waiting room; \
+         one buyer every 60/{} s from the opening while a seat is free, until sold out (no free seat, no hold). **waiting room**: the \
          rush with the line admitting {} a minute; buyers poll it as `waitInLine()` does. \
          **no waiting room**: the same rush, everyone who came early trying at the opening. \
          The load generator has at most {} requests in flight (`wrangler dev`'s proxy ran out \
