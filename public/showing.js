@@ -45,9 +45,10 @@ function follow() {
   setInterval(() => { if (!live()) refresh(); }, REFRESH_MS);
 }
 
-// Whether the line last said the showing is sold out: the map is read
-// again when that changes, so the waiting list is offered (or withdrawn).
-let lineSoldOut = false;
+// What the line last said of the seats (moving, standing still while
+// every seat is held, or sold out): the map is read again when that
+// changes, so the waiting list is offered (or withdrawn).
+let lineSaid = 'moving';
 
 // Joins the showing's line (or asks where this buyer stands), and says so
 // until the line reaches them; then the map is theirs to choose from.
@@ -85,8 +86,9 @@ async function waitInLine() {
     refresh();
     return;
   }
-  if (Boolean(body.sold_out) !== lineSoldOut) {
-    lineSoldOut = Boolean(body.sold_out);
+  const said = body.sold_out ? 'sold out' : body.estimate_ms === null && body.place !== null ? 'still' : 'moving';
+  if (said !== lineSaid) {
+    lineSaid = said;
     refresh();
   }
   if (body.place === null) {
@@ -95,8 +97,9 @@ async function waitInLine() {
     return setTimeout(waitInLine, Math.max(1000, Math.min(10000, body.opens_at_ms - Date.now())));
   }
   place.textContent = `You are number ${body.place} in line${body.ahead ? `: ${body.ahead} ahead of you` : ': you are next'}.`;
-  wait.textContent = body.estimate_ms === null ? 'The showing is sold out for now: the line moves again if seats come back, and you can join the waiting list below.'
-    : `About ${howLong(Math.max(body.estimate_ms, 1000))} to wait. Keep this page open: it moves by itself.`;
+  wait.textContent = body.estimate_ms !== null ? `About ${howLong(Math.max(body.estimate_ms, 1000))} to wait. Keep this page open: it moves by itself.`
+    : body.sold_out ? 'The showing is sold out for now: the line moves again if seats come back, and you can join the waiting list below.'
+      : 'Every seat is held by buyers paying now: the line moves again as soon as one is free. Keep this page open.';
   setTimeout(waitInLine, body.estimate_ms === null ? 10000 : Math.max(500, Math.min(10000, body.estimate_ms)));
 }
 

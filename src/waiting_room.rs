@@ -29,8 +29,13 @@ pub struct Join {
     pub opens_at_ms: u64,
     pub admit_per_minute: u32,
     /// The showing has no free seat and no hold that could lapse: the line
-    /// stands still until seats come back.
+    /// stands still until seats come back, and says it is sold out.
     pub sold_out: bool,
+    /// No free seat, but some held by buyers paying: the line stands still
+    /// (admitting nobody to a map with nothing to choose) until a seat is
+    /// free, without a sell-out.
+    #[serde(default)]
+    pub every_seat_held: bool,
     /// A fresh random draw, used if the session joins before the opening;
     /// 48 bits of it count ([`DRAW_MASK`]), which storage keeps exactly.
     pub draw: u64,
@@ -112,7 +117,7 @@ impl WaitingRoom {
                     return Ok(Joined {
                         standing,
                         new,
-                        sold_out: line.is_paused(),
+                        sold_out: line.clock().is_sold_out(),
                         clock: line.clock().clone(),
                     });
                 }
@@ -151,13 +156,16 @@ impl WaitingRoom {
                 .map_err(|e| format!("{e:?}"))?;
             record(&sql, line, queue::store::CONFIG, None, join.now_ms, None)?;
         }
-        // Sold out (no free seat, no hold that could lapse): the line
-        // stands still until seats come back. Kept as events, so a
-        // restart rebuilds the same cursor.
-        if join.sold_out && !line.is_paused() {
+        // No seat to choose (sold out, or every seat held by buyers
+        // paying): the line stands still until a seat is free. Kept as
+        // events, so a restart rebuilds the same cursor; whether it is a
+        // sell-out comes with every join.
+        let still = join.sold_out || join.every_seat_held;
+        line.set_sold_out(join.sold_out);
+        if still && !line.is_paused() {
             line.pause(join.now_ms);
             record(&sql, line, queue::store::PAUSE, None, join.now_ms, None)?;
-        } else if !join.sold_out && line.is_paused() {
+        } else if !still && line.is_paused() {
             line.resume(join.now_ms);
             record(&sql, line, queue::store::RESUME, None, join.now_ms, None)?;
         }

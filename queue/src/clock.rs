@@ -28,6 +28,11 @@ pub struct Clock {
     /// them how many they are without asking the object until it opens.
     #[serde(default)]
     pub(crate) early: u32,
+    /// Whether the showing is sold out (no free seat, no hold that could
+    /// lapse), which buyers in line are told; the cursor also stands
+    /// still while every seat is held, without that being a sell-out.
+    #[serde(default)]
+    sold_out: bool,
 }
 
 impl Clock {
@@ -43,6 +48,7 @@ impl Clock {
             rated_from_open_ms: 0,
             moved_before: 0,
             early: 0,
+            sold_out: false,
         })
     }
 
@@ -124,14 +130,24 @@ impl Clock {
         Some(needed.saturating_sub(open))
     }
 
-    /// The showing sold out: the cursor stands still from `now_ms`.
+    /// Whether buyers in line are told the showing is sold out.
+    pub fn is_sold_out(&self) -> bool {
+        self.sold_out
+    }
+
+    pub(crate) fn set_sold_out(&mut self, sold_out: bool) {
+        self.sold_out = sold_out;
+    }
+
+    /// No seat to choose (sold out, or every seat held): the cursor stands
+    /// still from `now_ms`.
     pub fn pause(&mut self, now_ms: u64) {
         if self.paused_since.is_none() {
             self.paused_since = Some(now_ms.max(self.opens_at_ms));
         }
     }
 
-    /// Seats came back: the cursor moves again from `now_ms`.
+    /// A seat is free again: the cursor moves again from `now_ms`.
     pub fn resume(&mut self, now_ms: u64) {
         if let Some(since) = self.paused_since.take() {
             self.paused_ms += now_ms.saturating_sub(since);

@@ -10,7 +10,8 @@
 //! far network) is not overtaken by one received after it.
 //! The cursor says how many places are admitted: `admit_per_minute` a
 //! minute of open time, the first a moment after the opening, where time
-//! the line is paused (the showing sold out) does not count: a line paused
+//! the line is paused (no seat to choose: sold out, or every seat held by
+//! buyers paying) does not count: a line paused
 //! before it opens admits nobody until it moves. Staff may change the
 //! rate during the rush: the cursor keeps what it had reached and goes on
 //! at the new rate from then; and the opening, until the line has opened.
@@ -314,18 +315,25 @@ impl Line {
         self.clock.cursor(now_ms)
     }
 
-    /// The showing sold out: the cursor stands still from `now_ms`.
+    /// No seat to choose (sold out, or every seat held): the cursor stands
+    /// still from `now_ms`.
     pub fn pause(&mut self, now_ms: u64) {
         self.clock.pause(now_ms);
     }
 
-    /// Seats came back: the cursor moves again from `now_ms`.
+    /// A seat is free again: the cursor moves again from `now_ms`.
     pub fn resume(&mut self, now_ms: u64) {
         self.clock.resume(now_ms);
     }
 
     pub fn is_paused(&self) -> bool {
         self.clock.is_paused()
+    }
+
+    /// The showing sold out (or not), which buyers in line are told; the
+    /// shell sets it from the map with each join, as it pauses the line.
+    pub fn set_sold_out(&mut self, sold_out: bool) {
+        self.clock.set_sold_out(sold_out);
     }
 
     /// Every session still waiting at `now_ms` (to tell them all at once

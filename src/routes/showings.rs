@@ -579,7 +579,7 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
                     0 => clock.early_standing(now)?,
                     _ => clock.standing(now, placed),
                 };
-                Some((standing, clock.is_paused()))
+                Some((standing, clock.is_sold_out()))
             }),
     };
     let (standing, sold_out) = match kept {
@@ -681,12 +681,14 @@ async fn ask_line(
     // instance's copy of the map (a second old at most).
     let codes: Value = serde_json::from_str(&cached_map(env, sid, MapKind::Codes).await?)
         .map_err(|e| ApiError::internal(e.to_string()))?;
-    let sold_out = codes["codes"]
-        .as_str()
-        .is_some_and(|c| !c.contains('a') && !c.contains('h'));
+    let codes = codes["codes"].as_str().unwrap_or("a");
+    let none_free = !codes.contains('a');
+    let sold_out = none_free && !codes.contains('h');
+    let every_seat_held = none_free && codes.contains('h');
     let join = crate::waiting_room::Join {
         session: session.to_string(),
         sold_out,
+        every_seat_held,
         opens_at_ms,
         admit_per_minute: rate,
         draw,

@@ -243,7 +243,7 @@ async fn standing_until(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_line_stands_still_while_the_showing_is_sold_out_and_moves_when_seats_come_back() {
+async fn the_line_stands_still_while_every_seat_is_held_or_sold_and_moves_when_seats_come_back() {
     let stack = Stack::start();
     let api = Api::new(&stack);
     // Four seats, one admitted a minute: the second in line waits a minute.
@@ -273,6 +273,18 @@ async fn the_line_stands_still_while_the_showing_is_sold_out_and_moves_when_seat
         .await;
     assert_eq!(held.status, 201, "{:?}", held.body);
     let hold_id = held.body["hold_id"].as_str().unwrap();
+
+    // Every seat held, none sold: the second in line is not told it is sold
+    // out, but the line stands still (no estimate) while nothing is free.
+    let second = join(&api, &sid, None, None).await;
+    let waiting = second.cookie.clone().unwrap();
+    let still = standing_until(&api, &sid, &waiting, |b| b["estimate_ms"].is_null()).await;
+    assert_eq!(
+        (&still["place"], &still["sold_out"]),
+        (&json!(2), &json!(false)),
+        "{still:?}"
+    );
+
     let pay =
         json!({"source_id": "cnon:card-nonce-ok", "email": "first@example.com", "name": "First"});
     let paid = api
@@ -285,9 +297,7 @@ async fn the_line_stands_still_while_the_showing_is_sold_out_and_moves_when_seat
         .await;
     assert_eq!(paid.status, 201, "{:?}", paid.body);
 
-    // The second is told the showing is sold out, with no estimate.
-    let second = join(&api, &sid, None, None).await;
-    let waiting = second.cookie.clone().unwrap();
+    // Paid: the second is told the showing is sold out, with no estimate.
     let told = standing_until(&api, &sid, &waiting, |b| b["sold_out"] == true).await;
     assert_eq!(
         (&told["place"], &told["sold_out"], &told["estimate_ms"]),
