@@ -49,6 +49,8 @@ function follow() {
 // every seat is held, or sold out): the map is read again when that
 // changes, so the waiting list is offered (or withdrawn).
 let lineSaid = 'moving';
+// The wait counted down between the line's answers.
+let countdown = null;
 
 // Joins the showing's line (or asks where this buyer stands), and says so
 // until the line reaches them; then the map is theirs to choose from.
@@ -77,6 +79,7 @@ async function waitInLine() {
   try { localStorage.setItem(QUEUE_STORE, body.queue_token); } catch (_) { /* private mode */ }
   const place = document.getElementById('waiting-place');
   const wait = document.getElementById('waiting-wait');
+  clearInterval(countdown);
   if (body.admission) {
     admission = body.admission;
     box.hidden = true;
@@ -94,13 +97,39 @@ async function waitInLine() {
   if (body.place === null) {
     place.textContent = `You are in the line with ${body.early} ${body.early === 1 ? 'person' : 'people'} who came before sales open.`;
     wait.textContent = `At ${clockTime(body.opens_at_ms)} everyone here is given a place at random; keep this page open.`;
-    return setTimeout(waitInLine, Math.max(1000, Math.min(10000, body.opens_at_ms - Date.now())));
+    return setTimeout(waitInLine, body.ask_again_ms);
   }
-  place.textContent = `You are number ${body.place} in line${body.ahead ? `: ${body.ahead} ahead of you` : ': you are next'}.`;
-  wait.textContent = body.estimate_ms !== null ? `About ${howLong(Math.max(body.estimate_ms, 1000))} to wait. Keep this page open: it moves by itself.`
+  place.textContent = placeText(body.place, body.ahead);
+  wait.textContent = body.estimate_ms !== null ? waitText(body.estimate_ms)
     : body.sold_out ? 'The showing is sold out for now: the line moves again if seats come back, and you can join the waiting list below.'
       : 'Every seat is held by buyers paying now: the line moves again as soon as one is free. Keep this page open.';
-  setTimeout(waitInLine, body.estimate_ms === null ? 10000 : Math.max(500, Math.min(10000, body.estimate_ms)));
+  // The line says when to ask again (as the cursor reaches this place,
+  // and now and then for news); meanwhile the wait counts down here.
+  if (body.estimate_ms !== null) countdown = countDown(body, place, wait);
+  setTimeout(waitInLine, body.ask_again_ms);
+}
+
+function placeText(number, ahead) {
+  return `You are number ${number} in line${ahead ? `: ${ahead} ahead of you` : ': you are next'}.`;
+}
+
+function waitText(ms) {
+  return `About ${howLong(Math.max(ms, 1000))} to wait. Keep this page open: it moves by itself.`;
+}
+
+// While the line moves, its cursor admits one place each `estimate /
+// (ahead + 1)`: the wait is counted down each second, and those ahead
+// every ten (the place is announced, so not more often).
+function countDown(body, place, wait) {
+  const told = Date.now();
+  let counted = told;
+  return setInterval(() => {
+    const left = Math.max(0, body.estimate_ms - (Date.now() - told));
+    wait.textContent = waitText(left);
+    if (Date.now() - counted < REFRESH_MS) return;
+    counted = Date.now();
+    place.textContent = placeText(body.place, Math.max(0, Math.ceil((body.ahead + 1) * left / body.estimate_ms) - 1));
+  }, 1000);
 }
 
 // Changing showing: the buyer came from their order page to move some of

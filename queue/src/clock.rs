@@ -11,6 +11,20 @@ use serde::{Deserialize, Serialize};
 use crate::line::{LineError, Standing, MAX_ADMIT_PER_MINUTE, MAX_PLACES};
 
 const MINUTE_MS: u64 = 60_000;
+/// How soon and how late a buyer in line is told to ask again. A page
+/// asks when its turn is due (the cursor moves at a known rate, so that
+/// is exact while it moves), and otherwise at least every
+/// [`ASK_AT_MOST_MS`] for news (the showing sold out, or the line moving
+/// again): a line of thousands then asks about as often as the cursor
+/// admits, plus its length over this a second, instead of its whole
+/// length every few seconds.
+pub const ASK_AT_LEAST_MS: u64 = 1_000;
+pub const ASK_AT_MOST_MS: u64 = 30_000;
+/// How often the front of a line standing still asks: it is let in first
+/// when a seat comes back, but the buyers already let in, who watch the
+/// map, are as near the seat, so a second sooner wins it little, and a
+/// still line's front asking every second was a hundred requests a second.
+pub const ASK_WHILE_STILL_MS: u64 = 5_000;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Clock {
@@ -92,17 +106,46 @@ impl Clock {
             .min(u64::from(MAX_PLACES)) as u32
     }
 
-    /// Where the holder of `place` stands at `now_ms`.
-    /// Where one who joined before the opening stands at `now_ms`, while
+    /// Where one who joined before the opening, with a draw falling at
+    /// `share` ([`crate::line::draw_share`]), stands at `now_ms`, while
     /// the line has not opened; `None` once it has: their place is then
     /// the line's to tell.
-    pub fn early_standing(&self, now_ms: u64) -> Option<Standing> {
+    pub fn early_standing(&self, now_ms: u64, share: u16) -> Option<Standing> {
         (now_ms < self.opens_at_ms).then_some(Standing::Early {
             opens_at_ms: self.opens_at_ms,
             early: self.early,
+            share,
         })
     }
 
+    /// In how many ms the holder of `standing` should ask again (`None`
+    /// once admitted), between [`ASK_AT_LEAST_MS`] and [`ASK_AT_MOST_MS`].
+    /// In line: when the cursor reaches its place, or while the line
+    /// stands still, when it would if it moved now, and not sooner than
+    /// [`ASK_WHILE_STILL_MS`].
+    /// Early: at the opening plus the time the cursor takes to come near
+    /// the place its draw makes likely, so the early ones do not all ask
+    /// the line's object at the opening at once.
+    pub fn ask_again_ms(&self, now_ms: u64, standing: &Standing) -> Option<u64> {
+        let tick = |places: u64| places * MINUTE_MS / u64::from(self.admit_per_minute);
+        let ms = match *standing {
+            Standing::Admitted { .. } => return None,
+            Standing::Early { early, share, .. } => {
+                // Their rank among n uniform draws spreads by about √n/2
+                // at most (a binomial's deviation); starting three of those
+                // sooner, one rarely asks after its turn came.
+                let likely = u64::from(early) * u64::from(share) / 65_536;
+                let spread = 3 * u64::from(early.isqrt()) / 2 + 1;
+                self.opens_at_ms.saturating_sub(now_ms) + tick(likely.saturating_sub(spread))
+            }
+            Standing::Waiting {
+                ahead, estimate_ms, ..
+            } => estimate_ms.unwrap_or_else(|| tick(u64::from(ahead) + 1).max(ASK_WHILE_STILL_MS)),
+        };
+        Some(ms.clamp(ASK_AT_LEAST_MS, ASK_AT_MOST_MS))
+    }
+
+    /// Where the holder of `place` stands at `now_ms`.
     pub fn standing(&self, now_ms: u64, place: u32) -> Standing {
         let cursor = self.cursor(now_ms);
         if place <= cursor {
@@ -156,5 +199,93 @@ impl Clock {
 
     pub fn is_paused(&self) -> bool {
         self.paused_since.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::line::{draw_share, Line, DRAW_MASK};
+
+    #[test]
+    fn one_in_line_asks_when_the_cursor_reaches_it_and_now_and_then_when_far_or_still() {
+        // 600 a minute: one place each 100 ms from the opening at 1 s.
+        let mut clock = Clock::new(1_000, 600).unwrap();
+        let now = 2_000;
+        let near = clock.standing(now, 25);
+        let ask = clock.ask_again_ms(now, &near).unwrap();
+        assert!(matches!(
+            clock.standing(now + ask - 1, 25),
+            Standing::Waiting { .. }
+        ));
+        assert_eq!(
+            clock.standing(now + ask, 25),
+            Standing::Admitted { place: 25 }
+        );
+        // Far back: asked for news at most every 30 s, long before its turn.
+        let far = clock.standing(now, 5_000);
+        assert_eq!(clock.ask_again_ms(now, &far), Some(ASK_AT_MOST_MS));
+        // Standing still: the front asks every 5 s, the back every 30 s.
+        clock.pause(now);
+        let front = clock.standing(now, clock.cursor(now) + 1);
+        assert_eq!(clock.ask_again_ms(now, &front), Some(ASK_WHILE_STILL_MS));
+        assert_eq!(
+            clock.ask_again_ms(now, &clock.standing(now, 5_000)),
+            Some(ASK_AT_MOST_MS)
+        );
+        let admitted = clock.standing(now, 1);
+        assert_eq!(clock.ask_again_ms(now, &admitted), None);
+    }
+
+    #[test]
+    fn the_early_ones_ask_spread_after_the_opening_and_before_their_turn() {
+        // 2,000 come early for a line opening at 60 s that admits 1,200 a
+        // minute (one each 50 ms): placed by their draws at the opening.
+        let opens = 60_000;
+        let mut line = Line::new(opens, 1_200).unwrap();
+        let mut draw: u64 = 0x2545_f491;
+        let mut asks = Vec::new();
+        for n in 0..2_000u32 {
+            draw = draw.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            line.join(1_000 + u64::from(n), &format!("s{n}"), draw & DRAW_MASK)
+                .unwrap();
+        }
+        // Each asks last a few seconds before the opening, as a page would.
+        let last = opens - 3_000;
+        for n in 0..2_000u32 {
+            let session = format!("s{n}");
+            let standing = line.standing(last, &session).unwrap();
+            let Standing::Early { share, .. } = standing else {
+                panic!("{standing:?}")
+            };
+            assert_eq!(
+                line.clock().early_standing(last, share),
+                Some(standing.clone())
+            );
+            asks.push((
+                session,
+                last + line.clock().ask_again_ms(last, &standing).unwrap(),
+            ));
+        }
+        let mut late = 0;
+        for (session, at) in &asks {
+            assert!(*at >= opens && *at <= last + ASK_AT_MOST_MS);
+            // Its turn: when the cursor reaches the place its draw gave.
+            let Some(Standing::Waiting { estimate_ms, .. }) = line.standing(opens, session) else {
+                continue; // the first, let in at the opening
+            };
+            if *at > opens + estimate_ms.unwrap() {
+                late += 1;
+            }
+        }
+        // A handful at most ask after their turn came (by a few ms).
+        assert!(late <= 10, "{late} asked after their turn");
+        // And they do not all ask at the opening: most ask later.
+        let at_opening = asks.iter().filter(|(_, at)| *at < opens + 1_000).count();
+        assert!(
+            at_opening < 200,
+            "{at_opening} asked in the opening's second"
+        );
+        assert!(draw_share(DRAW_MASK) == u16::MAX);
     }
 }

@@ -31,6 +31,16 @@ pub const MAX_ADMIT_PER_MINUTE: u32 = 100_000;
 /// join takes from the Worker to the line's object (a database read and a
 /// call across the network), short beside a rush's wait.
 pub const SETTLE_MS: u64 = 1_000;
+/// The bits of an early one's random draw that count (storage keeps
+/// them exactly: rows come back as JSON numbers, exact up to 2^53).
+pub const DRAW_MASK: u64 = (1 << 48) - 1;
+
+/// Where a draw falls among all the draws there may be, in 65,536ths:
+/// the early ones are placed in the order of their draws, so this says
+/// about how far back among them one will stand.
+pub fn draw_share(draw: u64) -> u16 {
+    ((draw & DRAW_MASK) >> 32) as u16
+}
 
 /// Why a line refused.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,10 +55,12 @@ pub enum LineError {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Standing {
     /// Joined before the opening: placed at random among the early ones
-    /// when sales open. `early` is how many they are so far.
+    /// when sales open. `early` is how many they are so far; `share`
+    /// is where its draw falls ([`draw_share`]).
     Early {
         opens_at_ms: u64,
         early: u32,
+        share: u16,
     },
     /// In line at `place`, with `ahead` not yet admitted in front; an
     /// estimate of the wait unless the line is paused.
@@ -284,10 +296,11 @@ impl Line {
             return self
                 .early
                 .iter()
-                .any(|(_, s)| s == session)
-                .then_some(Standing::Early {
+                .find(|(_, s)| s == session)
+                .map(|(draw, _)| Standing::Early {
                     opens_at_ms: self.clock.opens_at_ms,
                     early: self.early.len() as u32,
+                    share: draw_share(*draw),
                 });
         }
         let place = *self.places.get(session)?;
@@ -465,10 +478,11 @@ mod tests {
         let early = Standing::Early {
             opens_at_ms: 1_000,
             early: 1,
+            share: draw_share(7),
         };
-        assert_eq!(line.clock().early_standing(999), Some(early.clone()));
+        assert_eq!(line.clock().early_standing(999, 0), Some(early.clone()));
         assert_eq!(line.answer(999, "early"), Answer::Stands(early));
-        assert_eq!(line.clock().early_standing(1_000), None);
+        assert_eq!(line.clock().early_standing(1_000, 0), None);
         // "bo" was received first but reached the line second.
         assert_eq!(line.arrive(2_000, 1_900, "cy", 0), Ok(Arrival::Settling));
         assert_eq!(line.arrive(2_010, 1_800, "bo", 0), Ok(Arrival::Settling));

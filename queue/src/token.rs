@@ -51,8 +51,17 @@ pub struct Claims {
     /// who joined before.
     #[serde(default)]
     pub p: u32,
+    /// Where the draw of one who joined before the opening falls
+    /// ([`crate::line::draw_share`]), so the Worker can tell them when to
+    /// ask again without asking the line; 0 for anyone else.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub k: u16,
     /// Until when it is good (`now_ms < x`).
     pub x: u64,
+}
+
+fn is_zero(k: &u16) -> bool {
+    *k == 0
 }
 
 /// Why a token was refused. The buyer is told only that it is not valid
@@ -138,6 +147,7 @@ mod tests {
             s: "show1".into(),
             u: "session1".into(),
             p: 0,
+            k: 0,
             x: 1_000 + ADMISSION_TTL_MS,
         };
         sign(KEY, Kind::Admission, &claims)
@@ -208,6 +218,7 @@ mod tests {
                 s: "show1".into(),
                 u: "session1".into(),
                 p: 7,
+                k: 0,
                 x: u64::MAX,
             },
         );

@@ -549,20 +549,19 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let key = crate::auth::key(&ctx.env, crate::keys::Purpose::WaitingRoom)?;
     let now = now_ms().max(0) as u64;
     // A place shown before must be this session's, for this showing.
-    let placed = match &body.queue_token {
-        Some(token) => {
+    let shown = match &body.queue_token {
+        Some(token) => Some(
             queue::token::verify(&key, queue::Kind::Queue, token, &sid, &session.buyer, now)
                 .map_err(|_| {
                     ApiError::new(
                         Code::BadQueueToken,
                         "this place in line is not valid here; join again",
                     )
-                })?
-                .p
-        }
+                })?,
+        ),
         None => {
             crate::turnstile::require(&req, &ctx.env, None, crate::turnstile::Action::Buy).await?;
-            0
+            None
         }
     };
     // A buyer with a place is told where it stands from this instance's
@@ -570,19 +569,16 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
     // until the opening, so a line of thousands polling costs its object
     // about one request a second, not one each.
     let line_key = format!("{sid}:line");
-    let kept = match body.queue_token {
-        None => None,
-        Some(_) => copy_of(&line_key, now)
-            .and_then(|text| serde_json::from_str::<queue::Clock>(&text).ok())
-            .and_then(|clock| {
-                let standing = match placed {
-                    0 => clock.early_standing(now)?,
-                    _ => clock.standing(now, placed),
-                };
-                Some((standing, clock.is_sold_out()))
-            }),
-    };
-    let (standing, sold_out) = match kept {
+    let kept = shown.as_ref().and_then(|claims| {
+        let clock = copy_of(&line_key, now)
+            .and_then(|text| serde_json::from_str::<queue::Clock>(&text).ok())?;
+        let standing = match claims.p {
+            0 => clock.early_standing(now, claims.k)?,
+            place => clock.standing(now, place),
+        };
+        Some((standing, clock))
+    });
+    let (standing, clock) = match kept {
         Some(known) => known,
         None => {
             let joined = ask_line(&ctx.env, &sid, &session.buyer, now).await;
@@ -594,33 +590,44 @@ pub async fn join_queue(mut req: Request, ctx: RouteContext<()>) -> Handled {
                 }
             };
             keep(line_key, &to_json(&joined.clock)?, now);
-            (joined.standing, joined.sold_out)
+            (joined.standing, joined.clock)
         }
     };
     let admission_ms = crate::settings::admission_ms(&ctx.env);
-    let claims = |place: u32, ttl_ms: u64| queue::Claims {
+    let claims = |place: u32, share: u16, ttl_ms: u64| queue::Claims {
         s: sid.clone(),
         u: session.buyer.clone(),
         p: place,
+        k: share,
         x: now + ttl_ms,
     };
+    let queue_ttl = queue::token::QUEUE_TTL_MS;
+    // When to ask again: as the cursor reaches the place, and at least
+    // now and then for news; the page follows it, so the line's whole
+    // cost to the stack is set here.
+    let ask_again_ms = clock.ask_again_ms(now, &standing);
     let answer = match standing {
-        queue::Standing::Early { opens_at_ms, early } => json!({
-            "place": null, "early": early, "opens_at_ms": opens_at_ms,
-            "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(0, queue::token::QUEUE_TTL_MS)),
+        queue::Standing::Early {
+            opens_at_ms,
+            early,
+            share,
+        } => json!({
+            "place": null, "early": early, "opens_at_ms": opens_at_ms, "ask_again_ms": ask_again_ms,
+            "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(0, share, queue_ttl)),
         }),
         queue::Standing::Waiting {
             place,
             ahead,
             estimate_ms,
         } => json!({
-            "place": place, "ahead": ahead, "estimate_ms": estimate_ms, "sold_out": sold_out,
-            "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(place, queue::token::QUEUE_TTL_MS)),
+            "place": place, "ahead": ahead, "estimate_ms": estimate_ms,
+            "sold_out": clock.is_sold_out(), "ask_again_ms": ask_again_ms,
+            "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(place, 0, queue_ttl)),
         }),
         queue::Standing::Admitted { place } => json!({
             "place": place, "ahead": 0, "estimate_ms": 0,
-            "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(place, queue::token::QUEUE_TTL_MS)),
-            "admission": queue::token::sign(&key, queue::Kind::Admission, &claims(place, admission_ms)),
+            "queue_token": queue::token::sign(&key, queue::Kind::Queue, &claims(place, 0, queue_ttl)),
+            "admission": queue::token::sign(&key, queue::Kind::Admission, &claims(place, 0, admission_ms)),
             "admission_expires_in_ms": admission_ms,
         }),
     };

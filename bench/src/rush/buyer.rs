@@ -25,6 +25,9 @@ const QUICK_ATTEMPTS: usize = 6;
 const RETRY_AFTER_ERROR: Duration = Duration::from_secs(5);
 /// How often the page asks again while the showing is sold out for now.
 const SOLD_OUT_POLL: Duration = Duration::from_secs(10);
+/// How soon a buyer in line asks again if the line's answer did not say
+/// (it always does while waiting).
+const ASK_AGAIN_UNTOLD_MS: u64 = 10_000;
 
 /// Most requests the buyers have in flight at once. `wrangler dev`'s proxy
 /// holds several file descriptors for each open connection and crashed
@@ -43,8 +46,6 @@ pub struct Sale {
     /// The showing has a waiting room.
     pub line: bool,
     pub opens_at: Instant,
-    /// The same instant in ms since the Unix epoch, as answers give it.
-    pub opens_at_unix_ms: u64,
     /// No buyer starts a request after this: the phase has gone on too long.
     pub deadline: Instant,
 }
@@ -130,8 +131,8 @@ pub struct Visit {
 #[derive(Deserialize)]
 struct Standing {
     place: Option<u32>,
-    estimate_ms: Option<u64>,
-    opens_at_ms: Option<u64>,
+    /// When the line says to ask again, as the page does.
+    ask_again_ms: Option<u64>,
     #[serde(default)]
     sold_out: bool,
     queue_token: Option<String>,
@@ -272,24 +273,11 @@ impl Buyer<'_> {
                 self.told(Ending::ToldSoldOut);
                 return None;
             }
-            tokio::time::sleep(self.next_poll(&standing)).await;
+            // The line says when (`waitInLine()` follows it too).
+            let again = standing.ask_again_ms.unwrap_or(ASK_AGAIN_UNTOLD_MS);
+            tokio::time::sleep(Duration::from_millis(again)).await;
         }
         None
-    }
-
-    /// When the page asks again: until the opening (1 to 10 s) before it,
-    /// then the estimate (0.5 to 10 s), or 10 s while the line stands still.
-    fn next_poll(&self, standing: &Standing) -> Duration {
-        let ms = match (standing.place, standing.estimate_ms) {
-            (None, _) => {
-                let opens = standing.opens_at_ms.unwrap_or(self.sale.opens_at_unix_ms);
-                let now = e2e::now_ms().max(0) as u64;
-                opens.saturating_sub(now).clamp(1_000, 10_000)
-            }
-            (Some(_), None) => SOLD_OUT_POLL.as_millis() as u64,
-            (Some(_), Some(estimate)) => estimate.clamp(500, 10_000),
-        };
-        Duration::from_millis(ms)
     }
 
     fn told(&mut self, ending: Ending) {

@@ -171,7 +171,6 @@ async fn phase(
         room: room(settings),
         line,
         opens_at,
-        opens_at_unix_ms: (e2e::now_ms() + lead.as_millis() as i64) as u64,
         deadline: opens_at + PHASE_LIMIT,
     });
     let watch = Watch::start(Http::new(&stack.base_url), stack.admin_token.clone(), &sid);

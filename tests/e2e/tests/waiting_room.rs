@@ -172,6 +172,9 @@ async fn those_who_join_before_the_opening_are_placed_among_themselves_then_late
             "no place before the opening"
         );
         assert_eq!(joined.body["early"], n + 1);
+        // Told to ask again at the opening (not before), in 30 s at most.
+        let again = joined.body["ask_again_ms"].as_u64().unwrap();
+        assert!((1_000..=30_000).contains(&again), "{:?}", joined.body);
         early.push(joined.cookie.unwrap());
     }
     // Once sales open, each early session has a place among the first
@@ -207,6 +210,8 @@ async fn those_who_join_before_the_opening_are_placed_among_themselves_then_late
         later.body
     );
     assert!(later.body.get("admission").is_none());
+    // Far from its turn, it is told to ask again for news in 30 s.
+    assert_eq!(later.body["ask_again_ms"], 30_000, "{:?}", later.body);
 
     // Too slow: staff raise the rate during the rush. The line keeps every
     // place and goes on from where its cursor stood, faster.
