@@ -3,7 +3,8 @@
 //! rush of people joining the line takes nothing of the capacity holds
 //! need. It is a shell around a [`queue::Line`], which decides every
 //! place: a join after the opening waits in the object for its place
-//! (a second, see [`queue::SETTLE_MS`]) and is answered then. Each
+//! (a second, longer while joins reach it slowly: see
+//! [`queue::Line::settle_ms`]) and is answered then. Each
 //! placed join is one row (who, when, their random draw), as is each
 //! time the showing sold out or seats came back or staff changed its rate
 //! or opening, and the line is rebuilt
@@ -97,8 +98,8 @@ struct EventRow {
 #[wasm_bindgen]
 impl WaitingRoom {
     /// Answers `Result<Joined, String>` as JSON text. A join after the
-    /// opening is answered once it is placed, [`queue::SETTLE_MS`] after
-    /// the Worker received it.
+    /// opening is answered once it is placed, [`queue::Line::settle_ms`]
+    /// after the Worker received it.
     pub async fn join(&self, request: String) -> std::result::Result<JsValue, JsValue> {
         let answer = match serde_json::from_str::<Join>(&request) {
             Ok(join) => self.take(join).await,

@@ -5,7 +5,7 @@
 //! the early ones: each draws a random key (passed in), and at the opening
 //! they are placed 1..=E in the order of their keys, so how early one came
 //! does not matter. After that, sessions are placed in the order the
-//! Worker received them: a join waits [`SETTLE_MS`] before it is placed, so
+//! Worker received them: a join waits [`Line::settle_ms`] before it is placed, so
 //! one that took longer to reach the line's object (a read on the way, a
 //! far network) is not overtaken by one received after it.
 //! The cursor says how many places are admitted: `admit_per_minute` a
@@ -16,7 +16,7 @@
 //! rate during the rush: the cursor keeps what it had reached and goes on
 //! at the new rate from then; and the opening, until the line has opened.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +31,11 @@ pub const MAX_ADMIT_PER_MINUTE: u32 = 100_000;
 /// join takes from the Worker to the line's object (a database read and a
 /// call across the network), short beside a rush's wait.
 pub const SETTLE_MS: u64 = 1_000;
+/// While joins take longer than [`SETTLE_MS`] to reach the line (a rush
+/// saturating the stack between the Worker and the object), a join waits
+/// twice the slowest of the last [`TRANSIT_MEMORY_MS`], up to this.
+pub const MAX_SETTLE_MS: u64 = 5_000;
+pub const TRANSIT_MEMORY_MS: u64 = 10_000;
 /// The bits of an early one's random draw that count (storage keeps
 /// them exactly: rows come back as JSON numbers, exact up to 2^53).
 pub const DRAW_MASK: u64 = (1 << 48) - 1;
@@ -79,7 +84,7 @@ pub enum Standing {
 pub enum Arrival {
     /// A new session before the opening: placed at random when it opens.
     Early,
-    /// A new session after it: placed once [`SETTLE_MS`] has passed.
+    /// A new session after it: placed once [`Line::settle_ms`] has passed.
     Settling,
     /// The session had joined before (early, placed or settling).
     Known,
@@ -126,6 +131,13 @@ pub struct Line {
     /// The next place to give; 1 + places given.
     next: u32,
     settled: bool,
+    /// How long joins took from the Worker to the line, for the last
+    /// [`TRANSIT_MEMORY_MS`]: (when seen, ms taken), the slowest first
+    /// (each entry is slower than every later one, so the first is the
+    /// slowest still remembered). Not kept: after a restart the line
+    /// starts again from [`SETTLE_MS`].
+    #[serde(skip)]
+    transit: VecDeque<(u64, u64)>,
 }
 
 impl Line {
@@ -137,6 +149,7 @@ impl Line {
             settling: Vec::new(),
             next: 1,
             settled: false,
+            transit: VecDeque::new(),
         })
     }
 
@@ -230,6 +243,9 @@ impl Line {
     ) -> Result<Arrival, LineError> {
         let at = at_ms.min(now_ms);
         self.settle(at);
+        if self.settled {
+            self.note_transit(now_ms, now_ms - at);
+        }
         let known = self.early.iter().any(|(_, s)| s == session)
             || self.places.contains_key(session)
             || self.settling.iter().any(|p| p.session == session);
@@ -259,15 +275,16 @@ impl Line {
         Ok(Arrival::Settling)
     }
 
-    /// Places every settling join received [`SETTLE_MS`] or more before
-    /// `now_ms`, in the order the Worker received them; answers them in
+    /// Places every settling join received [`Line::settle_ms`] or more
+    /// before `now_ms`, in the order the Worker received them; answers them in
     /// that order for the shell to keep (replaying them with
     /// [`Line::join`] in that order gives the same places).
     pub fn place_due(&mut self, now_ms: u64) -> Vec<Placed> {
         self.settle(now_ms);
+        let wait = self.settle_ms(now_ms);
         let due = self
             .settling
-            .partition_point(|p| p.at_ms.saturating_add(SETTLE_MS) <= now_ms);
+            .partition_point(|p| p.at_ms.saturating_add(wait) <= now_ms);
         let placed: Vec<Placed> = self.settling.drain(..due).collect();
         for p in &placed {
             self.places.insert(p.session.clone(), self.next);
@@ -278,9 +295,10 @@ impl Line {
 
     /// Where `session` stands at `now_ms`, or when to ask again.
     pub fn answer(&mut self, now_ms: u64, session: &str) -> Answer {
+        let wait = self.settle_ms(now_ms);
         if let Some(p) = self.settling.iter().find(|p| p.session == session) {
             return Answer::SettlesAt {
-                due_ms: p.at_ms.saturating_add(SETTLE_MS),
+                due_ms: p.at_ms.saturating_add(wait),
             };
         }
         match self.standing(now_ms, session) {
@@ -321,6 +339,33 @@ impl Line {
             self.next += 1;
         }
         self.settled = true;
+    }
+
+    /// Notes that a join took `transit_ms` from the Worker to the line.
+    fn note_transit(&mut self, now_ms: u64, transit_ms: u64) {
+        self.forget_transit(now_ms);
+        while self.transit.back().is_some_and(|&(_, t)| t <= transit_ms) {
+            self.transit.pop_back();
+        }
+        self.transit.push_back((now_ms, transit_ms));
+    }
+
+    fn forget_transit(&mut self, now_ms: u64) {
+        while self
+            .transit
+            .front()
+            .is_some_and(|&(seen, _)| seen.saturating_add(TRANSIT_MEMORY_MS) <= now_ms)
+        {
+            self.transit.pop_front();
+        }
+    }
+
+    /// How long a join waits to be placed at `now_ms`: [`SETTLE_MS`], or
+    /// twice the slowest join of late, up to [`MAX_SETTLE_MS`].
+    pub fn settle_ms(&mut self, now_ms: u64) -> u64 {
+        self.forget_transit(now_ms);
+        let slowest = self.transit.front().map_or(0, |&(_, t)| t);
+        slowest.saturating_mul(2).clamp(SETTLE_MS, MAX_SETTLE_MS)
     }
 
     /// How many places are admitted at `now_ms`.
@@ -504,22 +549,25 @@ mod tests {
             }],
             "the early one was placed at the opening; cy is not due yet"
         );
-        // Received 1.2 s before it reached the line: due at once, and
-        // placed after those placed already.
+        // Received 1.2 s before it reached the line: slow joins make the
+        // line wait twice as long (2.4 s) before placing anyone, so cy,
+        // received after it but sooner at the line, is not placed first.
         assert_eq!(line.arrive(3_000, 1_800, "dee", 0), Ok(Arrival::Settling));
+        assert_eq!(line.settle_ms(3_000), 2_400);
         // A stamp ahead of the line's own time counts as its time.
         assert_eq!(line.arrive(3_000, 9_000, "eve", 0), Ok(Arrival::Settling));
         assert_eq!(
             line.answer(3_000, "eve"),
-            Answer::SettlesAt { due_ms: 4_000 }
+            Answer::SettlesAt { due_ms: 5_400 }
         );
+        assert_eq!(line.place_due(4_199), []);
         let placed: Vec<String> = line
-            .place_due(3_000)
+            .place_due(4_300)
             .into_iter()
             .map(|p| p.session)
             .collect();
         assert_eq!(placed, ["dee", "cy"]);
-        let place = |line: &mut Line, s: &str| match line.answer(3_000, s) {
+        let place = |line: &mut Line, s: &str| match line.answer(4_300, s) {
             Answer::Stands(Standing::Waiting { place, .. } | Standing::Admitted { place }) => place,
             other => panic!("{s}: {other:?}"),
         };
@@ -527,12 +575,13 @@ mod tests {
             ["early", "bo", "dee", "cy"].map(|s| place(&mut line, s)),
             [1, 2, 3, 4]
         );
-        assert_eq!(line.answer(3_000, "nobody"), Answer::Absent);
-        assert_eq!(
-            line.waiting(3_000),
-            ["dee", "cy", "eve"],
-            "two admitted by 3 s"
-        );
+        assert_eq!(line.answer(4_300, "nobody"), Answer::Absent);
+        assert_eq!(line.waiting(4_300), ["eve"], "four admitted by 4.3 s");
+        // Once joins are quick again for a while, the wait is a second.
+        assert_eq!(line.settle_ms(3_000 + TRANSIT_MEMORY_MS), SETTLE_MS);
+        // And however slow they were, it is never more than 5 s.
+        line.arrive(13_000, 9_000, "fay", 0).unwrap();
+        assert_eq!(line.settle_ms(13_000), MAX_SETTLE_MS);
     }
 
     #[test]
