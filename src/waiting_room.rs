@@ -215,13 +215,16 @@ impl WaitingRoom {
             )?;
         }
         if !placed.is_empty() {
+            // The placed are woken; a waiter whose request ended (its
+            // timer woke it) is let go in the same pass.
             let sessions: HashSet<&str> = placed.iter().map(|p| p.session.as_str()).collect();
             let mut settling = self.settling.borrow_mut();
-            for (_, waiter) in settling.extract_if(.., |(s, _)| sessions.contains(s.as_str())) {
+            let done = settling.extract_if(.., |(s, waiter)| {
+                sessions.contains(s.as_str()) || waiter.is_canceled()
+            });
+            for (_, waiter) in done {
                 let _ = waiter.send(());
             }
-            // A waiter whose request ended (its timer woke it) is let go.
-            settling.retain(|(_, waiter)| !waiter.is_canceled());
         }
         Ok(line.answer(now, &join.session))
     }
