@@ -11,14 +11,13 @@ use serde::{Deserialize, Serialize};
 use crate::line::{LineError, Standing, MAX_ADMIT_PER_MINUTE, MAX_PLACES};
 
 const MINUTE_MS: u64 = 60_000;
-/// How soon and how late a buyer in line is told to ask again. A page
+/// How late a buyer in line is told to ask again. A page
 /// asks when its turn is due (the cursor moves at a known rate, so that
 /// is exact while it moves), and otherwise at least every
 /// [`ASK_AT_MOST_MS`] for news (the showing sold out, or the line moving
 /// again): a line of thousands then asks about as often as the cursor
 /// admits, plus its length over this a second, instead of its whole
 /// length every few seconds.
-pub const ASK_AT_LEAST_MS: u64 = 1_000;
 pub const ASK_AT_MOST_MS: u64 = 30_000;
 /// How often the front of a line standing still asks: it is let in first
 /// when a seat comes back, but the buyers already let in, who watch the
@@ -119,7 +118,7 @@ impl Clock {
     }
 
     /// In how many ms the holder of `standing` should ask again (`None`
-    /// once admitted), between [`ASK_AT_LEAST_MS`] and [`ASK_AT_MOST_MS`].
+    /// once admitted), [`ASK_AT_MOST_MS`] at most.
     /// In line: when the cursor reaches its place, or while the line
     /// stands still, when it would if it moved now, and not sooner than
     /// [`ASK_WHILE_STILL_MS`].
@@ -142,7 +141,7 @@ impl Clock {
                 ahead, estimate_ms, ..
             } => estimate_ms.unwrap_or_else(|| tick(u64::from(ahead) + 1).max(ASK_WHILE_STILL_MS)),
         };
-        Some(ms.clamp(ASK_AT_LEAST_MS, ASK_AT_MOST_MS))
+        Some(ms.clamp(1, ASK_AT_MOST_MS))
     }
 
     /// Where the holder of `place` stands at `now_ms`.
@@ -221,6 +220,18 @@ mod tests {
         assert_eq!(
             clock.standing(now + ask, 25),
             Standing::Admitted { place: 25 }
+        );
+        // Under a second from its turn: asked then, not later.
+        let next = clock.standing(now, 11);
+        let soon = clock.ask_again_ms(now, &next).unwrap();
+        assert!(soon < 1_000, "{soon}");
+        assert!(matches!(
+            clock.standing(now + soon - 1, 11),
+            Standing::Waiting { .. }
+        ));
+        assert_eq!(
+            clock.standing(now + soon, 11),
+            Standing::Admitted { place: 11 }
         );
         // Far back: asked for news at most every 30 s, long before its turn.
         let far = clock.standing(now, 5_000);
