@@ -211,28 +211,22 @@ mod tests {
         // 600 a minute: one place each 100 ms from the opening at 1 s.
         let mut clock = Clock::new(1_000, 600).unwrap();
         let now = 2_000;
-        let near = clock.standing(now, 25);
-        let ask = clock.ask_again_ms(now, &near).unwrap();
-        assert!(matches!(
-            clock.standing(now + ask - 1, 25),
-            Standing::Waiting { .. }
-        ));
-        assert_eq!(
-            clock.standing(now + ask, 25),
-            Standing::Admitted { place: 25 }
-        );
-        // Under a second from its turn: asked then, not later.
-        let next = clock.standing(now, 11);
-        let soon = clock.ask_again_ms(now, &next).unwrap();
-        assert!(soon < 1_000, "{soon}");
-        assert!(matches!(
-            clock.standing(now + soon - 1, 11),
-            Standing::Waiting { .. }
-        ));
-        assert_eq!(
-            clock.standing(now + soon, 11),
-            Standing::Admitted { place: 11 }
-        );
+        // Asked exactly when the cursor reaches it, whether that is over
+        // a second away (place 25) or under (place 11).
+        for place in [25, 11] {
+            let ask = clock
+                .ask_again_ms(now, &clock.standing(now, place))
+                .unwrap();
+            assert_eq!(place == 11, ask < 1_000, "{place}: {ask}");
+            assert!(matches!(
+                clock.standing(now + ask - 1, place),
+                Standing::Waiting { .. }
+            ));
+            assert_eq!(
+                clock.standing(now + ask, place),
+                Standing::Admitted { place }
+            );
+        }
         // Far back: asked for news at most every 30 s, long before its turn.
         let far = clock.standing(now, 5_000);
         assert_eq!(clock.ask_again_ms(now, &far), Some(ASK_AT_MOST_MS));
