@@ -3,12 +3,13 @@
 // taken through wrangler's inspector while this script sends the requests.
 //
 //   npm run bench -- --serve 200        # prints addresses and inspector ports
-//   node bench/profile.mjs --inspector PORT --target URL --what hold \
+//   node --experimental-websocket bench/profile.mjs --inspector PORT --target URL --what hold \
 //        --showings ID,ID,... [--requests 3000] [--clients 20] [--out FILE]
 //
 // --what: hold | worker-half | noop (the product; one seat of a 60-seat
 // showing from --showings, the next seat each time, as `npm run bench`
-// sends them) or book | js-noop (the reference; a fresh showing name made
+// sends them), join (a new buyer joining the line of the first of
+// --showings: the `queued` one `--serve` prints) or book | js-noop (the reference; a fresh showing name made
 // from --prefix). Prints the busy time of the thread per request, split by
 // where it went, and writes the profile (Chrome DevTools opens it);
 // `--from FILE --requests N` summarises a profile written before.
@@ -31,7 +32,7 @@ const { values: opt } = parseArgs({
   },
 });
 if (!opt.from && (!opt.inspector || !opt.target)) {
-  console.error('usage: node bench/profile.mjs --inspector PORT --target URL --what hold|worker-half|noop|book|js-noop [--showings ID,...]');
+  console.error('usage: node bench/profile.mjs --inspector PORT --target URL --what hold|worker-half|noop|join|book|js-noop [--showings ID,...]');
   process.exit(2);
 }
 const SEATS = 60;
@@ -51,6 +52,7 @@ function request(i) {
     const kind = opt.what === 'book' ? 'book' : 'noop';
     return [`/${kind}/${opt.prefix}${showing}`, { seat }];
   }
+  if (opt.what === 'join') return [`/api/showings/${showings[0]}/queue`, {}];
   if (!paths[opt.what]) throw new Error(`--what ${opt.what}: not a request this script knows`);
   if (showing >= showings.length) throw new Error(`--showings: ${requests} requests need ${Math.ceil(requests / SEATS)} showings`);
   return [paths[opt.what](showings[showing]), { seats: [seat] }];

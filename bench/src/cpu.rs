@@ -164,6 +164,18 @@ pub struct CpuUse {
     pub load_generator: f64,
 }
 
+impl CpuUse {
+    /// CPU seconds of workerd's busiest thread: the runtime's one thread
+    /// that runs the Worker and its objects.
+    pub fn busiest_workerd_thread(&self) -> f64 {
+        self.server_threads
+            .iter()
+            .filter(|(name, _)| name.starts_with("workerd/"))
+            .map(|(_, &s)| s)
+            .fold(0.0, f64::max)
+    }
+}
+
 /// A reading at the start of a window, to subtract from one at its end.
 pub struct Reading {
     server: CpuByProgram,
@@ -195,6 +207,62 @@ impl Reading {
             server_threads: delta(&self.server_threads, &start.server_threads),
             load_generator: (self.load_generator - start.load_generator).max(0.0),
         }
+    }
+}
+
+/// Samples the server's CPU every `every` on a thread of its own, for a
+/// timeline: each row is the time since `origin` and the cores each
+/// program, and the busiest workerd thread, used since the row before.
+pub struct Sampler {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<Vec<(f64, CpuUse)>>,
+}
+
+impl Sampler {
+    pub fn start(of: Server, every: std::time::Duration, origin: std::time::Instant) -> Sampler {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut rows = Vec::new();
+            let mut last = Reading::now(of);
+            while !stopped.load(Ordering::Relaxed) {
+                std::thread::sleep(every);
+                let now = Reading::now(of);
+                let at = std::time::Instant::now();
+                let since_origin = match at.checked_duration_since(origin) {
+                    Some(d) => d.as_secs_f64(),
+                    None => -origin.duration_since(at).as_secs_f64(),
+                };
+                rows.push((since_origin * 1000.0, now.since(&last)));
+                last = now;
+            }
+            rows
+        });
+        Sampler { stop, thread }
+    }
+
+    /// Stops sampling; answers the rows as CSV (`at_ms`, cores of
+    /// workerd, its proxy, Node, the load generator, and workerd's
+    /// busiest thread), each over the interval that ended then.
+    pub fn stop(self, every: std::time::Duration) -> String {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let rows = self.thread.join().unwrap_or_default();
+        let secs = every.as_secs_f64();
+        let mut csv =
+            String::from("at_ms,workerd,proxy,node,load_generator,workerd_busiest_thread\n");
+        for (at_ms, used) in rows {
+            let of = |name: &str| used.server.get(name).copied().unwrap_or(0.0) / secs;
+            let busiest = used.busiest_workerd_thread() / secs;
+            csv.push_str(&format!(
+                "{at_ms:.0},{:.2},{:.2},{:.2},{:.2},{busiest:.2}\n",
+                of("workerd"),
+                of("workerd-proxy"),
+                of("node"),
+                used.load_generator / secs,
+            ));
+        }
+        csv
     }
 }
 

@@ -87,14 +87,7 @@ pub fn summarize(phase: &Phase) -> Figures {
     // The Worker's workerd runs the isolate's JavaScript and Wasm on one
     // thread at a time: its busiest thread shows how close that is to a
     // whole core.
-    let busiest = phase
-        .cpu
-        .server_threads
-        .iter()
-        .filter(|(name, _)| name.starts_with("workerd/"))
-        .map(|(_, &cpu_s)| cpu_s)
-        .fold(0.0, f64::max);
-    cpu("workerd_busiest_thread", busiest);
+    cpu("workerd_busiest_thread", phase.cpu.busiest_workerd_thread());
     figures
 }
 

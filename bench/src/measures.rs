@@ -94,13 +94,7 @@ fn write_timeline(out: &std::path::Path, run: usize, name: &str, phase: &Phase) 
     let mut cpu = String::from("at_ms,workerd_cores,busiest_thread_cores,proxy_cores,node_cores\n");
     for (at_ms, used) in &phase.timeline {
         let cores = |name: &str| used.server.get(name).copied().unwrap_or(0.0) / step_s;
-        let busiest = used
-            .server_threads
-            .iter()
-            .filter(|(thread, _)| thread.starts_with("workerd/"))
-            .map(|(_, &s)| s)
-            .fold(0.0, f64::max)
-            / step_s;
+        let busiest = used.busiest_workerd_thread() / step_s;
         cpu.push_str(&format!(
             "{at_ms},{:.2},{busiest:.2},{:.2},{:.2}\n",
             cores("workerd"),
@@ -139,9 +133,16 @@ pub fn serve(showings: usize) {
         ids.push(runtime.block_on(api.create_showing(room.showing("One seat"))));
     }
     let big = runtime.block_on(api.create_showing(MAIN_ROOM.showing("Big")));
+    // A showing with a waiting room whose sales open in an hour: a join
+    // to it is an early one (`bench/profile.mjs --what join`).
+    let mut early = room.showing("Queued");
+    early["sales_open_at"] = serde_json::json!(e2e::time_from_now(3_600_000));
+    early["waiting_room"] = serde_json::json!({ "admit_per_minute": 600 });
+    let queued = runtime.block_on(api.create_showing(early));
     println!("product {}", stack.base_url);
     println!("product inspector {}", stack.inspector_port);
     println!("big {big}");
+    println!("queued {queued}");
     println!("reference {}", reference.base_url);
     println!("reference inspector {}", reference.inspector_port);
     println!("showings {}", ids.join(","));

@@ -31,7 +31,7 @@ use e2e::{Api, Stack};
 use reqwest::Method;
 use serde_json::json;
 
-use crate::cpu::{Reading, Server};
+use crate::cpu::{Reading, Sampler, Server};
 use crate::figures::Figures;
 use crate::http::Http;
 use crate::load::{quantile_ms, Kind};
@@ -58,6 +58,8 @@ pub const OPENS_AFTER: Duration = Duration::from_secs(10);
 pub const PHASE_LIMIT: Duration = Duration::from_secs(600);
 /// How often the sell-out is looked for in the object's counts.
 const WATCH_EVERY: Duration = Duration::from_millis(250);
+/// How often the server's CPU is sampled for a timeline.
+const CPU_EVERY: Duration = Duration::from_millis(500);
 
 /// The admission rate the product suggests for a showing whose buyers
 /// have ten minutes to pay (`queue::rate`).
@@ -175,6 +177,7 @@ async fn phase(
     });
     let watch = Watch::start(Http::new(&stack.base_url), stack.admin_token.clone(), &sid);
     let (before, began) = (Reading::now(server), Instant::now());
+    let sampler = timeline.map(|_| Sampler::start(server, CPU_EVERY, opens_at));
     let restarts_before = stack.log().matches("The Workers runtime crashed").count();
     let visits = match variant {
         Variant::Calm => calm_buyers(&sale, settings, &watch).await,
@@ -186,6 +189,10 @@ async fn phase(
         let file = dir.join(format!("rush-run{run}-{}.csv", variant.name()));
         std::fs::create_dir_all(dir).expect("create the timeline directory");
         std::fs::write(file, timeline_csv(&visits, opens_at)).expect("write a timeline");
+        if let Some(sampler) = sampler {
+            let file = dir.join(format!("rush-run{run}-{}-cpu.csv", variant.name()));
+            std::fs::write(file, sampler.stop(CPU_EVERY)).expect("write a CPU timeline");
+        }
     }
     let watched = watch.stop().await;
     let stats = api.stats(&sid).await;
@@ -211,13 +218,10 @@ async fn phase(
     let cores = |cpu_s: f64| cpu_s / ended.duration_since(began).as_secs_f64();
     f.insert("cpu.server.cores".into(), cores(cpu.server.values().sum()));
     f.insert("cpu.load_generator.cores".into(), cores(cpu.load_generator));
-    let busiest = cpu
-        .server_threads
-        .iter()
-        .filter(|(name, _)| name.starts_with("workerd/"))
-        .map(|(_, &s)| s)
-        .fold(0.0, f64::max);
-    f.insert("cpu.workerd_busiest_thread.cores".into(), cores(busiest));
+    f.insert(
+        "cpu.workerd_busiest_thread.cores".into(),
+        cores(cpu.busiest_workerd_thread()),
+    );
     f.insert(
         "admit_per_minute".into(),
         f64::from(settings.admit_per_minute),
