@@ -242,33 +242,65 @@ impl Sampler {
         Sampler { stop, thread }
     }
 
-    /// Stops sampling; answers the rows as CSV (`at_ms`, cores of
-    /// workerd, its proxy, Node, the load generator, and workerd's
-    /// busiest thread), each over the interval that ended then.
+    /// Stops sampling; answers the rows as [`timeline_csv`].
     pub fn stop(self, every: std::time::Duration) -> String {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         let rows = self.thread.join().unwrap_or_default();
-        let secs = every.as_secs_f64();
-        let mut csv =
-            String::from("at_ms,workerd,proxy,node,load_generator,workerd_busiest_thread\n");
-        for (at_ms, used) in rows {
-            let of = |name: &str| used.server.get(name).copied().unwrap_or(0.0) / secs;
-            let busiest = used.busiest_workerd_thread() / secs;
-            csv.push_str(&format!(
-                "{at_ms:.0},{:.2},{:.2},{:.2},{:.2},{busiest:.2}\n",
-                of("workerd"),
-                of("workerd-proxy"),
-                of("node"),
-                used.load_generator / secs,
-            ));
-        }
-        csv
+        timeline_csv(rows.iter().map(|(at_ms, used)| (*at_ms, used)), every)
     }
+}
+
+/// A CPU timeline as CSV: for each row, the time it ended (ms) and the
+/// cores used over the `step` before it by workerd, its busiest thread,
+/// wrangler's proxy, Node and the load generator.
+pub fn timeline_csv<'a>(
+    rows: impl Iterator<Item = (f64, &'a CpuUse)>,
+    step: std::time::Duration,
+) -> String {
+    let secs = step.as_secs_f64();
+    let mut csv = String::from(
+        "at_ms,workerd_cores,busiest_thread_cores,proxy_cores,node_cores,load_generator_cores\n",
+    );
+    for (at_ms, used) in rows {
+        let cores = |name: &str| used.server.get(name).copied().unwrap_or(0.0) / secs;
+        csv.push_str(&format!(
+            "{at_ms:.0},{:.2},{:.2},{:.2},{:.2},{:.2}\n",
+            cores("workerd"),
+            used.busiest_workerd_thread() / secs,
+            cores("workerd-proxy"),
+            cores("node"),
+            used.load_generator / secs,
+        ));
+    }
+    csv
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timeline_row_gives_cores_over_its_step() {
+        let used = CpuUse {
+            server: [
+                ("workerd".to_string(), 0.4),
+                ("workerd-proxy".to_string(), 0.1),
+            ]
+            .into(),
+            server_threads: [
+                ("workerd/1 workerd".to_string(), 0.35),
+                ("workerd/2 workerd".to_string(), 0.05),
+                ("node/3 node".to_string(), 0.5),
+            ]
+            .into(),
+            load_generator: 0.02,
+        };
+        let csv = timeline_csv(
+            [(500.0, &used)].into_iter(),
+            std::time::Duration::from_millis(500),
+        );
+        assert_eq!(csv.lines().nth(1), Some("500,0.80,0.70,0.20,0.00,0.04"));
+    }
 
     #[test]
     fn a_stat_line_with_spaces_in_the_name_parses() {

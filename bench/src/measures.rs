@@ -90,18 +90,13 @@ fn write_timeline(out: &std::path::Path, run: usize, name: &str, phase: &Phase) 
             s.kind.name()
         ));
     }
-    let step_s = crate::load::TIMELINE_STEP.as_secs_f64();
-    let mut cpu = String::from("at_ms,workerd_cores,busiest_thread_cores,proxy_cores,node_cores\n");
-    for (at_ms, used) in &phase.timeline {
-        let cores = |name: &str| used.server.get(name).copied().unwrap_or(0.0) / step_s;
-        let busiest = used.busiest_workerd_thread() / step_s;
-        cpu.push_str(&format!(
-            "{at_ms},{:.2},{busiest:.2},{:.2},{:.2}\n",
-            cores("workerd"),
-            cores("workerd-proxy"),
-            cores("node")
-        ));
-    }
+    let cpu = crate::cpu::timeline_csv(
+        phase
+            .timeline
+            .iter()
+            .map(|(at_ms, used)| (f64::from(*at_ms), used)),
+        crate::load::TIMELINE_STEP,
+    );
     // Phase names have dots (`hold1.c200`), so the names are written out
     // whole rather than given an extension.
     let file = |what: &str| dir.join(format!("run{run}-{name}-{what}.csv"));
