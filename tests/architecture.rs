@@ -767,7 +767,7 @@ fn only_src_request_rs_reads_a_request_body() {
 /// The handlers the router sends `/api/admin/…` to, as `(module, function)`.
 fn admin_handlers(router: &str) -> Vec<(String, String)> {
     let start = router
-        .find("fn admin_routes()")
+        .find("fn admin_routes(")
         .expect("admin_routes in the router");
     let body = &router[start..];
     let body = &body[..body[1..].find("\nfn ").map_or(body.len(), |end| end + 1)];

@@ -39,6 +39,8 @@ mod webhooks;
 pub use orders::order_lookup;
 pub use webhooks::square_webhook;
 
+use std::rc::Rc;
+
 use serde_json::json;
 use worker::{Env, Request, Response, Result, RouteContext, Router};
 
@@ -47,32 +49,31 @@ use crate::clock::now_ms;
 use crate::db;
 use desk::Code;
 
+/// Every route, built once for the isolate: building them took about a
+/// tenth of a join's time on the runtime thread when it was done for each
+/// request (bench/HISTORY.md).
+type Routes = Router<'static, ()>;
+
+thread_local! {
+    static ROUTES: Rc<Routes> = Rc::new(all_routes());
+}
+
+fn all_routes() -> Routes {
+    let routes = page_routes(other_api_routes(bench_routes(admin_routes(buyer_routes(
+        Router::new(),
+    )))));
+    routes.or_else_any_method_async("/*path", |req, ctx| async move {
+        if req.method() == worker::Method::Get && !req.path().starts_with("/api/") {
+            // Stylesheets and scripts: the static assets in `public/`.
+            return ctx.env.assets("ASSETS")?.fetch_request(req).await;
+        }
+        ApiError::not_found("route").into_response()
+    })
+}
+
 pub async fn handle(req: Request, env: Env) -> Result<Response> {
-    // Only the routes that share the path's first part are built: a
-    // router is built for every request, and the buyer's requests (the
-    // most frequent) then build a handful of routes, not all of them.
-    let path = req.path();
-    let routes = if path.starts_with("/api/showings") {
-        buyer_routes()
-    } else if path.starts_with("/api/admin/") {
-        admin_routes()
-    } else if path.starts_with("/api/bench/") {
-        bench_routes()
-    } else if path.starts_with("/api/") {
-        other_api_routes()
-    } else {
-        page_routes()
-    };
-    let resp = routes
-        .or_else_any_method_async("/*path", |req, ctx| async move {
-            if req.method() == worker::Method::Get && !req.path().starts_with("/api/") {
-                // Stylesheets and scripts: the static assets in `public/`.
-                return ctx.env.assets("ASSETS")?.fetch_request(req).await;
-            }
-            ApiError::not_found("route").into_response()
-        })
-        .run(req, env)
-        .await?;
+    let routes = ROUTES.with(Rc::clone);
+    let resp = routes.run_shared(req, env).await?;
     // The router answers a known path with the wrong method in plain text;
     // keep every error in the API's JSON shape.
     if resp.status_code() == 405 {
@@ -86,8 +87,8 @@ pub async fn handle(req: Request, env: Env) -> Result<Response> {
 }
 
 /// What buyers do with showings and holds (`/api/showings…`).
-fn buyer_routes() -> Router<'static, ()> {
-    Router::new()
+fn buyer_routes(routes: Routes) -> Routes {
+    routes
         .get_async("/api/showings", |_, ctx| respond(showings::list(ctx)))
         .get_async("/api/showings/:sid", |req, ctx| {
             respond(showings::get(req, ctx))
@@ -122,8 +123,8 @@ fn buyer_routes() -> Router<'static, ()> {
 }
 
 /// What staff do (`/api/admin/…`), behind their credentials.
-fn admin_routes() -> Router<'static, ()> {
-    Router::new()
+fn admin_routes(routes: Routes) -> Routes {
+    routes
         .post_async("/api/admin/showings/:sid/box-office", |req, ctx| {
             respond(box_office::sell(req, ctx))
         })
@@ -239,8 +240,8 @@ fn admin_routes() -> Router<'static, ()> {
 }
 
 /// The benchmark's floors (`/api/bench/…`), off unless enabled.
-fn bench_routes() -> Router<'static, ()> {
-    Router::new()
+fn bench_routes(routes: Routes) -> Routes {
+    routes
         .post_async("/api/bench/showings/:sid/noop", |_, ctx| {
             respond(bench::noop(ctx))
         })
@@ -258,8 +259,8 @@ fn bench_routes() -> Router<'static, ()> {
 }
 
 /// The rest of the API: health, orders, the door, the pages' settings.
-fn other_api_routes() -> Router<'static, ()> {
-    Router::new()
+fn other_api_routes(routes: Routes) -> Routes {
+    routes
         .get_async("/api/layouts/:version", |req, ctx| {
             respond(showings::layout(req, ctx))
         })
@@ -291,8 +292,8 @@ fn other_api_routes() -> Router<'static, ()> {
 }
 
 /// The web app's pages and the ticket pages.
-fn page_routes() -> Router<'static, ()> {
-    Router::new()
+fn page_routes(routes: Routes) -> Routes {
+    routes
         .get_async("/orders/find", |_, ctx| respond(page(ctx, "/find")))
         .get_async("/tickets/:tid", |req, ctx| respond(tickets::page(req, ctx)))
         .get_async("/tickets/:tid/qr.svg", |req, ctx| {

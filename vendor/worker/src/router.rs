@@ -414,6 +414,48 @@ impl<'a, D: 'a> Router<'a, D> {
     }
 }
 
+impl<'a, D: Clone> Router<'a, D> {
+    /// Handle the request as [`Router::run`] does, without consuming the
+    /// router, so that one built once can answer every request.
+    pub async fn run_shared(&self, req: Request, env: Env) -> Result<Response> {
+        let path = req.path();
+        let found = self
+            .handlers
+            .get(&req.method())
+            .and_then(|handlers| handlers.at(&path).ok());
+        let found = match found {
+            Some(found) => Some(found),
+            None => {
+                let other_method = Method::all().into_iter().any(|method| {
+                    method != Method::Head
+                        && method != Method::Options
+                        && method != Method::Trace
+                        && self
+                            .handlers
+                            .get(&method)
+                            .is_some_and(|handlers| handlers.at(&path).is_ok())
+                });
+                if other_method {
+                    return Response::error("Method Not Allowed", 405);
+                }
+                self.or_else_any_method.at(&path).ok()
+            }
+        };
+        let Some(Match { value, params }) = found else {
+            return Response::error("Not Found", 404);
+        };
+        let route_info = RouteContext {
+            data: self.data.clone(),
+            env,
+            params: params.into(),
+        };
+        match value.clone() {
+            Handler::Sync(func) => (func)(req, route_info),
+            Handler::Async(func) => (func)(req, route_info).await,
+        }
+    }
+}
+
 type NodeWithHandlers<'a, D> = MatchItRouter<Handler<'a, D>>;
 
 impl<'a, D: 'a> Router<'a, D> {
