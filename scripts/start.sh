@@ -63,7 +63,8 @@ SHOWTIME_PREBUILT=1 wrangler dev --ip 127.0.0.1 --port "$PORT" --persist-to "$ST
   --test-scheduled --show-interactive-dev-session=false \
   --var "SQUARE_BASE_URL:$SQUARE" --var "SQUARE_SDK_URL:$SQUARE/v1/square.js" \
   --var SQUARE_LOCATION_ID:LSTANDIN0001 --var SQUARE_APPLICATION_ID:sandbox-sq0idb-standin \
-  --var "SQUARE_WEBHOOK_URL:$BASE/webhooks/square" --var "PUBLIC_URL:$BASE" &
+  --var "SQUARE_WEBHOOK_URL:$BASE/webhooks/square" --var "PUBLIC_URL:$BASE" \
+  --var TAX_RATE_BPS:2000 --var TAX_NAME:VAT --var TAX_INCLUSIVE:true &
 server=$!
 trap 'kill $server $standin 2>/dev/null; wait $server $standin 2>/dev/null' EXIT INT TERM
 

@@ -24,6 +24,9 @@ pub fn order_body(order: &OrderAnswer) -> (u16, Value) {
                 "id": order_rows::ticket_id(&order.order_id, i), "seat": seat,
                 "price_name": price.map(|p| p.name.clone()),
                 "price_amount": price.map(|p| p.amount_minor),
+                "net": price.map(|p| p.net_minor()),
+                "tax": price.map(|p| p.tax_minor),
+                "tax_rate_bps": price.map(|p| p.tax_rate_bps),
             })
         })
         .collect();
@@ -32,6 +35,7 @@ pub fn order_body(order: &OrderAnswer) -> (u16, Value) {
         "status": order.status.name(),
         "seats": order.seats,
         "amount": order.amount,
+        "tax": order.tax,
     });
     let (status, extra) = match &order.status {
         PublicStatus::Paid => (201, json!({ "tickets": tickets })),
@@ -72,6 +76,28 @@ pub fn order_body(order: &OrderAnswer) -> (u16, Value) {
         body.extend(extra);
     }
     (status, body)
+}
+
+/// An order's tax as D1 recorded it: over the tickets it sold, not the
+/// copies staff made moving one to another seat.
+pub fn recorded_tax(
+    order: &order_rows::OrderRow,
+    tickets: &[order_rows::TicketRow],
+) -> checkout::TaxLine {
+    let sold = tickets.iter().filter(|t| t.moved_from.is_none());
+    let seats = sold.map(|t| {
+        let whole = |n: Option<f64>| n.map_or(0, |n| n as u64);
+        (whole(t.price_tax_rate_bps) as u32, whole(t.price_tax))
+    });
+    checkout::TaxLine::of(&order.tax_name, order.tax_inclusive, seats)
+}
+
+/// Adds a ticket's price less its tax (`net`), where it has a price.
+pub fn add_net(ticket: &mut Value) {
+    if let Some(amount) = ticket["price_amount"].as_u64() {
+        let tax = ticket["tax"].as_u64().unwrap_or(0);
+        ticket["net"] = json!(amount.saturating_sub(tax));
+    }
 }
 
 /// Adds the order's API address and access key to an answer for its buyer.

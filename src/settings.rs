@@ -81,6 +81,9 @@ impl Settings {
                 failpoint_after_capture: var(env, "SHOWTIME_FAILPOINT").as_deref()
                     == Some("after_capture"),
                 map_push: desk::PushPeriod::default(),
+                // Unfit tax settings stop the Worker (`check`), so the
+                // default here is never sold at.
+                tax: tax(|name| var(env, name)).unwrap_or_default(),
             },
             sweep_min_age_ms: number(env, "SWEEP_MIN_AGE_MS").unwrap_or(60_000),
             digest_after_ms: number(env, "DIGEST_AFTER_MS").unwrap_or(DIGEST_EVERY_MS),
@@ -163,6 +166,72 @@ pub fn window_defaults(env: &Env) -> desk::window::Defaults {
     }
 }
 
+/// The cinema's tax: `TAX_RATE_BPS` (hundredths of a percent, 2000 for
+/// 20 %; unset or 0 for none), `TAX_NAME` (as receipts print it, "Tax"
+/// if unset), `TAX_INCLUSIVE` (`true` when prices include it, as VAT and
+/// GST do; `false` when it is added on top, as US sales tax is: required
+/// with a rate, since either guess would sell at the wrong price), and
+/// `TAX_RATES_BY_CATEGORY` (`child=0,student=500`: price categories taxed
+/// at another rate).
+pub fn tax(get: impl Fn(&str) -> Option<String>) -> Result<checkout::Tax, Problem> {
+    let unfit = |name: &'static str, problem: String| Problem { name, problem };
+    let get = |name: &str| {
+        get(name)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let rate = |name: &'static str, text: &str| {
+        text.parse::<u32>()
+            .map_err(|_| unfit(name, "not a whole number of hundredths of a percent".into()))
+    };
+    let rate_bps = get("TAX_RATE_BPS")
+        .map(|text| rate("TAX_RATE_BPS", &text))
+        .transpose()?
+        .unwrap_or(0);
+    let mut by_category = std::collections::BTreeMap::new();
+    for pair in get("TAX_RATES_BY_CATEGORY")
+        .iter()
+        .flat_map(|t| t.split(','))
+    {
+        let Some((id, text)) = pair.split_once('=') else {
+            let problem = "each entry is category=rate, as in child=0".to_string();
+            return Err(unfit("TAX_RATES_BY_CATEGORY", problem));
+        };
+        by_category.insert(
+            id.trim().to_string(),
+            rate("TAX_RATES_BY_CATEGORY", text.trim())?,
+        );
+    }
+    let taxed = rate_bps > 0 || by_category.values().any(|&r| r > 0);
+    let inclusive = match get("TAX_INCLUSIVE").as_deref() {
+        Some("true") => true,
+        Some("false") => false,
+        None if !taxed => true,
+        _ => {
+            let problem = "true (prices include the tax) or false (it is added on top)";
+            return Err(unfit("TAX_INCLUSIVE", problem.into()));
+        }
+    };
+    let tax = checkout::Tax {
+        name: get("TAX_NAME").unwrap_or_else(|| if taxed { "Tax".into() } else { String::new() }),
+        rate_bps,
+        inclusive,
+        by_category,
+    };
+    let problem = match tax.validate() {
+        Ok(()) => return Ok(tax),
+        Err(problem) => problem,
+    };
+    let name = match problem {
+        checkout::TaxProblem::RateTooHigh { rate_bps } if rate_bps == tax.rate_bps => {
+            "TAX_RATE_BPS"
+        }
+        checkout::TaxProblem::NameMissing | checkout::TaxProblem::NameTooLong => "TAX_NAME",
+        _ => "TAX_RATES_BY_CATEGORY",
+    };
+    Err(unfit(name, problem.to_string()))
+}
+
 /// A setting that is missing or unfit: its name and what is wrong, never
 /// its value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -215,6 +284,9 @@ pub fn check(get: impl Fn(&str) -> Option<String>) -> Vec<Problem> {
             "TURNSTILE_SECRET_KEY",
             "set with TURNSTILE_SITE_KEY, or neither",
         );
+    }
+    if let Err(problem) = tax(&get) {
+        problems.push(problem);
     }
     problems
 }
@@ -272,6 +344,82 @@ mod tests {
             problems(&missing),
             vec!["SESSION_SECRET", "SQUARE_ACCESS_TOKEN"]
         );
+    }
+
+    #[test]
+    fn tax_settings_are_read_and_each_unfit_one_is_named() {
+        let read = |pairs: &[(&str, &str)]| {
+            let map: HashMap<String, String> = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            tax(|name| map.get(name).cloned())
+        };
+        assert_eq!(read(&[]), Ok(checkout::Tax::default()));
+        let vat = read(&[
+            ("TAX_RATE_BPS", "2000"),
+            ("TAX_NAME", "VAT"),
+            ("TAX_INCLUSIVE", "true"),
+            ("TAX_RATES_BY_CATEGORY", " child = 0, culture=550 "),
+        ])
+        .unwrap();
+        assert_eq!(
+            (vat.name.as_str(), vat.rate_bps, vat.inclusive),
+            ("VAT", 2000, true)
+        );
+        assert_eq!(
+            (
+                vat.rate_of("adult"),
+                vat.rate_of("child"),
+                vat.rate_of("culture")
+            ),
+            (2000, 0, 550)
+        );
+        let sales = read(&[("TAX_RATE_BPS", "875"), ("TAX_INCLUSIVE", "false")]).unwrap();
+        assert_eq!((sales.name.as_str(), sales.inclusive), ("Tax", false));
+        for (pairs, named) in [
+            (&[("TAX_RATE_BPS", "2000")][..], "TAX_INCLUSIVE"),
+            (
+                &[("TAX_RATE_BPS", "20%"), ("TAX_INCLUSIVE", "true")][..],
+                "TAX_RATE_BPS",
+            ),
+            (
+                &[("TAX_RATE_BPS", "10001"), ("TAX_INCLUSIVE", "true")][..],
+                "TAX_RATE_BPS",
+            ),
+            (
+                &[("TAX_RATE_BPS", "500"), ("TAX_INCLUSIVE", "yes")][..],
+                "TAX_INCLUSIVE",
+            ),
+            (
+                &[("TAX_RATES_BY_CATEGORY", "child")][..],
+                "TAX_RATES_BY_CATEGORY",
+            ),
+            (
+                &[("TAX_RATES_BY_CATEGORY", "child=-1")][..],
+                "TAX_RATES_BY_CATEGORY",
+            ),
+            (
+                &[
+                    ("TAX_RATES_BY_CATEGORY", "child=20000"),
+                    ("TAX_INCLUSIVE", "true"),
+                ][..],
+                "TAX_RATES_BY_CATEGORY",
+            ),
+            (
+                &[
+                    ("TAX_RATE_BPS", "500"),
+                    ("TAX_INCLUSIVE", "true"),
+                    ("TAX_NAME", &"x".repeat(41)),
+                ][..],
+                "TAX_NAME",
+            ),
+        ] {
+            assert_eq!(read(pairs).map_err(|p| p.name), Err(named), "{pairs:?}");
+        }
+        let mut bad = good();
+        bad.insert("TAX_RATE_BPS", "2000".into());
+        assert_eq!(problems(&bad), vec!["TAX_INCLUSIVE"]);
     }
 
     #[test]

@@ -35,7 +35,21 @@ pub struct SeatPrice {
     /// The category's id and name as they were when the seat was held.
     pub category: String,
     pub name: String,
+    /// What the buyer pays for the seat, tax included.
     pub amount_minor: u64,
+    /// The tax within `amount_minor` (0 for an order made before tax).
+    #[serde(default)]
+    pub tax_minor: u64,
+    /// The rate it was taxed at, in hundredths of a percent.
+    #[serde(default)]
+    pub tax_rate_bps: u32,
+}
+
+impl SeatPrice {
+    /// The price less its tax.
+    pub fn net_minor(&self) -> u64 {
+        self.amount_minor - self.tax_minor
+    }
 }
 
 /// Money already paid through another order's Square payment that pays
@@ -163,6 +177,10 @@ pub enum StartError {
     PricesDoNotMatchSeats,
     /// Seat prices that do not add up to the amount.
     PricesDoNotAddUp,
+    /// A seat's tax above its price, or a rate above 100 %.
+    TaxOutOfRange {
+        seat: String,
+    },
     InvalidCategory(TextProblem),
     /// A credit of 0, or of more than the order costs.
     CreditOutOfRange {
@@ -303,6 +321,11 @@ fn check_prices(
     for price in prices {
         check_id(&price.category, MAX_CATEGORY_ID_BYTES).map_err(StartError::InvalidCategory)?;
         check_text(&price.name, MAX_CATEGORY_NAME_BYTES).map_err(StartError::InvalidCategory)?;
+        if price.tax_minor > price.amount_minor || price.tax_rate_bps > crate::MAX_TAX_RATE_BPS {
+            return Err(StartError::TaxOutOfRange {
+                seat: price.seat.clone(),
+            });
+        }
     }
     let total = prices
         .iter()

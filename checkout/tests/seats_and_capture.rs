@@ -397,6 +397,7 @@ fn free_checkout() -> checkout::NewCheckout {
     new.source_id = String::new();
     for price in &mut new.prices {
         price.amount_minor = 0;
+        price.tax_minor = 0;
     }
     new
 }

@@ -142,6 +142,16 @@ fn seat_prices_must_name_each_seat_in_order_and_add_up_to_the_amount() {
         refused(|n| n.prices.swap(0, 1)),
         StartError::PricesDoNotMatchSeats
     );
+    let seat = "A2".to_string();
+    assert_eq!(
+        refused(|n| n.prices[1].tax_minor = 1_201),
+        StartError::TaxOutOfRange { seat: seat.clone() },
+        "a seat's tax is part of its price"
+    );
+    assert_eq!(
+        refused(|n| n.prices[1].tax_rate_bps = checkout::MAX_TAX_RATE_BPS + 1),
+        StartError::TaxOutOfRange { seat }
+    );
     assert_eq!(
         refused(|n| {
             n.prices.pop();

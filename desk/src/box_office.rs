@@ -106,9 +106,11 @@ impl Desk {
                     category: COMP.into(),
                     name: "Comp".into(),
                     amount_minor: 0,
+                    tax_minor: 0,
+                    tax_rate_bps: 0,
                 })
                 .collect(),
-            _ => showing.price_seats(&sale.seats, &sale.prices)?,
+            _ => showing.price_seats(&sale.seats, &sale.prices, &self.settings.tax)?,
         };
         let hold_id = hold_id_of(&sale.token);
         match &allocation {

@@ -93,6 +93,10 @@ pub enum OrderWrite {
         /// was lost.
         credit: u64,
         exchanged_from: Option<String>,
+        /// What the receipt calls the tax, and whether the prices include
+        /// it; each seat's rate and tax are in `prices`.
+        tax_name: String,
+        tax_inclusive: bool,
     },
     MarkPaid {
         payment_id: String,

@@ -277,6 +277,7 @@ impl Desk {
             prices: order.prices.clone(),
             settling: self.checkouts.awaiting.contains_key(order_id),
             credit: order.credit.as_ref().map_or(0, |c| c.amount_minor),
+            tax: self.tax_line(&order.prices),
         }))
     }
 

@@ -346,7 +346,7 @@ impl Desk {
         let granted = outcome.result.map_err(|e| hold_refusal(showing, e))?;
         // In the order asked for, or best available's.
         let seats = showing.names_of(&granted.units);
-        let prices = priced(&seats, &categories);
+        let prices = priced(&seats, &categories, &self.settings.tax);
         let amount = showing.total(&prices);
         let caller = &new.caller;
         self.record_owner(
@@ -358,6 +358,7 @@ impl Desk {
         );
         Ok(HoldGranted {
             hold_id: new.token.clone(),
+            tax: self.tax_line(&prices),
             amount,
             prices,
             seats,
@@ -526,6 +527,7 @@ impl Desk {
             expires_at_ms,
             expires_in_ms: expires_at_ms.map(|at| at.saturating_sub(now_ms)),
             amount,
+            tax: self.tax_line(&prices),
             prices,
             order_id: self.order_of_hold(id.as_str()),
         }))

@@ -84,6 +84,8 @@ pub struct Settings {
     pub map_push: PushPeriod,
     /// How long a waiting list offer holds its seats.
     pub waitlist_offer_ms: u64,
+    /// The tax on every seat sold.
+    pub tax: checkout::Tax,
 }
 
 impl Default for Settings {
@@ -97,6 +99,7 @@ impl Default for Settings {
             failpoint_after_capture: false,
             map_push: PushPeriod::default(),
             waitlist_offer_ms: waitlist::DEFAULT_OFFER_MS,
+            tax: checkout::Tax::default(),
         }
     }
 }

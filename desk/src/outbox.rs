@@ -157,7 +157,7 @@ impl crate::Desk {
     }
 }
 
-fn store_write(action: &Action, showing_id: &str) -> Option<OrderWrite> {
+fn store_write(action: &Action, showing_id: &str, tax: &checkout::Tax) -> Option<OrderWrite> {
     Some(match action {
         Action::WriteOrder {
             seats,
@@ -172,6 +172,8 @@ fn store_write(action: &Action, showing_id: &str) -> Option<OrderWrite> {
             prices: prices.clone(),
             credit: credit.as_ref().map_or(0, |c| c.amount_minor),
             exchanged_from: credit.as_ref().map(|c| c.from_order.clone()),
+            tax_name: tax.name.clone(),
+            tax_inclusive: tax.inclusive,
         },
         Action::MarkPaid { payment_id, .. } => OrderWrite::MarkPaid {
             payment_id: payment_id.clone(),
@@ -340,11 +342,13 @@ impl Desk {
                     step,
                     call,
                 }),
-                (None, None) => store_write(action, showing_id).map(|write| Effect::Store {
-                    order_id: order_id.to_string(),
-                    step,
-                    write,
-                }),
+                (None, None) => {
+                    store_write(action, showing_id, &self.settings.tax).map(|write| Effect::Store {
+                        order_id: order_id.to_string(),
+                        step,
+                        write,
+                    })
+                }
             },
             _ => None,
         };

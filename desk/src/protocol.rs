@@ -482,6 +482,8 @@ pub struct HoldGranted {
     pub amount: Money,
     /// Each seat's category and price, adding up to `amount`.
     pub prices: Vec<SeatPrice>,
+    /// The tax in `amount`, or added to make it.
+    pub tax: checkout::TaxLine,
 }
 
 /// A hold as its buyer sees it.
@@ -496,6 +498,7 @@ pub struct HoldView {
     pub expires_in_ms: Option<u64>,
     pub amount: Money,
     pub prices: Vec<SeatPrice>,
+    pub tax: checkout::TaxLine,
     /// The order paying for this hold, once a checkout began that was not
     /// declined, so a buyer whose answer was lost finds it again.
     pub order_id: Option<String>,
@@ -517,6 +520,9 @@ pub struct OrderAnswer {
     /// charged to the card (0 for an order that was no exchange).
     #[serde(default)]
     pub credit: u64,
+    /// Its tax in all, as the receipt names it.
+    #[serde(default)]
+    pub tax: checkout::TaxLine,
 }
 
 /// Every answer but a refusal.

@@ -82,16 +82,33 @@ pub fn seat_price(seat: &str, category: &PriceCategory) -> SeatPrice {
         category: category.id.clone(),
         name: category.name.clone(),
         amount_minor: category.amount,
+        tax_minor: 0,
+        tax_rate_bps: 0,
     }
 }
 
-/// Each seat at the category beside it.
-pub fn priced(seats: &[String], categories: &[PriceCategory]) -> Vec<SeatPrice> {
-    seats
+/// Each seat at the category beside it, taxed as one order.
+pub fn priced(
+    seats: &[String],
+    categories: &[PriceCategory],
+    tax: &checkout::Tax,
+) -> Vec<SeatPrice> {
+    let mut prices: Vec<SeatPrice> = seats
         .iter()
         .zip(categories)
         .map(|(seat, category)| seat_price(seat, category))
-        .collect()
+        .collect();
+    tax.apply(&mut prices);
+    prices
+}
+
+impl Desk {
+    /// What these seats' tax comes to, named as the cinema names it.
+    pub(crate) fn tax_line(&self, prices: &[SeatPrice]) -> checkout::TaxLine {
+        let tax = &self.settings.tax;
+        let seats = prices.iter().map(|p| (p.tax_rate_bps, p.tax_minor));
+        checkout::TaxLine::of(&tax.name, tax.inclusive, seats)
+    }
 }
 
 /// The rows of a setup's units, with the seats the box office alone sells
@@ -170,9 +187,10 @@ impl Showing {
         &self,
         seats: &[String],
         chosen: &std::collections::BTreeMap<String, String>,
+        tax: &checkout::Tax,
     ) -> Result<Vec<SeatPrice>, Refusal> {
         let categories = self.seat_categories(seats, chosen)?;
-        Ok(priced(seats, &categories))
+        Ok(priced(seats, &categories, tax))
     }
 
     /// Each seat's category, as [`Showing::price_seats`] chooses it.

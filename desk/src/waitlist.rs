@@ -351,7 +351,7 @@ impl Desk {
         // Each seat at the showing's first price: an offer has no choice
         // of prices (yet); the box office can refund a concession's difference.
         let categories = showing.best_categories(seats.len() as u32, &Default::default())?;
-        let prices = crate::showing::priced(&seats, &categories);
+        let prices = crate::showing::priced(&seats, &categories, &self.settings.tax);
         let amount = showing.total(&prices);
         let caller = &claim.buyer;
         self.record_owner(
@@ -369,6 +369,7 @@ impl Desk {
         }
         Ok(Reply::Held(crate::protocol::HoldGranted {
             hold_id: claim.hold_token,
+            tax: self.tax_line(&prices),
             amount,
             prices,
             seats,

@@ -112,9 +112,10 @@ pub async fn record(db: &D1Database, moved: &Move<'_>, now_ms: u64) -> Result<()
         ])?,
         db.prepare(
             "INSERT INTO tickets (id, order_id, showing_id, seat, status, created_at_ms, \
-             price_category, price_name, price_amount, moved_from) \
+             price_category, price_name, price_amount, price_tax, price_tax_rate_bps, moved_from) \
              SELECT ?1, order_id, showing_id, ?2, 'valid', ?3, price_category, price_name, \
-             price_amount, id FROM tickets WHERE id = ?4 AND moved_to = ?1 \
+             price_amount, price_tax, price_tax_rate_bps, id FROM tickets \
+             WHERE id = ?4 AND moved_to = ?1 \
              ON CONFLICT (id) DO NOTHING",
         )
         .bind(&[

@@ -111,6 +111,8 @@ pub struct OrderTickets<'a> {
     /// row's record was lost.
     pub credit: u64,
     pub exchanged_from: Option<&'a str>,
+    pub tax_name: &'a str,
+    pub tax_inclusive: bool,
 }
 
 /// The order's payment and one pending ticket per seat, in one batch. The
@@ -129,6 +131,8 @@ pub async fn write_order(
         payment_id,
         credit,
         exchanged_from,
+        tax_name,
+        tax_inclusive,
     } = *order;
     let classify = |found: Vec<LiveTicket>| {
         let others: Vec<String> = found
@@ -148,7 +152,8 @@ pub async fn write_order(
     let mut batch: Vec<D1PreparedStatement> = vec![db
         .prepare(
             "UPDATE orders SET payment_id = NULLIF(?1, ''), updated_at_ms = ?2, \
-             credit = ?4, exchanged_from = ?5 WHERE id = ?3 AND status = 'pending'",
+             credit = ?4, exchanged_from = ?5, tax_name = ?6, tax_inclusive = ?7 \
+             WHERE id = ?3 AND status = 'pending'",
         )
         .bind(&[
             payment_id.into(),
@@ -156,6 +161,8 @@ pub async fn write_order(
             order_id.into(),
             num(credit),
             exchanged_from.map(JsValue::from).unwrap_or(JsValue::NULL),
+            tax_name.into(),
+            num(u64::from(tax_inclusive)),
         ])?];
     for (index, seat) in seats.iter().enumerate() {
         // What the seat was sold at (unknown for an order made before
@@ -169,8 +176,9 @@ pub async fn write_order(
         batch.push(
             db.prepare(
                 "INSERT INTO tickets (id, order_id, showing_id, seat, status, created_at_ms, \
-                 price_category, price_name, price_amount) \
-                 VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8) ON CONFLICT (id) DO NOTHING",
+                 price_category, price_name, price_amount, price_tax, price_tax_rate_bps) \
+                 VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10) \
+                 ON CONFLICT (id) DO NOTHING",
             )
             .bind(&[
                 ticket_id(order_id, index).into(),
@@ -181,6 +189,10 @@ pub async fn write_order(
                 text(|p| &p.category),
                 text(|p| &p.name),
                 price.map(|p| num(p.amount_minor)).unwrap_or(JsValue::NULL),
+                price.map(|p| num(p.tax_minor)).unwrap_or(JsValue::NULL),
+                price
+                    .map(|p| num(u64::from(p.tax_rate_bps)))
+                    .unwrap_or(JsValue::NULL),
             ])?,
         );
     }
@@ -325,6 +337,16 @@ pub struct OrderRow {
     /// What the order it was exchanged from paid of `amount`.
     #[serde(default)]
     pub credit: f64,
+    /// What its receipt calls the tax, and whether its prices include it
+    /// (D1 answers 0 or 1).
+    #[serde(default)]
+    pub tax_name: String,
+    #[serde(default = "yes", deserialize_with = "flag")]
+    pub tax_inclusive: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -338,6 +360,24 @@ pub struct TicketRow {
     pub price_name: Option<String>,
     #[serde(serialize_with = "whole_number")]
     pub price_amount: Option<f64>,
+    /// The tax within `price_amount` and its rate (`None` for a ticket sold
+    /// before tax).
+    #[serde(
+        rename(serialize = "tax", deserialize = "price_tax"),
+        default,
+        serialize_with = "whole_number"
+    )]
+    pub price_tax: Option<f64>,
+    #[serde(
+        rename(serialize = "tax_rate_bps", deserialize = "price_tax_rate_bps"),
+        default,
+        serialize_with = "whole_number"
+    )]
+    pub price_tax_rate_bps: Option<f64>,
+    /// The ticket it replaced, for one staff moved here: its price is the
+    /// first one's, not a second sale.
+    #[serde(default, skip_serializing)]
+    pub moved_from: Option<String>,
     /// For a ticket staff moved (void since), the seat of its replacement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moved_to_seat: Option<String>,
@@ -393,8 +433,8 @@ pub async fn note_card(
 pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRow>> {
     db.prepare(
         "SELECT id, showing_id, email, name, amount, currency, status, status_detail, \
-         payment_id, created_at_ms, updated_at_ms, channel, card_brand, card_last4, credit \
-         FROM orders WHERE id = ?1",
+         payment_id, created_at_ms, updated_at_ms, channel, card_brand, card_last4, credit, \
+         tax_name, tax_inclusive FROM orders WHERE id = ?1",
     )
     .bind(&[order_id.into()])?
     .first(None)
@@ -404,7 +444,7 @@ pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRo
 pub async fn tickets_of(db: &D1Database, order_id: &str) -> Result<Vec<TicketRow>> {
     db.prepare(
         "SELECT t.id, t.seat, t.status, t.checked_in_at_ms, t.price_name, t.price_amount, \
-         (SELECT n.seat FROM tickets n WHERE n.id = t.moved_to) AS moved_to_seat, \
+         t.price_tax, t.price_tax_rate_bps, t.moved_from, (SELECT n.seat FROM tickets n WHERE n.id = t.moved_to) AS moved_to_seat, \
          EXISTS (SELECT 1 FROM refunds r, json_each(r.ticket_ids) j WHERE r.order_id = t.order_id \
            AND r.exchange_to IS NOT NULL AND r.status = 'COMPLETED' AND j.value = t.id) \
            AS exchanged \

@@ -133,10 +133,12 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
     let order = order_rows::get_order(&db, order_id)
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
-    let mut tickets = serde_json::to_value(order_rows::tickets_of(&db, order_id).await?)
-        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let rows = order_rows::tickets_of(&db, order_id).await?;
+    let tax = crate::order_answer::recorded_tax(&order, &rows);
+    let mut tickets = serde_json::to_value(rows).map_err(|e| ApiError::internal(e.to_string()))?;
     add_codes(&ctx.env, &order.showing_id, &mut tickets)?;
     for ticket in tickets.as_array_mut().into_iter().flatten() {
+        crate::order_answer::add_net(ticket);
         let page = format!(
             "/tickets/{}?key={key}",
             ticket["id"].as_str().unwrap_or_default()
@@ -160,6 +162,7 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
             "channel": order.channel,
             "card": order.card_brand.map(|brand| json!({"brand": brand, "last4": order.card_last4})),
             "credit": order.credit as u64,
+            "tax": tax,
         },
         "showing": showing,
         "tickets": tickets,

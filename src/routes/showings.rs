@@ -482,6 +482,7 @@ pub async fn bench_hold_worker_half(req: Request, ctx: RouteContext<()>) -> Hand
             currency: String::new(),
         },
         prices: Vec::new(),
+        tax: Default::default(),
         seats: new.seats,
         // When the object's answer was back, for the benchmark's timeline
         // (`expires_at_ms - expires_in_ms`, as it reads a real hold's).

@@ -179,6 +179,8 @@ impl Showtime {
                 prices,
                 credit,
                 exchanged_from,
+                tax_name,
+                tax_inclusive,
             } => {
                 let order = order_rows::OrderTickets {
                     order_id,
@@ -188,6 +190,8 @@ impl Showtime {
                     payment_id: &payment_id,
                     credit,
                     exchanged_from: exchanged_from.as_deref(),
+                    tax_name: &tax_name,
+                    tax_inclusive,
                 };
                 match order_rows::write_order(&db, &order, now).await {
                     Ok(order_rows::Written::Written) => StoreOutcome::Stored,

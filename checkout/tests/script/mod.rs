@@ -39,6 +39,8 @@ pub fn new_checkout() -> NewCheckout {
                 category: "adult".to_owned(),
                 name: "Adult".to_owned(),
                 amount_minor: 1_200,
+                tax_minor: 200,
+                tax_rate_bps: 2_000,
             })
             .collect(),
         paid_at_desk: false,
