@@ -186,7 +186,11 @@ function renderDesk() {
     return el('p', {}, [el('label', { for: id, text: zoneOf(seat) === null ? `Price for seat ${seat}` : `Price for a place in ${zoneOf(seat)} (${seat.slice(seat.indexOf(PLACE_MARK) + 1)})` }), select]);
   })));
   const total = comp ? 0 : [...deskSeats].reduce((sum, seat) => sum + (all.find((c) => c.id === deskPrices.get(seat)) || all[0]).amount, 0);
-  document.getElementById('desk-total').textContent = deskSeats.size ? `To take: ${minor(total, cur)}` : '';
+  // Added tax is worked out for the seats together when they are sold; the
+  // sale's answer says what to take.
+  const tax = data.tax;
+  const plus = taxed(tax) && total > 0 ? (tax.inclusive ? ` including ${tax.name}` : ` plus ${tax.name}, worked out on selling`) : '';
+  document.getElementById('desk-total').textContent = deskSeats.size ? `To take: ${minor(total, cur)}${plus}` : '';
   document.getElementById('desk-sell').disabled = deskSeats.size === 0;
   document.getElementById('desk-sell').textContent = comp ? 'Give these seats' : 'Sell';
 }
@@ -215,7 +219,8 @@ async function sellAtDesk() {
       el('img', { src: `/tickets/${t.id}/qr.svg?key=${encodeURIComponent(key)}`, alt: `QR code of the ticket for ${ticketFor(t.seat)}`, width: '120', height: '120' }),
       el('figcaption', {}, [el('a', { href: t.page_url, target: '_blank', text: `${placeText(t.seat)}${t.price_name ? ` · ${t.price_name}` : ''}` })]),
     ])));
-  say(out, 'ok', `${paid === 'comp' ? 'Given' : 'Sold'}: ${seatsText(answer.body.tickets.map((t) => t.seat))}.`);
+  const take = answer.body.amount.amount ? ` Take ${withTax(answer.body.amount, answer.body.tax)}.` : '';
+  say(out, 'ok', `${paid === 'comp' ? 'Given' : 'Sold'}: ${seatsText(answer.body.tickets.map((t) => t.seat))}.${take}`);
   await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
 }
 

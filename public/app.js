@@ -91,6 +91,37 @@ function majorText(amount, currency) {
   return `${text.slice(0, -digits)}.${text.slice(-digits)}`;
 }
 
+// 2000 → "20 %", 875 → "8.75 %", 550 → "5.5 %": a rate in hundredths of
+// a percent, in words, without floating point.
+function rateText(bps) {
+  const fraction = String(bps % 100).padStart(2, '0').replace(/0$/, '');
+  return `${Math.floor(bps / 100)}${bps % 100 ? `.${fraction}` : ''} %`;
+}
+
+// Whether the cinema taxes tickets at all (`tax` as the showing's answer
+// gives it).
+function taxed(tax) {
+  return Boolean(tax) && (tax.rate_bps > 0 || Object.values(tax.by_category || {}).some((r) => r > 0));
+}
+
+// What a page says of the tax in its prices: "prices include 20 % VAT",
+// "plus 8.75 % Sales tax", or '' when there is none.
+function taxWords(tax) {
+  if (!taxed(tax)) return '';
+  const rate = tax.rate_bps ? `${rateText(tax.rate_bps)} ` : '';
+  return tax.inclusive ? `prices include ${rate}${tax.name}` : `plus ${rate}${tax.name}`;
+}
+
+// An amount with the tax in it (`tax` an order's or hold's tax line):
+// "£32.00 including £4.00 VAT", "$34.80 ($32.00 + $2.80 Sales tax)".
+function withTax(amount, tax) {
+  if (!tax || !tax.amount) return money(amount);
+  const part = money({ amount: tax.amount, currency: amount.currency });
+  if (tax.inclusive) return `${money(amount)} including ${part} ${tax.name}`;
+  const net = money({ amount: amount.amount - tax.amount, currency: amount.currency });
+  return `${money(amount)} (${net} + ${part} ${tax.name})`;
+}
+
 // "12.50" GBP → 1250; "1500" JPY → 1500. `null` for anything else,
 // including more decimals than the currency has.
 function toMinor(text, currency) {

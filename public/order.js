@@ -77,13 +77,26 @@ function receipt(order, tickets, refunds, showing) {
     ...fact('Ordered', `${localParts(order.created_at_ms, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' })}, ${clockTime(order.created_at_ms)}`),
     ...fact('Name', order.name || ''),
     ...fact('E-mail', order.email || ''),
-    ...fact('Total', order.amount.amount === 0 ? 'Free' : money(order.amount)),
+    ...fact('Total', order.amount.amount === 0 ? 'Free' : withTax(order.amount, order.tax)),
     ...(order.credit ? fact('Paid by your exchanged tickets', money({ amount: order.credit, currency })) : []),
     ...(order.card ? fact('Paid with', `${cardBrand(order.card.brand)} ending ${order.card.last4}`) : []));
+  // With tax: each line's net, tax and price, and the order's in all.
+  const tax = order.tax && order.tax.amount ? order.tax : null;
+  const cash = (amount) => money({ amount, currency });
+  const th = (text) => el('th', { scope: 'col', text });
+  const taxHead = tax ? `${tax.name}${tax.inclusive ? ' included' : ' added'}` : '';
+  document.getElementById('receipt-head').replaceChildren(...(tax
+    ? [th('Seat'), th('Ticket'), th('Net'), th(taxHead), th('Price'), th('State')]
+    : [th('Seat'), th('Ticket'), th('Price'), th('State')]));
   document.querySelector('#receipt-lines tbody').replaceChildren(...tickets.map((t) => el('tr', {}, [
     el('td', { text: unitText(t.seat) }), el('td', { text: t.price_name || 'Standard' }),
-    el('td', { text: money({ amount: t.price_amount ?? defaultPrice, currency }) }),
+    ...(tax ? [el('td', { text: cash(t.net ?? t.price_amount) }), el('td', { text: `${cash(t.tax || 0)}${t.tax_rate_bps ? ` (${rateText(t.tax_rate_bps)})` : ''}` })] : []),
+    el('td', { text: cash(t.price_amount ?? defaultPrice) }),
     el('td', { text: ticketState(t) })])));
+  document.querySelector('#receipt-lines tfoot').replaceChildren(...(tax ? [el('tr', {}, [
+    el('th', { scope: 'row', colspan: '2', text: 'Total' }),
+    el('td', { text: cash(order.amount.amount - tax.amount) }), el('td', { text: cash(tax.amount) }),
+    el('td', { text: cash(order.amount.amount) }), el('td', { text: '' })])] : []));
   document.getElementById('refunds').replaceChildren(...(refunds.length ? [
     el('h3', { text: 'Refunds' }),
     el('ul', {}, refunds.map((r) => el('li', { text: `${money({ amount: r.amount, currency })}, ${REFUND_WORDS[r.status] || r.status}, ${localParts(r.updated_at_ms, { day: 'numeric', month: 'short', year: 'numeric' })}` }))),

@@ -16,6 +16,8 @@ const chosen = new Set();
 // Seat → price category id, for a chosen seat not at the default price.
 const priceOf = new Map();
 let showing = null;
+// The cinema's tax, as the showing's answer gives it.
+let tax = null;
 let states = {};
 let version = -1;
 let hold = null;
@@ -527,7 +529,9 @@ function renderChoices() {
     return el('p', { class: 'choice' }, [el('label', { for: id, text: `Ticket for seat ${seat}` }), select]);
   })));
   const total = [...chosen].reduce((sum, seat) => sum + categoryOf(seat).amount, 0);
-  document.getElementById('choice-total').textContent = chosen.size && !hold ? `Total: ${money({ amount: total, currency })}` : '';
+  // Added tax is worked out for the seats together once they are held.
+  const plus = taxed(tax) && total > 0 ? (tax.inclusive ? ` including ${tax.name}` : ` plus ${tax.name}`) : '';
+  document.getElementById('choice-total').textContent = chosen.size && !hold ? `Total: ${money({ amount: total, currency })}${plus}` : '';
 }
 
 // " (A1 Adult $12.00, A2 Child $8.00)" when the seats differ in price.
@@ -673,7 +677,7 @@ async function requestHold(attempt) {
 // Takes a hold as the server describes it; the countdown runs from the
 // server's "time left", so a wrong clock on this device does not matter.
 function adopt(view) {
-  hold = { hold_id: view.hold_id, seats: view.seats, amount: view.amount, prices: view.prices || [], deadline: Date.now() + (view.expires_in_ms || 0) };
+  hold = { hold_id: view.hold_id, seats: view.seats, amount: view.amount, prices: view.prices || [], tax: view.tax, deadline: Date.now() + (view.expires_in_ms || 0) };
   chosen.clear();
   for (const seat of view.seats) chosen.add(seat);
 }
@@ -725,7 +729,7 @@ function toOrder(body) {
 
 async function startPayment() {
   document.getElementById('pay').hidden = false;
-  document.getElementById('total').textContent = `Total: ${money(hold.amount)}${priceLines(hold.prices)}`;
+  document.getElementById('total').textContent = `Total: ${withTax(hold.amount, hold.tax)}${priceLines(hold.prices)}`;
   renderChoices();
   tick();
   if (exchange) return startExchange();
@@ -1019,6 +1023,7 @@ async function release() {
   const { status, body } = await api(`/api/showings/${sid}`);
   if (status !== 200) return say(messages, 'error', 'This showing does not exist.');
   showing = body.showing;
+  tax = body.tax;
   // The layout by its version: it never changes, so the browser keeps it;
   // who holds what came with the showing, and comes again on its own.
   const layout = await api(`/api/layouts/${encodeURIComponent(showing.layout_version)}`);
@@ -1029,7 +1034,8 @@ async function release() {
   const priceWords = categories().length > 1
     ? categories().map((c) => `${c.name} ${priceText(c.amount)}`).join(', ')
     : showing.price.amount === 0 ? 'Free' : `${money(showing.price)} a seat`;
-  document.getElementById('when').textContent = `${when(showing.starts_at_ms)} · ${priceWords}`;
+  const taxNote = taxWords(tax);
+  document.getElementById('when').textContent = `${when(showing.starts_at_ms)} · ${priceWords}${taxNote ? ` (${taxNote})` : ''}`;
   document.getElementById('limit').textContent = `Choose up to ${showing.max_seats_per_hold} seats; they are held for you for ${howLong(showing.hold_ttl_ms)} while you pay.`;
   states = body.availability.seats;
   version = body.availability.version;

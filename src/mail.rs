@@ -4,7 +4,7 @@
 //! `mail` crate's; nothing here changes an order.
 
 use js_sys::{Reflect, Uint8Array};
-use mail::compose::{self, OrderView, TicketView};
+use mail::compose::{self, OrderView, TaxView, TicketView};
 use mail::outbox::{self, Failure, Kind, Next};
 use mail::outcome::{self as unpaid, Cancellation, RefundEnd};
 use mail::{Message, Venue};
@@ -319,7 +319,17 @@ fn view<'a>(facts: &'a OrderFacts) -> OrderView<'a> {
         starts_at_ms: facts.showing.starts_at_ms,
         order_url: &facts.url,
         paid_at_desk: matches!(facts.order.channel.as_str(), "cash" | "card_at_desk"),
+        tax: None,
     }
+}
+
+/// Tax as a message names it: none when there is none.
+fn tax_view(name: &str, inclusive: bool, amount: u64) -> Option<TaxView<'_>> {
+    (amount > 0).then_some(TaxView {
+        name,
+        inclusive,
+        amount,
+    })
 }
 
 /// A showing cancelled since the message was queued: its buyer gets the
@@ -356,6 +366,11 @@ fn code_and_page(
     (code, page)
 }
 
+/// Money as D1 reads it back (a JSON number), 0 when unknown.
+fn whole(amount: Option<f64>) -> u64 {
+    amount.map_or(0, |a| a as u64)
+}
+
 /// A ticket's price as its mail shows it: the category's name and the
 /// amount it was sold at, when it has them.
 fn price_of(name: Option<&str>, amount: Option<f64>) -> Option<(&str, u64)> {
@@ -371,12 +386,13 @@ async fn tickets_message(
 ) -> Result<Message, Failure> {
     let facts = order_facts(env, db, settings, row).await?;
     showing_still_on(&facts)?;
-    let live: Vec<order_rows::TicketRow> = order_rows::tickets_of(db, &facts.order.id)
+    let all = order_rows::tickets_of(db, &facts.order.id)
         .await
-        .map_err(failed)?
-        .into_iter()
-        .filter(|t| t.status == "valid")
-        .collect();
+        .map_err(failed)?;
+    let tax = facts.order.tax_line(&all);
+    let live: Vec<order_rows::TicketRow> =
+        all.into_iter().filter(|t| t.status == "valid").collect();
+    let (tax_name, inclusive) = (facts.order.tax_name.as_str(), facts.order.tax_inclusive);
     if live.is_empty() {
         return Err(Failure {
             code: Some("NO_LIVE_TICKETS".into()),
@@ -397,9 +413,14 @@ async fn tickets_message(
             code,
             page_url: page,
             price: price_of(t.price_name.as_deref(), t.price_amount),
+            tax: tax_view(tax_name, inclusive, whole(t.price_tax)),
         })
         .collect();
-    compose::tickets(&settings.venue, &view(&facts), &tickets, now_ms as i64).map_err(failed)
+    let order = OrderView {
+        tax: tax_view(tax_name, inclusive, tax.amount),
+        ..view(&facts)
+    };
+    compose::tickets(&settings.venue, &order, &tickets, now_ms as i64).map_err(failed)
 }
 
 /// A ticket staff moved: its replacement, while it still admits.
@@ -434,6 +455,11 @@ async fn moved_message(
         code: &code,
         page_url: &page,
         price: price_of(ticket.price_name.as_deref(), ticket.price_amount),
+        tax: tax_view(
+            &facts.order.tax_name,
+            facts.order.tax_inclusive,
+            whole(ticket.price_tax),
+        ),
     };
     let from = ticket.from_seat.as_deref().unwrap_or_default();
     compose::moved(&settings.venue, &view(&facts), from, &view_of_ticket).map_err(failed)
@@ -557,6 +583,7 @@ async fn lookup_message(
             starts_at_ms: o.starts_at_ms as i64,
             order_url: url,
             paid_at_desk: false,
+            tax: None,
         })
         .collect();
     Ok(compose::lookup(&settings.venue, &views))

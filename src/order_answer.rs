@@ -78,20 +78,6 @@ pub fn order_body(order: &OrderAnswer) -> (u16, Value) {
     (status, body)
 }
 
-/// An order's tax as D1 recorded it: over the tickets it sold, not the
-/// copies staff made moving one to another seat.
-pub fn recorded_tax(
-    order: &order_rows::OrderRow,
-    tickets: &[order_rows::TicketRow],
-) -> checkout::TaxLine {
-    let sold = tickets.iter().filter(|t| t.moved_from.is_none());
-    let seats = sold.map(|t| {
-        let whole = |n: Option<f64>| n.map_or(0, |n| n as u64);
-        (whole(t.price_tax_rate_bps) as u32, whole(t.price_tax))
-    });
-    checkout::TaxLine::of(&order.tax_name, order.tax_inclusive, seats)
-}
-
 /// Adds a ticket's price less its tax (`net`), where it has a price.
 pub fn add_net(ticket: &mut Value) {
     if let Some(amount) = ticket["price_amount"].as_u64() {

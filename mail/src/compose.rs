@@ -36,6 +36,37 @@ pub struct OrderView<'a> {
     /// Paid at the box office (cash or the cinema's card terminal): money
     /// goes back there, not through Square.
     pub paid_at_desk: bool,
+    /// The tax in `amount`, when there is any.
+    pub tax: Option<TaxView<'a>>,
+}
+
+/// Tax within an amount, as the receipt names it.
+#[derive(Clone, Copy)]
+pub struct TaxView<'a> {
+    pub name: &'a str,
+    /// In the prices (VAT), or added to them (US sales tax).
+    pub inclusive: bool,
+    pub amount: u64,
+}
+
+/// "£32.00 including £4.00 VAT", "$34.80 ($32.00 + $2.80 Sales tax)", or
+/// the amount alone without tax.
+fn with_tax(amount: u64, currency: &str, tax: Option<TaxView>) -> String {
+    let whole = money::format(amount, currency);
+    match tax.filter(|t| t.amount > 0) {
+        None => whole,
+        Some(tax) if tax.inclusive => format!(
+            "{whole} including {} {}",
+            money::format(tax.amount, currency),
+            tax.name
+        ),
+        Some(tax) => format!(
+            "{whole} ({} + {} {})",
+            money::format(amount.saturating_sub(tax.amount), currency),
+            money::format(tax.amount, currency),
+            tax.name
+        ),
+    }
 }
 
 /// What a cancellation does with the buyer's money, in words.
@@ -65,13 +96,16 @@ pub struct TicketView<'a> {
     pub page_url: &'a str,
     /// The price category and amount it was sold at, when known.
     pub price: Option<(&'a str, u64)>,
+    /// The tax within that price, when there is any.
+    pub tax: Option<TaxView<'a>>,
 }
 
-/// " · Child £8.00" for a ticket with its price, "" otherwise.
+/// " · Child £8.00" for a ticket with its price, with its tax where it has
+/// some; "" without a price.
 fn price_words(ticket: &TicketView, currency: &str) -> String {
     ticket
         .price
-        .map(|(name, amount)| format!(" · {name} {}", money::format(amount, currency)))
+        .map(|(name, amount)| format!(" · {name} {}", with_tax(amount, currency, ticket.tax)))
         .unwrap_or_default()
 }
 
@@ -224,7 +258,7 @@ pub fn tickets(
     let when = venue.local_time(order.starts_at_ms);
     let seats: Vec<&str> = tickets.iter().map(|t| t.seat).collect();
     let seats = seats_words(&seats);
-    let total = money::format(order.amount, order.currency);
+    let total = with_tax(order.amount, order.currency, order.tax);
     let subject = format!("Your tickets: {}, {when}", order.film);
     let mut attachments = Vec::with_capacity(tickets.len() + 1);
     let mut ticket_html = String::new();
@@ -574,6 +608,7 @@ pub(crate) mod examples {
             paid_at_desk: false,
             starts_at_ms: 1_776_191_400_000,
             order_url: "https://cinema.example/orders/ord1?key=k&x=1",
+            tax: None,
         }
     }
 }
@@ -584,6 +619,71 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_tickets_mail_names_the_tax_in_each_price_and_the_total() {
+        let vat = |amount| {
+            Some(TaxView {
+                name: "VAT",
+                inclusive: true,
+                amount,
+            })
+        };
+        let ticket = |seat, price, tax| TicketView {
+            id: "ord1-1",
+            seat,
+            code: "v1.code.one",
+            page_url: "https://cinema.example/tickets/ord1-1?key=k",
+            price: Some(("Adult", price)),
+            tax,
+        };
+        let paid = OrderView {
+            tax: vat(400),
+            ..order()
+        };
+        let lines = [ticket("A1", 1200, vat(200)), ticket("A2", 1200, vat(200))];
+        let m = tickets(&venue(), &paid, &lines, 1_776_000_000_000).unwrap();
+        assert!(
+            m.text.contains("Total paid: £24.00 including £4.00 VAT"),
+            "{}",
+            m.text
+        );
+        assert!(
+            m.text
+                .contains("Seat A1 · Adult £12.00 including £2.00 VAT:"),
+            "{}",
+            m.text
+        );
+        let added = |amount| {
+            Some(TaxView {
+                name: "Sales tax",
+                inclusive: false,
+                amount,
+            })
+        };
+        let paid = OrderView {
+            amount: 2610,
+            currency: "USD",
+            tax: added(210),
+            ..order()
+        };
+        let lines = [
+            ticket("A1", 1305, added(105)),
+            ticket("A2", 1305, added(105)),
+        ];
+        let m = tickets(&venue(), &paid, &lines, 1_776_000_000_000).unwrap();
+        assert!(
+            m.text
+                .contains("Total paid: $26.10 ($24.00 + $2.10 Sales tax)"),
+            "{}",
+            m.text
+        );
+        assert!(
+            m.html.contains("Adult $13.05 ($12.00 + $1.05 Sales tax)"),
+            "{}",
+            m.html
+        );
+    }
+
+    #[test]
     fn a_tickets_mail_has_local_time_seats_images_and_a_calendar() {
         let tickets = [
             TicketView {
@@ -592,6 +692,7 @@ mod tests {
                 code: "v1.code.one",
                 page_url: "https://cinema.example/tickets/ord1-1?key=k",
                 price: Some(("Adult", 1600)),
+                tax: None,
             },
             TicketView {
                 id: "ord1-2",
@@ -599,6 +700,7 @@ mod tests {
                 code: "v1.code.two",
                 page_url: "https://cinema.example/tickets/ord1-2?key=k",
                 price: Some(("Child", 800)),
+                tax: None,
             },
         ];
         let m = tickets_mail(&tickets);
@@ -641,6 +743,7 @@ mod tests {
             code: "v1.code",
             page_url: "https://cinema.example/tickets/x?key=k",
             price: None,
+            tax: None,
         };
         let tickets = [
             place("ord1-1", "B4"),
@@ -714,6 +817,7 @@ mod tests {
             code: "v2.code.three",
             page_url: "https://cinema.example/tickets/ord1-3?key=k",
             price: Some(("Adult", 1200)),
+            tax: None,
         };
         let m = moved(&venue(), &order(), "A2", &ticket).unwrap();
         assert_eq!(

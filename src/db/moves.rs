@@ -46,12 +46,15 @@ pub struct Replacement {
     pub status: String,
     pub price_name: Option<String>,
     pub price_amount: Option<f64>,
+    #[serde(default)]
+    pub price_tax: Option<f64>,
     pub from_seat: Option<String>,
 }
 
 pub async fn replacement(db: &D1Database, ticket_id: &str) -> Result<Option<Replacement>> {
     db.prepare(
-        "SELECT n.id, n.seat, n.status, n.price_name, n.price_amount, o.seat AS from_seat \
+        "SELECT n.id, n.seat, n.status, n.price_name, n.price_amount, n.price_tax, \
+         o.seat AS from_seat \
          FROM tickets n LEFT JOIN tickets o ON o.id = n.moved_from WHERE n.id = ?1",
     )
     .bind(&[ticket_id.into()])?

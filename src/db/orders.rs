@@ -349,6 +349,17 @@ fn yes() -> bool {
     true
 }
 
+impl OrderRow {
+    /// Its tax as recorded: over the tickets it sold, not the copies
+    /// staff made moving one to another seat.
+    pub fn tax_line(&self, tickets: &[TicketRow]) -> checkout::TaxLine {
+        let whole = |n: Option<f64>| n.map_or(0, |n| n as u64);
+        let sold = tickets.iter().filter(|t| t.moved_from.is_none());
+        let seats = sold.map(|t| (whole(t.price_tax_rate_bps) as u32, whole(t.price_tax)));
+        checkout::TaxLine::of(&self.tax_name, self.tax_inclusive, seats)
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 pub struct TicketRow {
     pub id: String,

@@ -361,6 +361,7 @@ pub async fn showing(req: Request, ctx: RouteContext<()>) -> Handled {
         "owners": owners,
         "totals": totals,
         "live_holds": stats["live_holds"],
+        "tax": crate::settings::Settings::from_env(&ctx.env).desk.tax,
     }))?)
 }
 

@@ -134,7 +134,7 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
         .await?
         .ok_or_else(|| ApiError::not_found("order"))?;
     let rows = order_rows::tickets_of(&db, order_id).await?;
-    let tax = crate::order_answer::recorded_tax(&order, &rows);
+    let tax = order.tax_line(&rows);
     let mut tickets = serde_json::to_value(rows).map_err(|e| ApiError::internal(e.to_string()))?;
     add_codes(&ctx.env, &order.showing_id, &mut tickets)?;
     for ticket in tickets.as_array_mut().into_iter().flatten() {

@@ -59,7 +59,7 @@ pub async fn list(ctx: RouteContext<()>) -> Handled {
     )
     .await?;
     Ok(Response::from_json(
-        &json!({ "showings": listed, "films": films }),
+        &json!({ "showings": listed, "films": films, "tax": tax(&ctx.env) }),
     )?)
 }
 
@@ -154,9 +154,15 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
     if let Some(fields) = showing.as_object_mut() {
         fields.remove("layout");
     }
-    session.hand_cookie(Response::from_json(
-        &json!({ "showing": showing, "sales": sales, "availability": availability }),
-    )?)
+    session.hand_cookie(Response::from_json(&json!({
+        "showing": showing, "sales": sales, "availability": availability,
+        "tax": tax(&ctx.env),
+    }))?)
+}
+
+/// The cinema's tax, so a page can say whether its prices include it.
+fn tax(env: &Env) -> checkout::Tax {
+    crate::settings::Settings::from_env(env).desk.tax
 }
 
 /// `GET /api/layouts/{version}`: a layout as it was saved under that

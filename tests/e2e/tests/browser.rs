@@ -474,6 +474,34 @@ async fn a_wallet_pays_through_the_same_checkout_as_a_card() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_buyer_and_the_box_office_see_sales_tax_added_and_the_receipt_shows_each_line() {
+    let sales_tax = e2e::StackOptions::default()
+        .var("TAX_RATE_BPS", "875")
+        .var("TAX_NAME", "Sales tax")
+        .var("TAX_INCLUSIVE", "false");
+    let stack = Stack::start_with(sales_tax);
+    let api = Api::new(&stack);
+    let sid = api.create_showing(e2e::family_showing()).await;
+    let _ = run_browser_script_with(
+        "tax.mjs",
+        &stack,
+        &sid,
+        &[("ADMIN_TOKEN", api.admin_token())],
+    );
+    let orders = stack.d1_query(&format!(
+        "SELECT o.amount, SUM(t.price_tax) AS tax FROM orders o JOIN tickets t ON t.order_id = o.id \
+         WHERE o.showing_id = '{sid}' GROUP BY o.id ORDER BY o.amount DESC"
+    ));
+    assert_eq!(
+        orders,
+        [
+            serde_json::json!({"amount": 2175, "tax": 175}),
+            serde_json::json!({"amount": 1305, "tax": 105}),
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_buyer_picks_an_adult_and_a_child_price_and_pays_the_sum() {
     let stack = Stack::start();
     let api = Api::new(&stack);
