@@ -104,12 +104,27 @@ function taxed(tax) {
   return Boolean(tax) && (tax.rate_bps > 0 || Object.values(tax.by_category || {}).some((r) => r > 0));
 }
 
+// "20 % " when every ticket is taxed at the one rate; '' when some price
+// categories have another (each ticket then names its own once held).
+function taxRate(tax) {
+  const one = Object.values(tax.by_category || {}).every((r) => r === tax.rate_bps);
+  return tax.rate_bps && one ? `${rateText(tax.rate_bps)} ` : '';
+}
+
 // What a page says of the tax in its prices: "prices include 20 % VAT",
 // "plus 8.75 % Sales tax", or '' when there is none.
 function taxWords(tax) {
   if (!taxed(tax)) return '';
-  const rate = tax.rate_bps ? `${rateText(tax.rate_bps)} ` : '';
+  const rate = taxRate(tax);
   return tax.inclusive ? `prices include ${rate}${tax.name}` : `plus ${rate}${tax.name}`;
+}
+
+// The same as a sentence: "All prices include 20 % VAT.", "8.75 % Sales
+// tax is added to every price."
+function taxSentence(tax) {
+  if (!taxed(tax)) return '';
+  const rate = taxRate(tax);
+  return tax.inclusive ? `All prices include ${rate}${tax.name}.` : `${rate}${tax.name} is added to every price.`;
 }
 
 // An amount with the tax in it (`tax` an order's or hold's tax line):

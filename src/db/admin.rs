@@ -300,7 +300,8 @@ pub async fn ticket_export(db: &D1Database, showing_id: &str) -> Result<Vec<Valu
     all(
         db,
         &format!(
-            "SELECT t.id AS ticket_id, t.seat, t.price_name, t.price_amount, o.currency, \
+            "SELECT t.id AS ticket_id, t.seat, t.price_name, t.price_amount, t.price_tax, \
+               t.price_tax_rate_bps, o.currency, \
                CASE WHEN t.moved_to IS NULL THEN t.status ELSE 'moved' END AS status, \
                t.checked_in_at_ms, t.voided_at_ms, \
                o.id AS order_id, o.channel, o.comp_reason, o.name, o.email, o.status AS order_status, \

@@ -571,6 +571,9 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
         "ticket",
         "price",
         "amount",
+        "net",
+        "tax",
+        "tax_rate",
         "currency",
         "ticket_status",
         "checked_in_at",
@@ -585,16 +588,24 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
     ])
     .map_err(csv_error)?;
     for row in &rows {
+        // Minor units as a decimal in the row's currency ("12.00"), or
+        // nothing for a ticket sold before tickets had prices (or tax).
+        let currency = row["currency"].as_str().unwrap_or_default();
+        let minor = |key: &str| row[key].as_f64().map(|n| n as u64);
+        let decimal = |amount: Option<u64>| {
+            amount.map_or_else(String::new, |a| mail::money::decimal(a, currency))
+        };
+        let (price, tax) = (minor("price_amount"), minor("price_tax"));
+        let net = price.zip(tax).map(|(p, t)| p.saturating_sub(t));
         out.write_record([
             csv_cell(&row["seat"]),
             csv_cell(&row["ticket_id"]),
             csv_cell(&row["price_name"]),
-            row["price_amount"]
-                .as_f64()
-                .map(|a| {
-                    let currency = row["currency"].as_str().unwrap_or_default();
-                    mail::money::decimal(a as u64, currency)
-                })
+            decimal(price),
+            decimal(net),
+            decimal(tax),
+            minor("price_tax_rate_bps")
+                .map(|bps| format!("{}.{:02}%", bps / 100, bps % 100))
                 .unwrap_or_default(),
             csv_cell(&row["currency"]),
             csv_cell(&row["status"]),

@@ -1,7 +1,7 @@
 // Sales tax added on top (8.75 %) at a family showing: the buyer is told
-// before choosing that tax is added, sees the held seats' total with its
-// tax, pays it, and the order page's receipt shows each ticket's net, tax
-// and price with the order's in all; at the box office staff are told
+// on the listing and before choosing that tax is added, sees the held
+// seats' total with its tax, pays it, and the order page's receipt shows
+// each ticket's net, tax and price with the order's in all; at the box office staff are told
 // the tax comes on top and, once sold, what to take.
 // Run by tests/e2e/tests/browser.rs with ADMIN_TOKEN.
 import { checkAccessibility, expectOrderPage, fillTestCard, launch, newPage, staffPage } from './lib.mjs';
@@ -12,6 +12,8 @@ const sid = process.env.SHOWING_ID;
 const browser = await launch();
 try {
   const { context, page } = await newPage(browser);
+  await page.goto(`${base}/`);
+  await page.getByText('8.75 % Sales tax is added to every price.').waitFor();
   await page.goto(`${base}/showings/${sid}`);
   await page.getByText(/Adult \$12\.00, Child \$8\.00 \(plus 8\.75 % Sales tax\)$/).waitFor();
   await page.getByRole('button', { name: 'Seat A1, available' }).click();

@@ -304,6 +304,15 @@ impl Api {
         paid
     }
 
+    /// Staff refund these tickets of an order.
+    pub async fn refund_tickets(&self, order_id: &str, ticket_ids: &[Value]) -> Reply {
+        self.admin_post(
+            &format!("/api/admin/orders/{order_id}/refund"),
+            Some(json!({ "ticket_ids": ticket_ids })),
+        )
+        .await
+    }
+
     /// Scans `code` at the door of `sid` with the staff door token; answers
     /// the body (`result`: admitted, already_checked_in, …).
     pub async fn door_scan(&self, code: &str, sid: &str) -> Value {

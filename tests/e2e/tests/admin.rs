@@ -388,13 +388,15 @@ async fn staff_see_each_seats_order_search_by_email_and_export_tickets() {
 
     let text = api.tickets_csv(&sid).await;
     let lines: Vec<&str> = text.lines().collect();
-    let header = "seat,ticket,price,amount,currency,ticket_status,checked_in_at,voided_at,order,sold,comp_reason,order_status,name,email,ordered_at";
+    let header = "seat,ticket,price,amount,net,tax,tax_rate,currency,ticket_status,checked_in_at,voided_at,order,sold,comp_reason,order_status,name,email,ordered_at";
     let quoted: Vec<String> = header.split(',').map(|h| format!("\"{h}\"")).collect();
     assert_eq!(lines[0], quoted.join(","), "every cell is quoted");
     assert_eq!(lines.len(), 4, "{text}");
     assert!(
         lines[1].starts_with("\"A1\",")
-            && lines[1].contains(",\"Standard\",\"12.00\",\"USD\",\"valid\",")
+            && lines[1].contains(
+                ",\"Standard\",\"12.00\",\"12.00\",\"0.00\",\"0.00%\",\"USD\",\"valid\","
+            )
             && lines[1].contains("\"Ana@Example.com\""),
         "{}",
         lines[1]

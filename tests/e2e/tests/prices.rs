@@ -109,12 +109,7 @@ async fn a_mixed_hold_charges_the_sum_at_the_prices_it_was_held_at() {
 
     // Refunding the child's ticket gives back what it cost.
     let child = paid.body["tickets"][1]["id"].clone();
-    let refund = api
-        .admin_post(
-            &format!("/api/admin/orders/{order_id}/refund"),
-            Some(json!({"ticket_ids": [child]})),
-        )
-        .await;
+    let refund = api.refund_tickets(&order_id, &[child]).await;
     assert_eq!(
         (refund.status, &refund.body["amount"]),
         (202, &json!(800)),

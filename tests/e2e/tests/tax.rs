@@ -1,6 +1,7 @@
 //! Tax on every ticket: included in the price (VAT) with a category at
 //! another rate, or added on top (US sales tax); each ticket's net and
-//! tax, the order's tax, and the amount Square is asked for.
+//! tax, the order's tax, the amount Square is asked for, and a refund of
+//! one ticket.
 
 use e2e::{family_showing, Api, Method, Reply, Stack, StackOptions};
 use serde_json::{json, Value};
@@ -90,6 +91,22 @@ async fn tax_is_included_or_added_and_every_receipt_line_adds_up_to_what_square_
     assert_eq!(page["order"]["tax"], vat_line);
     assert_eq!(page["order"]["amount"]["amount"], 3200);
     assert_eq!(lines(&page["tickets"]), sold);
+    let csv = api.tickets_csv(&sid).await;
+    let row = |seat: &str| {
+        let start = format!("\"{seat}\",");
+        csv.lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        row("A1").contains(",\"12.00\",\"10.00\",\"2.00\",\"20.00%\",\"USD\","),
+        "{csv}"
+    );
+    assert!(
+        row("A3").contains(",\"8.00\",\"8.00\",\"0.00\",\"0.00%\",\"USD\","),
+        "{csv}"
+    );
 
     // Added on top at 8.75 %: 2 × 1200 + 800 = 3200 takes 280 of tax,
     // shared 105 + 105 + 70, and the buyer is charged 3480.
@@ -115,6 +132,23 @@ async fn tax_is_included_or_added_and_every_receipt_line_adds_up_to_what_square_
     let page = order_page(&api, &paid).await;
     assert_eq!(page["order"]["tax"], sales_line);
     assert_eq!(lines(&page["tickets"]), sold);
+
+    // Refunding the child's ticket gives back what it cost, its tax with it.
+    let order_id = paid.body["order_id"].as_str().unwrap();
+    let child = page["tickets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["seat"] == "A6")
+        .unwrap()["id"]
+        .clone();
+    let refund = api.refund_tickets(order_id, &[child]).await;
+    assert_eq!(
+        (refund.status, &refund.body["amount"]),
+        (202, &json!(870)),
+        "{:?}",
+        refund.body
+    );
 
     // The first order keeps the tax it was sold under.
     let first = stack.d1_query(
