@@ -92,10 +92,10 @@ function majorText(amount, currency) {
 }
 
 // 2000 → "20 %", 875 → "8.75 %", 550 → "5.5 %": a rate in hundredths of
-// a percent, in words, without floating point.
+// a percent, in words, without floating point (the space does not break).
 function rateText(bps) {
   const fraction = String(bps % 100).padStart(2, '0').replace(/0$/, '');
-  return `${Math.floor(bps / 100)}${bps % 100 ? `.${fraction}` : ''} %`;
+  return `${Math.floor(bps / 100)}${bps % 100 ? `.${fraction}` : ''}\u00a0%`;
 }
 
 // Whether the cinema taxes tickets at all (`tax` as the showing's answer

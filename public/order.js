@@ -84,13 +84,15 @@ function receipt(order, tickets, refunds, showing) {
   const tax = order.tax && order.tax.amount ? order.tax : null;
   const cash = (amount) => money({ amount, currency });
   const th = (text) => el('th', { scope: 'col', text });
-  const taxHead = tax ? `${tax.name}${tax.inclusive ? ' included' : ' added'}` : '';
+  // One rate for the whole order goes in the heading, else on each line.
+  const oneRate = tax && tax.rate_bps !== null;
+  const taxHead = tax ? `${tax.name}${oneRate ? ` ${rateText(tax.rate_bps)}` : ''}${tax.inclusive ? ' included' : ' added'}` : '';
   document.getElementById('receipt-head').replaceChildren(...(tax
     ? [th('Seat'), th('Ticket'), th('Net'), th(taxHead), th('Price'), th('State')]
     : [th('Seat'), th('Ticket'), th('Price'), th('State')]));
   document.querySelector('#receipt-lines tbody').replaceChildren(...tickets.map((t) => el('tr', {}, [
     el('td', { text: unitText(t.seat) }), el('td', { text: t.price_name || 'Standard' }),
-    ...(tax ? [el('td', { text: cash(t.net ?? t.price_amount) }), el('td', { text: `${cash(t.tax || 0)}${t.tax_rate_bps ? ` (${rateText(t.tax_rate_bps)})` : ''}` })] : []),
+    ...(tax ? [el('td', { text: cash(t.net ?? t.price_amount) }), el('td', { text: `${cash(t.tax || 0)}${!oneRate && t.tax_rate_bps ? ` (${rateText(t.tax_rate_bps)})` : ''}` })] : []),
     el('td', { text: cash(t.price_amount ?? defaultPrice) }),
     el('td', { text: ticketState(t) })])));
   document.querySelector('#receipt-lines tfoot').replaceChildren(...(tax ? [el('tr', {}, [
