@@ -11,6 +11,8 @@ use serde_json::Value;
 pub enum Scope {
     CreatePayment,
     RefundPayment,
+    CreateOrder,
+    UpdateOrder,
 }
 
 /// An answer as first sent.

@@ -4,6 +4,7 @@
 use rand::distributions::{Alphanumeric, DistString};
 
 const PAYMENT_ID_CHARS: usize = 29;
+const ORDER_ID_CHARS: usize = 27;
 const REFUND_SUFFIX_CHARS: usize = 43;
 const CARD_TOKEN_CHARS: usize = 32;
 const VERSION_TOKEN_CHARS: usize = 40;
@@ -19,6 +20,11 @@ pub fn payment_id() -> String {
 /// Square spells a refund id as `<payment id>_<suffix>`.
 pub fn refund_id(payment_id: &str) -> String {
     format!("{payment_id}_{}", random(REFUND_SUFFIX_CHARS))
+}
+
+/// Square's order ids are base62 too, a little shorter than a payment's.
+pub fn order_id() -> String {
+    random(ORDER_ID_CHARS)
 }
 
 pub fn card_token() -> String {

@@ -5,7 +5,8 @@
 //!
 //! Map of the crate:
 //! - The pure core, no I/O and no clock (`now_ms` comes in as a value):
-//!   `bank` holds the state and rules, built from `payments`, `refunds`,
+//!   `bank` holds the state and rules, built from `payments`, `orders`
+//!   (CreateOrder's checks and Square's totals), `refunds`,
 //!   `cards` (outcome table), `tokens`, `idempotency`, `requests` (field
 //!   checks), `square_error`, `events`; plus `faults` and `signature`.
 //! - The shell: `app` (shared state, timers), `delivery` (webhook sending),
@@ -28,6 +29,7 @@ mod http;
 mod idempotency;
 mod ids;
 mod lock;
+mod orders;
 mod payments;
 mod refunds;
 mod request_log;

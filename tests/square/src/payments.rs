@@ -56,6 +56,8 @@ pub struct Payment {
     pub location_id: String,
     pub application_id: String,
     pub reference_id: Option<String>,
+    /// The order it pays for, when it was made with one.
+    pub order_id: Option<String>,
     pub note: Option<String>,
     pub buyer_email_address: Option<String>,
     pub delay_duration: String,
@@ -105,6 +107,7 @@ impl Payment {
             location_id: merchant.location_id.to_owned(),
             application_id: merchant.application_id.to_owned(),
             reference_id: request.reference_id.clone(),
+            order_id: request.order_id.clone(),
             note: request.note.clone(),
             buyer_email_address: request.buyer_email_address.clone(),
             delay_duration: request.delay_duration.clone(),
@@ -271,6 +274,7 @@ impl Payment {
         });
         let optional = [
             ("reference_id", &self.reference_id),
+            ("order_id", &self.order_id),
             ("note", &self.note),
             ("buyer_email_address", &self.buyer_email_address),
         ];

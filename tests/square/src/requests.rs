@@ -39,6 +39,8 @@ pub struct CreatePayment {
     pub autocomplete: bool,
     pub location_id: Option<String>,
     pub reference_id: Option<String>,
+    /// The Orders API order it pays for.
+    pub order_id: Option<String>,
     pub note: Option<String>,
     pub buyer_email_address: Option<String>,
     /// The duration as sent (`P7D` when absent) and its length.
@@ -63,6 +65,7 @@ pub fn create_payment(body: &Value, currency: &str) -> Result<CreatePayment, Squ
     let autocomplete = optional_bool(fields, "autocomplete")?.unwrap_or(true);
     let location_id = optional_str(fields, "location_id", MAX_ID_CHARS)?;
     let reference_id = optional_str(fields, "reference_id", MAX_REFERENCE_ID_CHARS)?;
+    let order_id = optional_str(fields, "order_id", MAX_ID_CHARS)?;
     let note = optional_str(fields, "note", MAX_NOTE_CHARS)?;
     let buyer_email_address = optional_str(fields, "buyer_email_address", MAX_BUYER_EMAIL_CHARS)?;
     if buyer_email_address
@@ -91,6 +94,13 @@ pub fn create_payment(body: &Value, currency: &str) -> Result<CreatePayment, Squ
             ))
         }
     };
+    if order_id.is_some() && delay_action == DelayAction::Complete {
+        // Forum, "delay_action COMPLETE with order_id": Square's answer.
+        return Err(SquareError::bad_request(
+            "delay_action",
+            "provided value: COMPLETE is invalid if an order_id is provided",
+        ));
+    }
     Ok(CreatePayment {
         idempotency_key,
         source_id,
@@ -98,6 +108,7 @@ pub fn create_payment(body: &Value, currency: &str) -> Result<CreatePayment, Squ
         autocomplete,
         location_id,
         reference_id,
+        order_id,
         note,
         buyer_email_address,
         delay_duration,

@@ -37,6 +37,11 @@ impl Bank {
             Lookup::Reused => return Handled::error(SquareError::idempotency_key_reused()),
             Lookup::Fresh => {}
         }
+        if let Some(order_id) = &request.order_id {
+            if let Err(error) = self.check_order_payment(order_id, request.amount) {
+                return Handled::error(error);
+            }
+        }
         if let Err(full) = self.keys.has_room() {
             return Handled::error(SquareError::standin_full("idempotency keys", full.limit));
         }

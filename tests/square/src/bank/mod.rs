@@ -6,6 +6,7 @@
 //! events it caused, and the HTTP shell does the sending.
 
 mod charging;
+mod ordering;
 mod refunding;
 
 pub use refunding::SettleError;
@@ -121,6 +122,8 @@ pub struct Bank {
     pending_plan: Option<(u32, u64)>,
     /// SCA challenges the SDK stand-in is showing: id → the card.
     challenges: HashMap<String, crate::cards::AcceptedCard>,
+    /// Orders made with CreateOrder, by id.
+    orders: HashMap<String, crate::orders::Order>,
 }
 
 impl Bank {
@@ -138,6 +141,7 @@ impl Bank {
             payment_by_key: HashMap::new(),
             pending_plan: None,
             challenges: HashMap::new(),
+            orders: HashMap::new(),
         }
     }
 

@@ -76,6 +76,17 @@ impl Standin {
         answer(response.expect("the stand-in answers")).await
     }
 
+    pub async fn put(&self, path: &str, body: Value) -> (u16, Value) {
+        let response = self
+            .client
+            .put(self.url(path))
+            .bearer_auth(ACCESS_TOKEN)
+            .json(&body)
+            .send()
+            .await;
+        answer(response.expect("the stand-in answers")).await
+    }
+
     pub async fn get(&self, path: &str) -> (u16, Value) {
         let response = self
             .client
