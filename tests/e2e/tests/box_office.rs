@@ -126,9 +126,8 @@ async fn the_box_office_sells_and_gives_seats_without_square_and_keeps_them_apar
             .any(|l| l.starts_with("\"A3\",") && l.contains(",\"comp\",\"Press screening\",")),
         "{text}"
     );
-    assert!(text
-        .lines()
-        .any(|l| l.starts_with("\"A2\",") && l.contains(",\"Child\",\"8.00\",\"USD\",")));
+    assert!(text.lines().any(|l| l.starts_with("\"A2\",")
+        && l.contains(",\"Child\",\"8.00\",\"8.00\",\"0.00\",\"0.00%\",\"USD\",")));
 
     // Undone at the desk: void and back on sale, nothing asked of Square.
     let undone = api
