@@ -208,8 +208,8 @@ try {
   // The export, downloaded with the session cookie.
   const [download] = await Promise.all([staff.waitForEvent('download'), staff.getByRole('link', { name: 'Export tickets (CSV)' }).click()]);
   const csv = await readFile(await download.path(), 'utf8');
-  assert.match(csv, /^"seat","ticket","price","amount","currency","ticket_status"/);
-  assert.match(csv, /\n"A1",[^\n]*,"Standard","12\.00","USD","valid",[^\n]*"ana@example\.com"/);
+  assert.match(csv, /^"seat","ticket","price","amount","net","tax","tax_rate","currency","ticket_status"/);
+  assert.match(csv, /\n"A1",[^\n]*,"Standard","12\.00","12\.00","0\.00","0\.00%","USD","valid",[^\n]*"ana@example\.com"/);
 
   // Its messages: the tickets mail is listed; staff resend it, then copy
   // the order link, which opens the order for anyone who has it.
