@@ -51,7 +51,7 @@ pub struct TaxView<'a> {
 
 /// "£32.00 including £4.00 VAT", "$34.80 ($32.00 + $2.80 Sales tax)", or
 /// the amount alone without tax.
-fn with_tax(amount: u64, currency: &str, tax: Option<TaxView>) -> String {
+pub fn with_tax(amount: u64, currency: &str, tax: Option<TaxView>) -> String {
     let whole = money::format(amount, currency);
     match tax.filter(|t| t.amount > 0) {
         None => whole,

@@ -32,6 +32,9 @@ struct Shown {
     code: String,
     /// The order's page, for the link back to it.
     order_page: String,
+    /// What the order calls its tax, and whether its prices include it.
+    tax_name: String,
+    tax_inclusive: bool,
 }
 
 async fn shown(req: &Request, ctx: &RouteContext<()>) -> Result<Shown, ApiError> {
@@ -73,6 +76,8 @@ async fn shown(req: &Request, ctx: &RouteContext<()>) -> Result<Shown, ApiError>
         showing,
         code,
         order_page: format!("/orders/{order_id}?key={key}"),
+        tax_name: order.tax_name,
+        tax_inclusive: order.tax_inclusive,
     })
 }
 
@@ -106,6 +111,8 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
         showing,
         code,
         order_page,
+        tax_name,
+        tax_inclusive,
     } = shown(&req, &ctx).await?;
     let escape = |text: &str| html_escape::encode_text(text).to_string();
     let attr = |text: &str| html_escape::encode_double_quoted_attribute(text).to_string();
@@ -133,13 +140,23 @@ pub async fn page(req: Request, ctx: RouteContext<()>) -> Handled {
         )),
         None => status_words(&ticket.status, ticket.checked_in_at_ms.is_some()).to_string(),
     };
-    // "Child · $8.00", when the ticket was sold at a price of its own.
+    // "Child · $8.00", when the ticket was sold at a price of its own, with
+    // its tax where it has some ("£8.00 including £1.33 VAT").
+    let tax = ticket
+        .price_tax
+        .map(|t| t as u64)
+        .filter(|&t| t > 0)
+        .map(|amount| mail::compose::TaxView {
+            name: &tax_name,
+            inclusive: tax_inclusive,
+            amount,
+        });
     let price = match (&ticket.price_name, ticket.price_amount) {
         (Some(name), Some(amount)) => format!(
             " · {}",
             escape(&format!(
                 "{name} {}",
-                mail::money::format(amount as u64, &showing.price.currency)
+                mail::compose::with_tax(amount as u64, &showing.price.currency, tax)
             ))
         ),
         _ => String::new(),

@@ -91,6 +91,17 @@ async fn tax_is_included_or_added_and_every_receipt_line_adds_up_to_what_square_
     assert_eq!(page["order"]["tax"], vat_line);
     assert_eq!(page["order"]["amount"]["amount"], 3200);
     assert_eq!(lines(&page["tickets"]), sold);
+    let adult = page["tickets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["seat"] == "A1")
+        .unwrap();
+    let ticket_page = stack.page_text(adult["page_url"].as_str().unwrap()).await;
+    assert!(
+        ticket_page.contains("Adult $12.00 including $2.00 VAT"),
+        "{ticket_page}"
+    );
     let csv = api.tickets_csv(&sid).await;
     let row = |seat: &str| {
         let start = format!("\"{seat}\",");
