@@ -46,6 +46,7 @@ mod order_answer;
 mod pages;
 mod recurrence;
 mod refunding;
+mod reports;
 mod request;
 mod routes;
 mod session;

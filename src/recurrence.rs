@@ -33,7 +33,8 @@ pub struct Occurrence {
     pub starts_at_ms: Result<i64, String>,
 }
 
-fn weekday(name: &str) -> Option<Weekday> {
+/// "fri", "Friday": the weekday named by its first three letters.
+pub fn weekday(name: &str) -> Option<Weekday> {
     Some(match name.trim().to_ascii_lowercase().get(..3)? {
         "mon" => Weekday::Monday,
         "tue" => Weekday::Tuesday,

@@ -232,6 +232,14 @@ pub fn tax(get: impl Fn(&str) -> Option<String>) -> Result<checkout::Tax, Proble
     Err(unfit(name, problem.to_string()))
 }
 
+/// The first day of the cinema's week, for the distributor return
+/// (`CINEMA_WEEK_STARTS`, `friday` unless set, as film weeks run).
+pub fn week_starts(env: &Env) -> jiff::civil::Weekday {
+    var(env, "CINEMA_WEEK_STARTS")
+        .and_then(|day| crate::recurrence::weekday(&day))
+        .unwrap_or(jiff::civil::Weekday::Friday)
+}
+
 /// A setting that is missing or unfit: its name and what is wrong, never
 /// its value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

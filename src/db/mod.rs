@@ -7,6 +7,7 @@
 //! - [`mail`]: the mail outbox.
 //! - [`moves`]: a ticket staff moved to another seat.
 //! - [`admin`]: what the admin pages read: sales, search, attention, export.
+//! - [`reports`]: what the distributor return reads.
 
 pub mod admin;
 pub mod catalog;
@@ -15,6 +16,7 @@ pub mod mail;
 pub mod moves;
 pub mod orders;
 pub mod refunds;
+pub mod reports;
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;

@@ -365,18 +365,21 @@ pub async fn showing(req: Request, ctx: RouteContext<()>) -> Handled {
     }))?)
 }
 
+/// A query parameter, trimmed; `None` when absent or empty.
+fn query_value(url: &worker::Url, name: &str) -> Option<String> {
+    url.query_pairs()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
 /// `GET /api/admin/orders?showing=…&email=…&q=…`: orders, newest first.
 /// `email` matches any part of the buyer's address; `q` any part of their
 /// address or name, or their order number (see [`admin_rows::Search`]).
 pub async fn orders(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let url = req.url()?;
-    let query = |name: &str| {
-        url.query_pairs()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-    };
+    let query = |name: &str| query_value(&url, name);
     let (email, text) = (query("email"), query("q"));
     if [&email, &text].iter().any(|v| {
         v.as_ref()
@@ -621,6 +624,11 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
         ])
         .map_err(csv_error)?;
     }
+    csv_download(out, &format!("tickets-{sid}.csv"))
+}
+
+/// A CSV file to download, never cached.
+fn csv_download(out: csv::Writer<Vec<u8>>, filename: &str) -> Handled {
     let bytes = out
         .into_inner()
         .map_err(|e| ApiError::internal(e.to_string()))?;
@@ -629,7 +637,7 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
     headers.set("content-type", "text/csv; charset=utf-8")?;
     headers.set(
         "content-disposition",
-        &format!("attachment; filename=\"tickets-{sid}.csv\""),
+        &format!("attachment; filename=\"{filename}\""),
     )?;
     headers.set("cache-control", "no-store")?;
     Ok(resp)
@@ -641,6 +649,50 @@ pub async fn stats(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
     let stats = ShowtimeClient::new(&ctx.env, sid)?.stats().await?;
     Ok(Response::from_json(&stats)?)
+}
+
+/// `GET /api/admin/reports/distributor?week=2027-03-26[&format=csv]`: the
+/// distributor return for the cinema week holding that date (weeks start
+/// on `CINEMA_WEEK_STARTS`, Friday unless set), as JSON or CSV.
+pub async fn distributor_return(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let url = req.url()?;
+    let query = |name: &str| query_value(&url, name);
+    let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
+    let first_day = crate::settings::week_starts(&ctx.env);
+    let date = query("week").unwrap_or_default();
+    let (week, from_ms, to_ms) = crate::reports::week_of(&date, first_day, &venue)
+        .map_err(|e| ApiError::new(Code::InvalidRequest, e).with("field", "week"))?;
+    let csv = match query("format").as_deref() {
+        None | Some("json") => false,
+        Some("csv") => true,
+        Some(_) => {
+            return Err(
+                ApiError::new(Code::InvalidRequest, "format: json or csv").with("field", "format")
+            )
+        }
+    };
+    let db = db::database(&ctx.env)?;
+    let rows = &db::reports::showings(&db, from_ms, to_ms).await?;
+    let sold = &db::reports::sold(&db, from_ms, to_ms).await?;
+    let refunds = &db::reports::refunds(&db, from_ms, to_ms).await?;
+    let from = week.from.clone();
+    let report = crate::reports::distributor_return(week, &venue, rows, sold, refunds);
+    if !csv {
+        return Ok(Response::from_json(&report)?);
+    }
+    let mut out = csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::Always)
+        .from_writer(Vec::new());
+    let csv_error = |e: csv::Error| ApiError::internal(e.to_string());
+    out.write_record(crate::reports::CSV_HEADER)
+        .map_err(csv_error)?;
+    for mut row in crate::reports::csv_rows(&report) {
+        // Titles are staff's text; the figures stay numbers.
+        row[0] = defuse_formulas(&row[0]);
+        out.write_record(&row).map_err(csv_error)?;
+    }
+    csv_download(out, &format!("distributor-return-{from}.csv"))
 }
 
 #[cfg(test)]

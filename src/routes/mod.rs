@@ -141,6 +141,9 @@ fn admin_routes(routes: Routes) -> Routes {
             "/api/admin/showings/:sid/allocations/:aid/release",
             |req, ctx| respond(box_office::release_allocation(req, ctx)),
         )
+        .get_async("/api/admin/reports/distributor", |req, ctx| {
+            respond(admin::distributor_return(req, ctx))
+        })
         .get_async("/api/admin/waiting-room-rate", |req, ctx| {
             respond(admin::waiting_room_rate(req, ctx))
         })
