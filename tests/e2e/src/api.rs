@@ -18,6 +18,9 @@ pub struct Reply {
     pub retry_after: Option<String>,
     /// Every header, names in lower case.
     pub headers: Vec<(String, String)>,
+    /// The dev server lost the first answer and the request was sent again
+    /// (see [`Api::send`]).
+    pub resent: bool,
 }
 
 impl Reply {
@@ -122,7 +125,10 @@ impl Api {
             "e2e: wrangler dev lost {method} {path} on its way to the Worker; sending it again"
         );
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-        self.send_once(method, path, body, headers).await
+        Reply {
+            resent: true,
+            ..self.send_once(method, path, body, headers).await
+        }
     }
 
     async fn send_once(
@@ -176,6 +182,7 @@ impl Api {
             set_cookie,
             retry_after,
             headers,
+            resent: false,
         }
     }
 
@@ -346,13 +353,32 @@ impl Api {
         let hold_id = hold.body["hold_id"].as_str().expect("a granted hold");
         let cookie = hold.cookie.as_deref().expect("the hold's session");
         let body = json!({"source_id": source_id, "email": email, "name": name});
-        self.send(
-            Method::POST,
-            &format!("/api/showings/{sid}/holds/{hold_id}/checkout"),
-            Some(body.to_string().into_bytes()),
-            &[("cookie", cookie)],
-        )
-        .await
+        let path = format!("/api/showings/{sid}/holds/{hold_id}/checkout");
+        let headers = [("cookie", cookie)];
+        let send = || {
+            self.send(
+                Method::POST,
+                &path,
+                Some(body.to_string().into_bytes()),
+                &headers,
+            )
+        };
+        let mut reply = send().await;
+        // The dev server lost the first answer, not the request: the first
+        // checkout is still settling the order, so the second was told
+        // "pending" at once. Asked again, as the page does, it is answered
+        // as the order ends (the first waits at most 20 s).
+        for _ in 0..150 {
+            if !(reply.resent && reply.status == 202) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            reply = Reply {
+                resent: true,
+                ..send().await
+            };
+        }
+        reply
     }
 
     /// The seat map: seat name → "available" | "held" | "sold".
