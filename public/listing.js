@@ -4,7 +4,7 @@
   const list = document.getElementById('showings');
   if (status !== 200) return say(document.getElementById('messages'), 'error', body.detail || 'Showings could not be loaded.');
   if (!body.showings.length) return say(document.getElementById('messages'), 'info', 'Nothing is on sale right now.');
-  // Said once, under the list.
+  // Said once, above the list, where prices are first read.
   const taxNote = taxSentence(body.tax);
   if (taxNote) Object.assign(document.getElementById('tax-note'), { hidden: false, textContent: taxNote });
   // Grouped by film (its poster and details once), then by the

@@ -63,7 +63,4 @@ pub use requests::{MAX_CODE_BYTES, MAX_REASON_BYTES, MAX_SQUARE_ID_BYTES};
 pub use status::{
     AttentionReason, Outcome, PublicStatus, AUTHORIZATION_VOIDED, PAYMENT_FAILED, PAYMENT_UNCERTAIN,
 };
-pub use tax::{
-    apportion, bucket_tax, round_half_even, Tax, TaxLine, TaxProblem, MAX_TAX_NAME_BYTES,
-    MAX_TAX_OVERRIDES, MAX_TAX_RATE_BPS,
-};
+pub use tax::{round_half_even, Tax, TaxLine, TaxProblem, MAX_TAX_RATE_BPS};

@@ -190,7 +190,7 @@ impl TaxLine {
 }
 
 /// The tax on a bucket's prices together, rounded once.
-pub fn bucket_tax(base_minor: u64, rate_bps: u32, inclusive: bool) -> u64 {
+fn bucket_tax(base_minor: u64, rate_bps: u32, inclusive: bool) -> u64 {
     let base = u128::from(base_minor);
     let rate = u128::from(rate_bps);
     let scale = u128::from(MAX_TAX_RATE_BPS);
@@ -216,7 +216,7 @@ pub fn round_half_even(numerator: u128, denominator: u128) -> u128 {
 /// `total` shared in proportion to `weights`: each share is its exact part
 /// rounded down, and what that leaves goes one unit each to the largest
 /// fractions, the earlier line first on a tie. Nothing for weights of 0.
-pub fn apportion(total: u64, weights: &[u64]) -> Vec<u64> {
+fn apportion(total: u64, weights: &[u64]) -> Vec<u64> {
     let sum: u128 = weights.iter().map(|&w| u128::from(w)).sum();
     if sum == 0 {
         return vec![0; weights.len()];
