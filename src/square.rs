@@ -158,6 +158,7 @@ impl Square {
         let method = match call.method {
             desk::square::Method::Get => Method::Get,
             desk::square::Method::Post => Method::Post,
+            desk::square::Method::Put => Method::Put,
         };
         self.call(method, &call.path, call.body.as_ref()).await
     }

@@ -19,6 +19,12 @@ pub struct StepTag(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
+    /// CreateOrder: the Square order the payment will pay, one line item
+    /// per seat, same key and body each time.
+    CreateOrder,
+    /// UpdateOrder to CANCELED, alternating with RetrieveOrder, for the
+    /// Square order of a payment that will never be taken.
+    CancelOrder,
     /// CreatePayment with `autocomplete: false`, same key and body each time.
     Authorize,
     /// CancelPaymentByKey: the authorization's outcome stayed unknown.
@@ -53,6 +59,8 @@ impl Step {
         !matches!(
             self,
             Step::Authorize
+                | Step::CreateOrder
+                | Step::CancelOrder
                 | Step::VoidUncertainPayment
                 | Step::Capture
                 | Step::VoidAuthorization
@@ -62,6 +70,8 @@ impl Step {
 
     pub fn stage(self) -> Stage {
         match self {
+            Step::CreateOrder => Stage::CreatingOrder,
+            Step::CancelOrder => Stage::CancellingOrder,
             Step::Authorize => Stage::Authorizing,
             Step::VoidUncertainPayment => Stage::VoidingUncertainPayment,
             Step::CommitSeats => Stage::CommittingSeats,
@@ -84,6 +94,8 @@ impl Step {
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
     New,
+    CreatingOrder,
+    CancellingOrder,
     Authorizing,
     VoidingUncertainPayment,
     CommittingSeats,
@@ -110,6 +122,29 @@ impl fmt::Display for Stage {
 /// [`crate::Event::Answer`] with its `step`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Action {
+    /// `POST /v2/orders`: one line item per seat at its price, the tax as
+    /// Square works it out. The shell adds the location, the tax's name and
+    /// whether it is inclusive, all fixed until a deploy, so a retry sends
+    /// the same body under the same key.
+    CreateOrder {
+        step: StepTag,
+        idempotency_key: String,
+        /// The checkout's order id: Square's `reference_id`.
+        reference_id: String,
+        item_name: String,
+        currency: String,
+        prices: Vec<crate::order::SeatPrice>,
+    },
+    /// `GET /v2/orders/{order_id}`.
+    GetOrder { step: StepTag, order_id: String },
+    /// `PUT /v2/orders/{order_id}` with `state: CANCELED` at `version`; the
+    /// key names the version, so a retry of the same update is one update.
+    CancelOrder {
+        step: StepTag,
+        order_id: String,
+        version: u64,
+        idempotency_key: String,
+    },
     /// `POST /v2/payments`. `autocomplete` is always false: authorize now,
     /// capture only once the seats and tickets are ours.
     CreatePayment {
@@ -122,6 +157,9 @@ pub enum Action {
         reference_id: String,
         buyer_email: String,
         autocomplete: bool,
+        /// The Square order it pays, whose total is `amount_minor`.
+        #[serde(default)]
+        square_order_id: Option<String>,
     },
     /// `GET /v2/payments/{payment_id}`.
     GetPayment { step: StepTag, payment_id: String },
@@ -211,6 +249,9 @@ impl Action {
     pub fn step(&self) -> Option<StepTag> {
         match self {
             Action::CreatePayment { step, .. }
+            | Action::CreateOrder { step, .. }
+            | Action::GetOrder { step, .. }
+            | Action::CancelOrder { step, .. }
             | Action::GetPayment { step, .. }
             | Action::CompletePayment { step, .. }
             | Action::CancelPayment { step, .. }

@@ -2,9 +2,15 @@
 //! that it settles nothing and the step must be sent again.
 
 use crate::actions::Step;
-use crate::events::{Answer, PaymentStatus};
+use crate::events::{Answer, OrderLine, PaymentStatus};
+use crate::order::line_uid;
 use crate::requests::{bounded_code, bounded_text, is_square_id, Reply};
-use crate::state::{Authorization, Refund, Seats, State, Tickets};
+use crate::state::{Authorization, Refund, Seats, SquareOrder, State, Tickets};
+use crate::status::ORDER_TOTAL_MISMATCH;
+
+/// Most requests (UpdateOrder and RetrieveOrder together) spent on
+/// cancelling a Square order nobody will pay before it is left OPEN.
+pub const MAX_ORDER_CANCEL_SENDS: u32 = 6;
 
 /// What a reply did to the facts.
 pub(crate) enum Applied {
@@ -26,6 +32,8 @@ impl State {
             Reply::Answer(answer) => answer,
         };
         match step {
+            Step::CreateOrder => self.apply_order_created(answer),
+            Step::CancelOrder => self.apply_order_cancel(answer),
             Step::Authorize => self.apply_authorization(answer),
             Step::VoidUncertainPayment => self.apply_void_by_key(answer),
             Step::Capture | Step::VoidAuthorization => self.apply_payment_move(step, answer),
@@ -74,6 +82,134 @@ impl State {
             }
             _ => Applied::Ignored,
         }
+    }
+
+    fn apply_order_created(&mut self, answer: Answer) -> Applied {
+        match answer {
+            Answer::OrderCreated {
+                order_id,
+                version,
+                total_minor,
+                lines,
+            } if is_square_id(&order_id) => {
+                let charge = self.order.charge_minor();
+                self.square_order = SquareOrder::Open {
+                    id: order_id.clone(),
+                    version,
+                };
+                if total_minor != charge {
+                    // Paying it would be refused, and its lines would not be
+                    // what the buyer was shown: nothing is charged.
+                    self.authorization = Authorization::Rejected {
+                        code: ORDER_TOTAL_MISMATCH.to_owned(),
+                    };
+                    self.source_id = None;
+                    return Applied::Learned(format!(
+                        "CreateOrder: order {order_id} comes to {total_minor}, the seats to {charge}: not paying"
+                    ));
+                }
+                let adopted = self.adopt_lines(&lines);
+                Applied::Learned(format!(
+                    "CreateOrder: order {order_id} version {version}, {total_minor} {}{}",
+                    self.order.currency,
+                    if adopted {
+                        ", Square's shares of the tax kept"
+                    } else {
+                        ""
+                    }
+                ))
+            }
+            Answer::Rejected { code } => {
+                let code = bounded_code(&code);
+                // Nothing was asked of the card, so nothing is voided.
+                self.authorization = Authorization::Rejected { code: code.clone() };
+                self.square_order = SquareOrder::NotUsed;
+                self.source_id = None;
+                Applied::Learned(format!("CreateOrder: rejected {code}, not paying"))
+            }
+            Answer::OutcomeUnknown | Answer::PaymentNotFound => {
+                Applied::Unanswered("CreateOrder: outcome unknown".to_owned())
+            }
+            _ => Applied::Ignored,
+        }
+    }
+
+    /// Square's own line totals and taxes, when they differ from the
+    /// seats' and still add up to the same charge: a refund of one seat
+    /// then returns exactly its line item. True if any seat changed.
+    fn adopt_lines(&mut self, lines: &[OrderLine]) -> bool {
+        let matched: Option<Vec<&OrderLine>> = self
+            .order
+            .prices
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let uid = line_uid(i, &p.seat);
+                lines.iter().find(|l| l.uid == uid)
+            })
+            .collect();
+        let Some(matched) = matched else { return false };
+        let sum = matched
+            .iter()
+            .try_fold(0u64, |sum, l| sum.checked_add(l.total_minor));
+        let consistent = lines.len() == matched.len()
+            && sum == Some(self.order.amount_minor)
+            && matched.iter().all(|l| l.tax_minor <= l.total_minor);
+        let differs = matched
+            .iter()
+            .zip(&self.order.prices)
+            .any(|(l, p)| (l.total_minor, l.tax_minor) != (p.amount_minor, p.tax_minor));
+        if !consistent || !differs {
+            return false;
+        }
+        for (price, line) in self.order.prices.iter_mut().zip(matched) {
+            price.amount_minor = line.total_minor;
+            price.tax_minor = line.tax_minor;
+        }
+        true
+    }
+
+    /// UpdateOrder and RetrieveOrder alternate until the order is seen
+    /// CANCELED (or COMPLETED: then there was nothing to cancel), or
+    /// [`MAX_ORDER_CANCEL_SENDS`] requests went by.
+    fn apply_order_cancel(&mut self, answer: Answer) -> Applied {
+        let SquareOrder::Open { id, version } = &self.square_order else {
+            return Applied::Ignored;
+        };
+        let id = id.clone();
+        let detail = match answer {
+            Answer::OrderSeen {
+                order_id,
+                version: seen,
+                state,
+            } if order_id == id => {
+                let state = bounded_code(&state);
+                if matches!(state.as_str(), "CANCELED" | "COMPLETED") {
+                    let detail = format!("CancelOrder: order {id} {state}");
+                    self.square_order = SquareOrder::Closed { id, state };
+                    return Applied::Learned(detail);
+                }
+                let version = (*version).max(seen);
+                self.square_order = SquareOrder::Open {
+                    id: id.clone(),
+                    version,
+                };
+                format!("CancelOrder: order {id} {state} at version {version}")
+            }
+            Answer::Rejected { code } => {
+                format!("CancelOrder: rejected {}", bounded_code(&code))
+            }
+            Answer::OutcomeUnknown | Answer::PaymentNotFound => {
+                "CancelOrder: outcome unknown".to_owned()
+            }
+            _ => return Applied::Ignored,
+        };
+        let sent = self.in_flight.as_ref().map_or(0, |f| f.sent);
+        if sent >= MAX_ORDER_CANCEL_SENDS {
+            self.square_order = SquareOrder::LeftOpen { id };
+            return Applied::Learned(format!("{detail}; left OPEN after {sent} requests"));
+        }
+        Applied::Unanswered(detail)
     }
 
     fn apply_void_by_key(&mut self, answer: Answer) -> Applied {

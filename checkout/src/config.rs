@@ -32,6 +32,12 @@ pub struct Config {
     /// crashing mid-call: the state on disk says the action is in flight,
     /// and only this deadline tells the reloaded object to send it again.
     pub answer_timeout_ms: u64,
+    /// Pay card payments through a Square order with a line item per seat
+    /// (CreateOrder, then CreatePayment with its `order_id`), so that the
+    /// cinema's Square Dashboard reports tickets by film and category. An
+    /// exchange's card payment never is: its credit is money already paid,
+    /// which a Square order could show only as a discount.
+    pub square_orders: bool,
 }
 
 impl Default for Config {
@@ -41,6 +47,7 @@ impl Default for Config {
             retry_base_ms: 1_000,
             retry_max_ms: 60_000,
             answer_timeout_ms: 30_000,
+            square_orders: true,
         }
     }
 }

@@ -11,7 +11,7 @@
 
 use crate::actions::Step;
 use crate::events::PaymentStatus;
-use crate::state::{Authorization, Refund, Seats, State, Tickets};
+use crate::state::{Authorization, Refund, Seats, SquareOrder, State, Tickets};
 use crate::status::{AttentionReason, Outcome, AUTHORIZATION_VOIDED, PAYMENT_UNCERTAIN};
 
 /// What the facts call for.
@@ -36,7 +36,28 @@ impl State {
         if self.payment.is(PaymentStatus::Completed) && !paid && self.refund == Refund::NotStarted {
             return Some(Step::Refund);
         }
-        (!self.final_recorded).then_some(Step::RecordFinal)
+        if !self.final_recorded {
+            return Some(Step::RecordFinal);
+        }
+        // Last, and after the buyer has their answer: the Square order of
+        // a payment that will never be taken is cancelled, so that no
+        // unpaid order lingers in the cinema's Dashboard.
+        self.square_order_unpaid().then_some(Step::CancelOrder)
+    }
+
+    /// The checkout made a Square order that nothing will pay: no capture
+    /// happened and no authorization can remain. After a void by key that
+    /// Square refused one may, and Square would refuse the cancel.
+    fn square_order_unpaid(&self) -> bool {
+        let open = matches!(self.square_order, SquareOrder::Open { .. });
+        let lingering = matches!(
+            self.authorization,
+            Authorization::VoidByKeyRejected { .. } | Authorization::GivenUp
+        );
+        open && self.outcome != Some(Outcome::Paid)
+            && !self.payment.is(PaymentStatus::Completed)
+            && self.nothing_will_be_charged()
+            && !lingering
     }
 
     fn next(&self) -> Next {
@@ -47,6 +68,9 @@ impl State {
             return self.next_when_free();
         }
         match self.authorization {
+            Authorization::Awaiting { .. } if self.square_order == SquareOrder::Creating => {
+                return Next::Run(Step::CreateOrder)
+            }
             Authorization::Awaiting { .. } => return Next::Run(Step::Authorize),
             Authorization::GivenUp | Authorization::Refused { .. } => {
                 return Next::Run(Step::VoidUncertainPayment)

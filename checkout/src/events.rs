@@ -72,6 +72,16 @@ pub enum Event {
     },
 }
 
+/// One line item of a Square order as Square worked it out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrderLine {
+    pub uid: String,
+    /// What the line comes to, with any added tax.
+    pub total_minor: u64,
+    /// The tax in or on it.
+    pub tax_minor: u64,
+}
+
 /// What performing an action produced, as the Durable Object reads it.
 ///
 /// Square calls (CreatePayment, GetPayment, CompletePayment, CancelPayment,
@@ -107,6 +117,21 @@ pub enum Answer {
     CanceledByKey,
     /// RefundPayment was accepted (the refund is PENDING or COMPLETED).
     RefundAccepted { refund_id: String },
+    /// CreateOrder made the order (or had, for the same key): its id,
+    /// version, total, and each line item as Square worked it out.
+    OrderCreated {
+        order_id: String,
+        version: u64,
+        total_minor: u64,
+        lines: Vec<OrderLine>,
+    },
+    /// RetrieveOrder or UpdateOrder answered the order: its `state`
+    /// (OPEN, COMPLETED, CANCELED, DRAFT) and version.
+    OrderSeen {
+        order_id: String,
+        version: u64,
+        state: String,
+    },
 
     /// `ledger.commit` succeeded (or had already).
     SeatsCommitted,

@@ -8,7 +8,7 @@ use crate::events::PaymentStatus;
 use crate::keys::MAX_IDEMPOTENCY_KEY_CHARS;
 use crate::order::StartError;
 use crate::requests::is_square_id;
-use crate::state::{Authorization, Refund, Seats, State, Tickets, Waiting};
+use crate::state::{Authorization, Refund, Seats, SquareOrder, State, Tickets, Waiting};
 use crate::status::Outcome;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -40,6 +40,9 @@ pub enum InvariantError {
     },
     /// A step's tag is not below the number of steps started.
     StepTagAhead,
+    /// A Square order is being made for a payment no longer to be asked
+    /// for, or a payment is asked for while it is being made.
+    SquareOrderContradictsAuthorization,
 }
 
 impl fmt::Display for InvariantError {
@@ -104,6 +107,10 @@ impl State {
         };
         if !fits {
             return Err(InvariantError::StatusContradictsAuthorization);
+        }
+        let creating = self.square_order == SquareOrder::Creating;
+        if creating && (!awaiting || self.payment.id.is_some()) {
+            return Err(InvariantError::SquareOrderContradictsAuthorization);
         }
         Ok(())
     }

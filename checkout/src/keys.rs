@@ -16,6 +16,10 @@
 //!   card (a new token) gets a new key, as Square requires after a decline.
 //! - [`refund_key`]: `refund-` + 38 hex digits (152 bits) of the order id:
 //!   an order is refunded at most once, in full.
+//! - [`order_key`]: `order-` + 39 hex digits of the order id: one Square
+//!   order a checkout.
+//! - `order_cancel_key`: `cancel-` + 38 hex digits of the Square order's id
+//!   and the version it is cancelled at.
 
 use sha2::{Digest, Sha256};
 
@@ -24,6 +28,8 @@ pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 45;
 
 const AUTHORIZATION_DOMAIN: &str = "showtime checkout authorization v1";
 const REFUND_DOMAIN: &str = "showtime checkout refund v1";
+const ORDER_DOMAIN: &str = "showtime checkout square order v1";
+const ORDER_CANCEL_DOMAIN: &str = "showtime checkout square order cancel v1";
 
 /// The CreatePayment (and CancelPaymentByKey) key for paying this hold
 /// with this card token. See the module documentation for the derivation.
@@ -34,6 +40,21 @@ pub fn authorization_key(hold_id: &str, source_id: &str) -> String {
 /// The RefundPayment key of this order's one refund.
 pub fn refund_key(order_id: &str) -> String {
     derive("refund-", REFUND_DOMAIN, &[order_id])
+}
+
+/// The CreateOrder key of this checkout's Square order: one order a
+/// checkout, however often it is asked for.
+pub fn order_key(order_id: &str) -> String {
+    derive("order-", ORDER_DOMAIN, &[order_id])
+}
+
+/// The UpdateOrder key that cancels this Square order at `version`.
+pub(crate) fn order_cancel_key(square_order_id: &str, version: u64) -> String {
+    derive(
+        "cancel-",
+        ORDER_CANCEL_DOMAIN,
+        &[square_order_id, &version.to_string()],
+    )
 }
 
 fn derive(prefix: &str, domain: &str, parts: &[&str]) -> String {

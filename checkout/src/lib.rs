@@ -49,18 +49,19 @@ mod tax;
 pub use actions::{Action, Stage, Step, StepTag};
 pub use checkout::Checkout;
 pub use config::{Config, ConfigError, MAX_AUTHORIZATION_ATTEMPTS_LIMIT, MAX_WAIT_MS};
-pub use events::{Answer, Event, PaymentStatus};
+pub use events::{Answer, Event, OrderLine, PaymentStatus};
 pub use invariants::InvariantError;
-pub use keys::{authorization_key, refund_key, MAX_IDEMPOTENCY_KEY_CHARS};
+pub use keys::{authorization_key, order_key, refund_key, MAX_IDEMPOTENCY_KEY_CHARS};
 pub use machine::MAX_AUDIT_DETAIL_BYTES;
 pub use order::{
-    Credit, NewCheckout, Order, SeatPrice, StartError, TextProblem, MAX_AMOUNT_MINOR,
+    line_uid, Credit, NewCheckout, Order, SeatPrice, StartError, TextProblem, MAX_AMOUNT_MINOR,
     MAX_BUYER_EMAIL_BYTES, MAX_BUYER_NAME_BYTES, MAX_CATEGORY_ID_BYTES, MAX_CATEGORY_NAME_BYTES,
-    MAX_HOLD_ID_BYTES, MAX_ORDER_ID_BYTES, MAX_SEATS_PER_ORDER, MAX_SEAT_NAME_BYTES,
-    MAX_SOURCE_ID_BYTES,
+    MAX_HOLD_ID_BYTES, MAX_ITEM_NAME_BYTES, MAX_ORDER_ID_BYTES, MAX_SEATS_PER_ORDER,
+    MAX_SEAT_NAME_BYTES, MAX_SOURCE_ID_BYTES,
 };
-pub use requests::{MAX_CODE_BYTES, MAX_REASON_BYTES, MAX_SQUARE_ID_BYTES};
+pub use requests::{cut_text, MAX_CODE_BYTES, MAX_REASON_BYTES, MAX_SQUARE_ID_BYTES};
 pub use status::{
-    AttentionReason, Outcome, PublicStatus, AUTHORIZATION_VOIDED, PAYMENT_FAILED, PAYMENT_UNCERTAIN,
+    AttentionReason, Outcome, PublicStatus, AUTHORIZATION_VOIDED, ORDER_TOTAL_MISMATCH,
+    ORDER_UNANSWERED, PAYMENT_FAILED, PAYMENT_UNCERTAIN,
 };
 pub use tax::{round_half_even, Tax, TaxLine, TaxProblem, MAX_TAX_RATE_BPS};

@@ -13,9 +13,10 @@ use crate::keys::authorization_key;
 use crate::order::{NewCheckout, StartError};
 use crate::requests::{is_square_id, Reply};
 use crate::state::{
-    Authorization, CardToken, InFlight, PaymentFacts, Refund, Seats, State, Tickets, Waiting,
+    Authorization, CardToken, InFlight, PaymentFacts, Refund, Seats, SquareOrder, State, Tickets,
+    Waiting,
 };
-use crate::status::PAYMENT_FAILED;
+use crate::status::{ORDER_UNANSWERED, PAYMENT_FAILED};
 
 /// Longest audit detail; longer ones are cut at a character boundary.
 pub const MAX_AUDIT_DETAIL_BYTES: usize = 1_024;
@@ -46,6 +47,8 @@ impl State {
         // A free order, one its credit pays in full, or one paid at the box
         // office asks Square for nothing, so it keeps no card token.
         let free = new.charged_elsewhere();
+        let itemized =
+            !free && config.square_orders && new.credit.is_none() && !new.prices.is_empty();
         let mut state = State {
             config: config.clone(),
             order: new.order(),
@@ -59,6 +62,10 @@ impl State {
             seats: Seats::Held,
             tickets: Tickets::NotWritten,
             refund: Refund::NotStarted,
+            square_order: match itemized {
+                true => SquareOrder::Creating,
+                false => SquareOrder::NotUsed,
+            },
             outcome: None,
             final_recorded: false,
             in_flight: None,
@@ -137,10 +144,11 @@ impl State {
         }
     }
 
-    /// The authorization gives up after `max_authorization_attempts`
-    /// unanswered requests; every other step retries without limit.
+    /// The authorization, and the Square order before it, give up after
+    /// `max_authorization_attempts` unanswered requests between them; every
+    /// other step retries without limit.
     fn count_unanswered(&mut self, step: Step, detail: String) -> String {
-        if step != Step::Authorize {
+        if !matches!(step, Step::Authorize | Step::CreateOrder) {
             return detail;
         }
         let Authorization::Awaiting { unknown_answers } = &mut self.authorization else {
@@ -150,6 +158,16 @@ impl State {
         let (count, max) = (*unknown_answers, self.config.max_authorization_attempts);
         if count < max {
             return format!("{detail} ({count} of {max})");
+        }
+        if step == Step::CreateOrder {
+            // No payment was asked for, so there is nothing to void. An
+            // order Square made meanwhile stays OPEN with nothing to pay.
+            self.authorization = Authorization::Rejected {
+                code: ORDER_UNANSWERED.to_owned(),
+            };
+            self.square_order = SquareOrder::NotUsed;
+            self.source_id = None;
+            return format!("{detail} ({count} of {max}): no Square order, not paying");
         }
         self.authorization = Authorization::GivenUp;
         self.source_id = None;

@@ -23,6 +23,10 @@ pub const MAX_BUYER_NAME_BYTES: usize = 200;
 /// with cents). Ten seats never cost this; a larger amount is a bug.
 pub const MAX_AMOUNT_MINOR: u64 = 100_000_000;
 
+/// Longest name of what a seat is for (the film and its time), each
+/// seat's line item name in the Square order.
+pub const MAX_ITEM_NAME_BYTES: usize = 200;
+
 /// Longest price category id (`adult`, `child`, …).
 pub const MAX_CATEGORY_ID_BYTES: usize = 32;
 /// Longest price category name as a buyer reads it.
@@ -49,6 +53,16 @@ impl SeatPrice {
     /// The price less its tax.
     pub fn net_minor(&self) -> u64 {
         self.amount_minor - self.tax_minor
+    }
+}
+
+/// The uid of the seat's line item in the Square order: the seat's name
+/// when Square takes it as a uid (printable ASCII, at most 60), which is
+/// what staff read in the Dashboard and refunds name, else its place.
+pub fn line_uid(index: usize, seat: &str) -> String {
+    match check_id(seat, 60) {
+        Ok(()) => seat.to_owned(),
+        Err(_) => format!("seat-{}", index + 1),
     }
 }
 
@@ -106,6 +120,10 @@ pub struct NewCheckout {
     /// asked only for `amount_minor` less the credit, or for nothing.
     #[serde(default)]
     pub credit: Option<Credit>,
+    /// What the seats are for, as the Square order's line items name it
+    /// ("Vertigo, Fri 26 Mar 19:30"); empty names them "Ticket".
+    #[serde(default)]
+    pub item_name: String,
 }
 
 /// The order as the checkout keeps it: everything in [`NewCheckout`] but the
@@ -129,6 +147,8 @@ pub struct Order {
     /// exchanges.
     #[serde(default)]
     pub credit: Option<Credit>,
+    #[serde(default)]
+    pub item_name: String,
 }
 
 /// What is wrong with a text field.
@@ -189,6 +209,7 @@ pub enum StartError {
     },
     /// The order a credit was drawn from is no valid order id.
     InvalidCreditOrder(TextProblem),
+    InvalidItemName(TextProblem),
 }
 
 impl fmt::Display for StartError {
@@ -218,6 +239,7 @@ impl fmt::Debug for NewCheckout {
             .field("prices", &self.prices)
             .field("paid_at_desk", &self.paid_at_desk)
             .field("credit", &self.credit)
+            .field("item_name", &self.item_name)
             .finish()
     }
 }
@@ -253,6 +275,7 @@ impl NewCheckout {
             prices: self.prices.clone(),
             paid_at_desk: self.paid_at_desk,
             credit: self.credit.clone(),
+            item_name: self.item_name.clone(),
         }
     }
 }
@@ -284,6 +307,10 @@ impl Order {
                 .map_err(StartError::InvalidBuyerName)?;
         }
         check_prices(&self.prices, &self.seats, self.amount_minor)?;
+        if !self.item_name.is_empty() {
+            check_text(&self.item_name, MAX_ITEM_NAME_BYTES)
+                .map_err(StartError::InvalidItemName)?;
+        }
         match &self.credit {
             Some(credit) => credit.validate(self.amount_minor),
             None => Ok(()),

@@ -2,9 +2,9 @@
 
 use crate::actions::{Action, Step, StepTag};
 use crate::events::{Answer, PaymentStatus};
-use crate::keys::refund_key;
+use crate::keys::{order_cancel_key, order_key, refund_key};
 use crate::order::{check_id, check_text};
-use crate::state::{Authorization, State};
+use crate::state::{Authorization, SquareOrder, State};
 
 /// Longest Square id (payment, refund) accepted from an answer or webhook.
 /// Square's are about 30 characters; the bound keeps stored state small.
@@ -41,12 +41,18 @@ pub(crate) fn bounded_code(code: &str) -> String {
 
 /// Free text as kept: no control characters, at most [`MAX_REASON_BYTES`].
 pub(crate) fn bounded_text(text: &str) -> String {
-    if check_text(text, MAX_REASON_BYTES).is_ok() {
+    cut_text(text, MAX_REASON_BYTES)
+}
+
+/// `text` without control characters, cut to at most `max` bytes at a
+/// character boundary.
+pub fn cut_text(text: &str, max: usize) -> String {
+    if check_text(text, max).is_ok() {
         return text.to_owned();
     }
     let mut kept = String::new();
     for c in text.chars().filter(|c| !c.is_control()) {
-        if kept.len() + c.len_utf8() > MAX_REASON_BYTES {
+        if kept.len() + c.len_utf8() > max {
             break;
         }
         kept.push(c);
@@ -62,6 +68,31 @@ impl State {
         let order = &self.order;
         let ask_first = sent % 2 == 1;
         match step {
+            Step::CreateOrder => Action::CreateOrder {
+                step: tag,
+                idempotency_key: order_key(&order.order_id),
+                reference_id: order.order_id.clone(),
+                item_name: order.item_name.clone(),
+                currency: order.currency.clone(),
+                prices: order.prices.clone(),
+            },
+            Step::CancelOrder => {
+                let SquareOrder::Open { id, version } = &self.square_order else {
+                    unreachable!("CancelOrder runs only for an open Square order")
+                };
+                match ask_first {
+                    true => Action::GetOrder {
+                        step: tag,
+                        order_id: id.clone(),
+                    },
+                    false => Action::CancelOrder {
+                        step: tag,
+                        order_id: id.clone(),
+                        version: *version,
+                        idempotency_key: order_cancel_key(id, *version),
+                    },
+                }
+            }
             // A PENDING payment is looked up, never made again.
             Step::Authorize
                 if self.payment.is(PaymentStatus::Pending) && self.payment.id.is_some() =>
@@ -84,6 +115,7 @@ impl State {
                 reference_id: order.order_id.clone(),
                 buyer_email: order.buyer_email.clone(),
                 autocomplete: false,
+                square_order_id: self.square_order.id().map(str::to_owned),
             },
             Step::VoidUncertainPayment => Action::CancelPaymentByKey {
                 step: tag,

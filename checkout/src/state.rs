@@ -28,6 +28,10 @@ pub(crate) struct State {
     pub seats: Seats,
     pub tickets: Tickets,
     pub refund: Refund,
+    /// The Square order the payment pays for (`NotUsed` for a checkout
+    /// stored before there were).
+    #[serde(default)]
+    pub square_order: SquareOrder,
     /// Set once, when the outcome is known; never changed after.
     pub outcome: Option<Outcome>,
     /// D1 holds the outcome (MarkPaid or RecordFinal was stored).
@@ -167,6 +171,39 @@ pub(crate) enum Refund {
     NotStarted,
     Accepted { refund_id: String },
     Rejected { code: String },
+}
+
+/// The Square order that itemises the sale: a line item per seat, the
+/// tax worked out by Square.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum SquareOrder {
+    /// The payment pays for no Square order: nothing is charged through
+    /// Square, an exchange's credit pays part of it, the configuration
+    /// says so, or CreateOrder never answered and the checkout gave up.
+    #[default]
+    NotUsed,
+    /// CreateOrder is to be sent, or was and is not answered yet.
+    Creating,
+    /// Square made it, OPEN at `version` as last seen.
+    Open { id: String, version: u64 },
+    /// CANCELED by this checkout, or COMPLETED by its capture: nothing
+    /// more to do with it.
+    Closed { id: String, state: String },
+    /// Could not be cancelled in `MAX_ORDER_CANCEL_SENDS` requests; it
+    /// stays OPEN with no payment, which costs nothing but a line in the
+    /// Dashboard's open orders.
+    LeftOpen { id: String },
+}
+
+impl SquareOrder {
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            SquareOrder::Open { id, .. }
+            | SquareOrder::Closed { id, .. }
+            | SquareOrder::LeftOpen { id } => Some(id),
+            SquareOrder::NotUsed | SquareOrder::Creating => None,
+        }
+    }
 }
 
 /// The step whose request is out, or due to be sent again.

@@ -11,6 +11,13 @@ pub const PAYMENT_UNCERTAIN: &str = "PAYMENT_UNCERTAIN";
 pub const AUTHORIZATION_VOIDED: &str = "AUTHORIZATION_VOIDED";
 /// `Declined` code: the payment came back FAILED without an error code.
 pub const PAYMENT_FAILED: &str = "PAYMENT_FAILED";
+/// `Failed` code: Square worked out another total for the order's line
+/// items than the seats' prices add up to (a tax set otherwise in Square
+/// than here); nothing was charged and the Square order was cancelled.
+pub const ORDER_TOTAL_MISMATCH: &str = "ORDER_TOTAL_MISMATCH";
+/// `Failed` code: CreateOrder never gave a definite answer; no payment
+/// was asked for.
+pub const ORDER_UNANSWERED: &str = "ORDER_UNANSWERED";
 
 /// How a checkout ended. Once set it never changes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

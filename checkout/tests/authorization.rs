@@ -8,26 +8,7 @@ use script::{approved, payment, Do::*, Script};
 
 #[test]
 fn a_paid_checkout_walks_every_step_once() {
-    let done = Script::start("audit, CreatePayment").run(vec![
-        (Answer(approved()), "audit, CommitSeats", "pending"),
-        (
-            Answer(Answer::SeatsCommitted),
-            "audit, WriteOrder",
-            "pending",
-        ),
-        (
-            Answer(Answer::OrderWritten),
-            "audit, CompletePayment pay-1",
-            "pending",
-        ),
-        (
-            Answer(payment("pay-1", Completed)),
-            "audit, ConfirmSeats",
-            "pending",
-        ),
-        (Answer(Answer::SeatsConfirmed), "audit, MarkPaid", "pending"),
-        (Answer(Answer::Stored), "audit", "paid"),
-    ]);
+    let done = Script::start("audit, CreatePayment").run(script::approved_to_paid());
     assert!(done.checkout.is_finished());
     assert_eq!(done.checkout.poll_timeout(), None);
     let create = &done.actions[1];
@@ -105,7 +86,7 @@ fn a_refused_request_is_voided_by_key_then_fails_with_its_code() {
 fn unknown_answers_retry_the_same_request_with_backoff_then_void_by_key() {
     let config = Config {
         max_authorization_attempts: 3,
-        ..Config::default()
+        ..script::without_square_order()
     };
     let done =
         Script::start_with(script::new_checkout(), &config, "audit, CreatePayment").run(vec![
@@ -189,7 +170,7 @@ fn a_pending_payment_is_looked_up_not_made_again() {
 fn a_void_by_key_that_is_refused_needs_staff_and_a_later_capture_is_refunded() {
     let config = Config {
         max_authorization_attempts: 1,
-        ..Config::default()
+        ..script::without_square_order()
     };
     let refused = Answer::Rejected {
         code: "UNAUTHORIZED".to_owned(),

@@ -148,6 +148,7 @@ impl Desk {
                 reason: channel.or_else(|| (!reason.is_empty()).then(|| reason.to_string())),
             }),
             credit: None,
+            item_name: String::new(),
         };
         self.begin_order(now_ms, &hold_id, start, d)
     }

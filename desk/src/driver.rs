@@ -32,6 +32,8 @@ pub(crate) struct OrderStart {
     pub desk: Option<crate::protocol::DeskPayment>,
     /// An exchange: what the exchanged order's payment pays of this one.
     pub credit: Option<Credit>,
+    /// The Square order's line item name; empty for a box-office sale.
+    pub item_name: String,
 }
 
 impl Desk {
@@ -90,6 +92,7 @@ impl Desk {
             prices,
             desk: None,
             credit,
+            item_name: checkout::cut_text(req.item_name.trim(), checkout::MAX_ITEM_NAME_BYTES),
         };
         self.begin_order(now_ms, &hold_id, order, d)
     }
@@ -197,6 +200,7 @@ impl Desk {
             prices,
             desk,
             credit,
+            item_name,
         } = start;
         self.count_started_checkout(d);
         let showing = self
@@ -234,6 +238,7 @@ impl Desk {
             prices,
             paid_at_desk: desk.is_some(),
             credit: credit.clone(),
+            item_name,
         };
         let (machine, actions) = Checkout::start(new, now_ms, &self.settings.checkout)
             .map_err(|e| Refusal::new(Code::InvalidCheckout, format!("{e:?}")))?;
@@ -275,7 +280,11 @@ impl Desk {
                 currency: order.currency.clone(),
             },
             prices: order.prices.clone(),
-            settling: self.checkouts.awaiting.contains_key(order_id),
+            // Cancelling the Square order of a payment that was not taken
+            // is tidying up after the buyer's answer: nobody waits for it.
+            settling: self.checkouts.awaiting.get(order_id).is_some_and(|a| {
+                !matches!(a, Action::GetOrder { .. } | Action::CancelOrder { .. })
+            }),
             credit: order.credit.as_ref().map_or(0, |c| c.amount_minor),
             tax: self.tax_line(&order.prices),
         }))

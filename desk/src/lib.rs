@@ -45,6 +45,7 @@ mod replays;
 mod restore;
 mod showing;
 pub mod square;
+mod square_order;
 pub mod storage;
 pub mod waitlist;
 pub mod window;

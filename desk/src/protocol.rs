@@ -199,6 +199,10 @@ pub struct CheckoutRequest {
     /// and a card only for what they do not cover.
     #[serde(default)]
     pub exchange: Option<ExchangeCredit>,
+    /// What the seats are for, as the Square order's line items name it
+    /// (the film and its time); cut to `checkout::MAX_ITEM_NAME_BYTES`.
+    #[serde(default)]
+    pub item_name: String,
 }
 
 /// What an exchanged order can pay toward the new one. The Worker sends

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 pub enum Method {
     Get,
     Post,
+    Put,
 }
 
 /// One request to Square's API: the path below the base URL and the body.
@@ -142,6 +143,7 @@ pub fn refund_for(action: &Action) -> Option<refunds::RefundRequest> {
             payment_id: payment_id.clone(),
             amount: *amount_minor,
             currency: currency.clone(),
+            seats: Vec::new(),
         }),
         _ => None,
     }
@@ -168,10 +170,10 @@ pub fn call_for(action: &Action, settings: &crate::Settings) -> Option<SquareCal
             reference_id,
             buyer_email,
             autocomplete,
+            square_order_id,
             ..
-        } => post(
-            "/v2/payments".into(),
-            json!({
+        } => post("/v2/payments".into(), {
+            let mut body = json!({
                 "idempotency_key": idempotency_key,
                 "source_id": source_id,
                 "amount_money": {"amount": amount_minor, "currency": currency},
@@ -181,8 +183,51 @@ pub fn call_for(action: &Action, settings: &crate::Settings) -> Option<SquareCal
                 "location_id": settings.location_id,
                 "reference_id": reference_id,
                 "buyer_email_address": buyer_email,
+            });
+            if let Some(order_id) = square_order_id {
+                body["order_id"] = json!(order_id);
+            }
+            body
+        }),
+        Action::CreateOrder {
+            idempotency_key,
+            reference_id,
+            item_name,
+            currency,
+            prices,
+            ..
+        } => post(
+            "/v2/orders".into(),
+            json!({
+                "idempotency_key": idempotency_key,
+                "order": crate::square_order::order_body(
+                    &settings.location_id,
+                    reference_id,
+                    item_name,
+                    currency,
+                    prices,
+                    &settings.tax,
+                ),
             }),
         ),
+        Action::GetOrder { order_id, .. } => SquareCall {
+            method: Method::Get,
+            path: format!("/v2/orders/{}", path_segment(order_id)),
+            body: None,
+        },
+        Action::CancelOrder {
+            order_id,
+            version,
+            idempotency_key,
+            ..
+        } => SquareCall {
+            method: Method::Put,
+            path: format!("/v2/orders/{}", path_segment(order_id)),
+            body: Some(json!({
+                "idempotency_key": idempotency_key,
+                "order": {"version": version, "state": "CANCELED"},
+            })),
+        },
         Action::GetPayment { payment_id, .. } => SquareCall {
             method: Method::Get,
             path: payment(payment_id, ""),
@@ -207,6 +252,20 @@ pub fn answer_for(action: &Action, reply: SquareReply) -> Answer {
     match action {
         Action::CancelPaymentByKey { .. } => match reply {
             SquareReply::Ok(_) => Answer::CanceledByKey,
+            SquareReply::Unknown(_) => Answer::OutcomeUnknown,
+            SquareReply::Refused { code, .. } => Answer::Rejected { code },
+        },
+        Action::CreateOrder { .. } => match reply {
+            SquareReply::Ok(body) => {
+                crate::square_order::created(&body).unwrap_or(Answer::OutcomeUnknown)
+            }
+            SquareReply::Unknown(_) => Answer::OutcomeUnknown,
+            SquareReply::Refused { code, .. } => Answer::Rejected { code },
+        },
+        Action::GetOrder { .. } | Action::CancelOrder { .. } => match reply {
+            SquareReply::Ok(body) => {
+                crate::square_order::seen(&body).unwrap_or(Answer::OutcomeUnknown)
+            }
             SquareReply::Unknown(_) => Answer::OutcomeUnknown,
             SquareReply::Refused { code, .. } => Answer::Rejected { code },
         },
@@ -303,6 +362,7 @@ mod tests {
             reference_id: "r".into(),
             buyer_email: "a@b.c".into(),
             autocomplete: false,
+            square_order_id: None,
         };
         assert_eq!(
             answer_for(&create, sort(402, decline)),
@@ -360,6 +420,7 @@ mod tests {
             reference_id: "o".into(),
             buyer_email: "a@example.com".into(),
             autocomplete: false,
+            square_order_id: None,
         };
         let body = call_for(&create, &crate::Settings::default())
             .unwrap()

@@ -144,6 +144,7 @@ impl Arena {
             name: "N".repeat(checkout::MAX_BUYER_NAME_BYTES),
             order_nonce: format!("{n:0>20x}{attempt:0>4}"),
             client: network(n),
+            item_name: "Vertigo, Fri 19:30".into(),
             exchange: None,
         });
         let started = self.desk.handle_request(self.now_ms, request);

@@ -313,6 +313,13 @@ fn request_for(book: &Book, refund: &Refund) -> Option<RefundRequest> {
         payment_id: book.payment_of(refund)?,
         amount: refund.amount,
         currency: book.order.currency.clone(),
+        seats: refund
+            .tickets
+            .iter()
+            .flatten()
+            .filter_map(|id| book.tickets.iter().find(|t| &t.id == id))
+            .map(|t| t.seat.clone())
+            .collect(),
     })
 }
 

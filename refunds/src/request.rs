@@ -9,6 +9,9 @@ use sha2::{Digest, Sha256};
 /// retry under the same key must send the same body, or Square refuses it.
 pub const REFUND_REASON: &str = "Refunded by the cinema";
 
+/// Square's limit on a refund's `reason` (`RefundPaymentRequest`).
+pub const MAX_REASON_CHARS: usize = 192;
+
 /// Square's limit on an idempotency key.
 pub const MAX_KEY_CHARS: usize = 45;
 
@@ -21,6 +24,11 @@ pub struct RefundRequest {
     pub payment_id: String,
     pub amount: u64,
     pub currency: String,
+    /// The seats it refunds: the uids of their line items in the order's
+    /// Square order, named in the reason because Square's Refunds API
+    /// returns an amount, not items. Empty for a whole order's refund.
+    #[serde(default)]
+    pub seats: Vec<String>,
 }
 
 impl RefundRequest {
@@ -30,8 +38,26 @@ impl RefundRequest {
             "idempotency_key": self.idempotency_key,
             "payment_id": self.payment_id,
             "amount_money": {"amount": self.amount, "currency": self.currency},
-            "reason": REFUND_REASON,
+            "reason": self.reason(),
         })
+    }
+
+    /// "Refunded by the cinema: seats A6, A7", cut to Square's limit; the
+    /// same words for the same refund, however often it is sent.
+    pub fn reason(&self) -> String {
+        if self.seats.is_empty() {
+            return REFUND_REASON.to_string();
+        }
+        let noun = if self.seats.len() == 1 {
+            "seat"
+        } else {
+            "seats"
+        };
+        let text = format!("{REFUND_REASON}: {noun} {}", self.seats.join(", "));
+        match text.char_indices().nth(MAX_REASON_CHARS) {
+            Some((end, _)) => text[..end].to_string(),
+            None => text,
+        }
     }
 }
 
@@ -79,10 +105,24 @@ mod tests {
             payment_id: "p".into(),
             amount: 1250,
             currency: "GBP".into(),
+            seats: Vec::new(),
         };
         let body = request.body();
         assert_eq!(body["amount_money"]["amount"], 1250);
         assert_eq!(body["amount_money"]["currency"], "GBP");
         assert_eq!(body["reason"], REFUND_REASON);
+        let seats = RefundRequest {
+            seats: vec!["A6".into(), "A7".into()],
+            ..request.clone()
+        };
+        assert_eq!(
+            seats.body()["reason"],
+            "Refunded by the cinema: seats A6, A7"
+        );
+        let many = RefundRequest {
+            seats: (0..100).map(|i| format!("seat-{i}")).collect(),
+            ..request
+        };
+        assert_eq!(many.reason().chars().count(), MAX_REASON_CHARS);
     }
 }

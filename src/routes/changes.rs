@@ -216,6 +216,8 @@ pub async fn exchange(mut req: Request, ctx: RouteContext<()>) -> Handled {
         name: order.name,
         order_nonce: nonce,
         client: client_address(&req),
+        // An exchange's card pays no Square order (its credit is no discount).
+        item_name: String::new(),
         exchange: Some(ExchangeCredit {
             from_order: order_id.clone(),
             credit_limit_minor: worth,

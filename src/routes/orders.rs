@@ -88,8 +88,13 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
                 .await?;
         }
     }
+    let item_name = match body.source_id.is_empty() {
+        true => String::new(),
+        false => square_item_name(&ctx.env, sid).await,
+    };
     let request = CheckoutRequest {
         hold,
+        item_name,
         source_id: body.source_id,
         email: body.email,
         name: body.name,
@@ -111,6 +116,21 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
         add_order_link(&ctx.env, &order_id, &mut body)?;
     }
     Ok(Response::from_json(&body)?.with_status(status))
+}
+
+/// What a card payment's Square order names each seat's line item: the
+/// film and its time where the cinema is. Only a name: a showing D1 cannot
+/// read just now is paid for as "Ticket".
+async fn square_item_name(env: &worker::Env, showing_id: &str) -> String {
+    let showing = match db::database(env) {
+        Ok(db) => db::get_showing(&db, showing_id).await.ok().flatten(),
+        Err(_) => None,
+    };
+    match (showing, crate::mail::venue(env)) {
+        (Some(s), Ok(venue)) => format!("{}, {}", s.title, venue.local_time(s.starts_at_ms)),
+        (Some(s), Err(_)) => s.title,
+        (None, _) => String::new(),
+    }
 }
 
 #[derive(Deserialize)]

@@ -26,8 +26,11 @@ try {
   await page.getByText('Floor: 3 of 5 places left').waitFor();
 
   // A1 and A2 kept for a school, one ticket issued for it, then released.
+  // Each seat is seen chosen before the next is clicked, as staff see it.
   await page.getByRole('button', { name: 'Seat A1, available' }).click();
+  await page.getByRole('button', { name: 'Seat A1, chosen for the box office' }).waitFor();
   await page.getByRole('button', { name: 'Seat A2, available' }).click();
+  await page.getByRole('button', { name: 'Seat A2, chosen for the box office' }).waitFor();
   await page.getByLabel('Channel').fill('Lincoln School');
   await page.getByLabel('Back on sale at').fill('2099-12-01T18:00');
   await page.getByRole('button', { name: 'Keep the chosen seats for this channel' }).click();

@@ -2,7 +2,7 @@
 //! outbox sent again after a restart, webhooks while a step is in flight,
 //! and the alarm resuming what was left.
 
-use crate::check;
+use crate::{check, check_itemized};
 
 #[test]
 fn a_checkout_authorizes_commits_writes_and_captures_one_step_at_a_time() {
@@ -19,6 +19,30 @@ fn a_checkout_authorizes_commits_writes_and_captures_one_step_at_a_time() {
         @70 get ana h1                         => committed A1 A2 o1
         @70 map                                => ssaaaaaa
         @70 next                               => None
+        ",
+    );
+}
+
+#[test]
+fn a_card_pays_a_square_order_and_a_declined_ones_order_is_cancelled() {
+    check_itemized(
+        r"
+        @0 hold ana h1 A1 A2                   => 201 held A1 A2 until 300000; push 1
+        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/orders, push 2
+        @20 perform o1 order sq1 2400          => square Post /v2/payments
+        @30 perform o1 payment p1 APPROVED     => store order, push 3
+        @40 perform o1 stored                  => square Post /v2/payments/p1/complete
+        @50 perform o1 payment p1 COMPLETED    => store paid, push 4
+        @60 perform o1 stored                  =>
+        @70 status o1                          => o1 paid
+        @80 hold bob h2 A3                     => 201 held A3 until 300080; push 5
+        @90 checkout bob h2 cnon:bad           => o2 pending settling; square Post /v2/orders, push 6
+        @100 perform o2 order sq2 1200         => square Post /v2/payments
+        @110 perform o2 declined GENERIC_DECLINE => store final declined
+        @120 perform o2 stored                 => square Put /v2/orders/sq2
+        @120 status o2                         => o2 declined
+        @130 perform o2 order-state sq2 2 CANCELED =>
+        @140 next                              => Some(600080)
         ",
     );
 }

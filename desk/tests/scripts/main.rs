@@ -319,6 +319,7 @@ impl Script {
                 name: "Ana".into(),
                 order_nonce: format!("{:0>24}", self.orders.len() + 1),
                 client: "1.1.1.1".into(),
+                item_name: "Vertigo, Fri 19:30".into(),
                 exchange: args.get(3).map(|arg| {
                     let (from, limit) = arg
                         .strip_prefix("exchange=")
@@ -508,6 +509,21 @@ impl Script {
                 detail: String::new(),
                 payment: None,
             }),
+            // order <id> <total>: CreateOrder made the order.
+            (Effect::Square { .. }, "order") => {
+                Answer::Square(SquareReply::Ok(serde_json::json!({
+                    "order": {"id": args[2], "version": 1, "state": "OPEN",
+                        "total_money": {"amount": args[3].parse::<u64>().expect("a total"), "currency": "USD"},
+                        "line_items": []}
+                })))
+            }
+            // order-state <id> <version> <state>: the order as read or updated.
+            (Effect::Square { .. }, "order-state") => {
+                Answer::Square(SquareReply::Ok(serde_json::json!({
+                    "order": {"id": args[2], "version": args[3].parse::<u64>().expect("a version"),
+                        "state": args[4]}
+                })))
+            }
             (effect, answer) => panic!("cannot answer {effect:?} with {answer}"),
         };
         let d = self.desk.handle_answer(now, &order_id, step, answer);
@@ -557,11 +573,27 @@ pub fn check(script: &str) {
 
 /// Runs `script` with these settings, but with the map pushed on every
 /// change (a period of 0), so each script line shows the version its
-/// decision made; `live.rs` checks the period itself with [`check_live`].
+/// decision made, and card payments made without a Square order, so each
+/// shows the payment's own steps; `live.rs` checks the period itself with
+/// [`check_live`], and [`check_itemized`] pays through Square orders.
 pub fn check_with(settings: Settings, script: &str) {
     let settings = Settings {
         map_push: desk::PushPeriod::EVERY_CHANGE,
+        checkout: checkout::Config {
+            square_orders: false,
+            ..settings.checkout
+        },
         ..settings
+    };
+    check_live(settings, script);
+}
+
+/// Runs `script` as [`check`] does, but paying as the shop does: through a
+/// Square order.
+pub fn check_itemized(script: &str) {
+    let settings = Settings {
+        map_push: desk::PushPeriod::EVERY_CHANGE,
+        ..Settings::default()
     };
     check_live(settings, script);
 }

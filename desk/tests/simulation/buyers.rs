@@ -135,6 +135,7 @@ impl World {
             name: format!("Buyer {buyer}"),
             order_nonce: format!("{:012x}{:012x}", buyer + 1, b.cards_used),
             client: format!("10.0.{}.{}", buyer / 256, buyer % 256),
+            item_name: "Vertigo, Fri 19:30".into(),
             exchange: None,
         };
         let decision = self.request(Request::Checkout(request))?;

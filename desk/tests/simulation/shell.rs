@@ -150,9 +150,12 @@ impl World {
         for run in &self.runs {
             let stored =
                 serde_json::to_string(reloaded.checkout(&run.order_id).expect("stored")).unwrap();
-            let authorizing = reloaded
-                .checkout(&run.order_id)
-                .is_some_and(|c| c.stage() == checkout::Stage::Authorizing);
+            let authorizing = reloaded.checkout(&run.order_id).is_some_and(|c| {
+                matches!(
+                    c.stage(),
+                    checkout::Stage::Authorizing | checkout::Stage::CreatingOrder
+                )
+            });
             if stored.contains(&run.token) && !authorizing {
                 return Err(format!(
                     "{}: card token stored past the authorization",

@@ -37,9 +37,21 @@ struct Fingerprint {
     autocomplete: bool,
 }
 
+/// A Square order: what its payment must come to, and its state.
+pub struct Order {
+    pub id: String,
+    pub total_minor: u64,
+    pub version: u64,
+    pub canceled: bool,
+}
+
 #[derive(Default)]
 pub struct Square {
     pub payments: Vec<Payment>,
+    pub orders: Vec<Order>,
+    orders_by_key: HashMap<String, usize>,
+    /// The order each payment pays, by payment index.
+    paying: HashMap<usize, usize>,
     by_key: HashMap<String, (Fingerprint, Answer, Option<usize>)>,
     used_tokens: HashSet<String>,
     refunds: HashMap<String, Answer>,
@@ -65,6 +77,19 @@ impl Square {
         let body = call.body.clone().unwrap_or(Value::Null);
         let text = |field: &str| body[field].as_str().unwrap_or_default().to_owned();
         let path: Vec<&str> = call.path.trim_start_matches('/').split('/').collect();
+        match (call.method, path.as_slice()) {
+            (Method::Post, ["v2", "orders"]) => return self.create_order(&body),
+            (Method::Get, ["v2", "orders", id]) => return self.order_reply(id),
+            (Method::Put, ["v2", "orders", id]) => return self.cancel_order(id, &body),
+            _ => {}
+        }
+        let order = body["order_id"].as_str().map(str::to_owned);
+        if let Some(refused) = order
+            .as_deref()
+            .and_then(|id| self.refuse_payment(id, &body))
+        {
+            return refused;
+        }
         let answer = match (call.method, path.as_slice()) {
             (Method::Post, ["v2", "payments"]) => self.create(
                 now_ms,
@@ -87,7 +112,125 @@ impl Square {
             ),
             _ => panic!("the desk sent a request Square does not have: {call:?}"),
         };
+        if let (Some(id), Answer::Payment { payment_id, .. }) = (&order, &answer) {
+            let payment = self.find(payment_id).expect("just made");
+            let index = self
+                .orders
+                .iter()
+                .position(|o| &o.id == id)
+                .expect("checked");
+            self.paying.insert(payment, index);
+        }
         http_reply(answer)
+    }
+
+    /// CreateOrder, replayed by key. The simulation prices seats without
+    /// tax, so an order comes to its lines' base prices.
+    fn create_order(&mut self, body: &Value) -> SquareReply {
+        let key = body["idempotency_key"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let index = match self.orders_by_key.get(&key) {
+            Some(&index) => index,
+            None => {
+                assert!(
+                    body["order"]["taxes"].is_null(),
+                    "the simulation has no tax"
+                );
+                let total_minor = body["order"]["line_items"]
+                    .as_array()
+                    .expect("line items")
+                    .iter()
+                    .map(|l| l["base_price_money"]["amount"].as_u64().expect("a price"))
+                    .sum();
+                self.orders.push(Order {
+                    id: format!("sq-{}", self.orders.len() + 1),
+                    total_minor,
+                    version: 1,
+                    canceled: false,
+                });
+                self.orders_by_key.insert(key, self.orders.len() - 1);
+                self.orders.len() - 1
+            }
+        };
+        let lines = body["order"]["line_items"].as_array().expect("line items");
+        let lines: Vec<Value> = lines
+            .iter()
+            .map(|l| {
+                json!({"uid": l["uid"], "total_money": l["base_price_money"],
+                "total_tax_money": {"amount": 0, "currency": l["base_price_money"]["currency"]}})
+            })
+            .collect();
+        let mut reply = self.order_json(index);
+        reply["order"]["line_items"] = Value::Array(lines);
+        SquareReply::Ok(reply)
+    }
+
+    fn order_json(&self, index: usize) -> Value {
+        let order = &self.orders[index];
+        let captured = self
+            .paying
+            .iter()
+            .any(|(&p, &o)| o == index && self.payments[p].status == PaymentStatus::Completed);
+        let (state, version) = match (order.canceled, captured) {
+            (true, _) => ("CANCELED", order.version),
+            (false, true) => ("COMPLETED", order.version + 1),
+            (false, false) => ("OPEN", order.version),
+        };
+        json!({"order": {"id": order.id, "version": version, "state": state,
+            "total_money": {"amount": order.total_minor, "currency": "USD"}}})
+    }
+
+    fn order_index(&self, id: &str) -> Option<usize> {
+        self.orders.iter().position(|o| o.id == id)
+    }
+
+    fn order_reply(&self, id: &str) -> SquareReply {
+        match self.order_index(id) {
+            Some(index) => SquareReply::Ok(self.order_json(index)),
+            None => http_reply(Answer::PaymentNotFound),
+        }
+    }
+
+    /// UpdateOrder to CANCELED: at the current version, and only with no
+    /// payment that may still be taken.
+    fn cancel_order(&mut self, id: &str, body: &Value) -> SquareReply {
+        let Some(index) = self.order_index(id) else {
+            return http_reply(Answer::PaymentNotFound);
+        };
+        let current = self.order_json(index);
+        if current["order"]["state"] != "OPEN" {
+            return SquareReply::Ok(current);
+        }
+        if body["order"]["version"].as_u64() != Some(self.orders[index].version) {
+            return http_reply(rejected("VERSION_MISMATCH"));
+        }
+        let live = self
+            .paying
+            .iter()
+            .any(|(&p, &o)| o == index && self.payments[p].status == PaymentStatus::Approved);
+        if live {
+            return http_reply(rejected("BAD_REQUEST"));
+        }
+        let order = &mut self.orders[index];
+        order.canceled = true;
+        order.version += 1;
+        SquareReply::Ok(self.order_json(index))
+    }
+
+    /// A payment for an order must come to its total while it is OPEN.
+    fn refuse_payment(&self, order_id: &str, body: &Value) -> Option<SquareReply> {
+        let Some(index) = self.order_index(order_id) else {
+            return Some(http_reply(Answer::PaymentNotFound));
+        };
+        let replay = body["idempotency_key"]
+            .as_str()
+            .is_some_and(|k| self.by_key.contains_key(k));
+        let amount = body["amount_money"]["amount"].as_u64();
+        let order = &self.orders[index];
+        (!replay && (order.canceled || amount != Some(order.total_minor)))
+            .then(|| http_reply(rejected("BAD_REQUEST")))
     }
 
     pub fn create(

@@ -102,6 +102,7 @@ impl World {
                 retry_base_ms: 1_000,
                 retry_max_ms: rng.between(2_000, 60_000),
                 answer_timeout_ms: rng.between(5_000, 30_000),
+                square_orders: rng.chance(50),
             },
             location_id: "LSIM".into(),
             ..Settings::default()

@@ -661,6 +661,7 @@ impl World {
                 payment_id,
                 amount: 1500,
                 currency: "GBP".into(),
+                seats: Vec::new(),
             };
             world
                 .order_of_key

@@ -148,6 +148,34 @@ impl SquareStandin {
 }
 
 impl SquareStandin {
+    /// `GET` from the stand-in's Square API, as the Worker is authorized.
+    pub async fn api_get(&self, path: &str) -> serde_json::Value {
+        reqwest::Client::new()
+            .get(format!("{}{path}", self.base_url))
+            .bearer_auth(ACCESS_TOKEN)
+            .send()
+            .await
+            .expect("the stand-in answers")
+            .json()
+            .await
+            .expect("JSON")
+    }
+
+    /// The Square order the last payment paid, as Square keeps it.
+    pub async fn last_paid_order(&self) -> serde_json::Value {
+        let requests = self.get("/_control/requests").await;
+        let order_id = requests["requests"]
+            .as_array()
+            .expect("the request log")
+            .iter()
+            .rev()
+            .find(|r| r["method"] == "POST" && r["path"] == "/v2/payments")
+            .and_then(|r| r["body"]["order_id"].as_str())
+            .expect("a payment naming its order")
+            .to_string();
+        self.api_get(&format!("/v2/orders/{order_id}")).await["order"].clone()
+    }
+
     /// The API calls the stand-in saw, in order, as (method, path).
     pub async fn calls(&self) -> Vec<(String, String)> {
         let requests = self.get("/_control/requests").await;

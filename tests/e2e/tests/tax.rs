@@ -52,6 +52,31 @@ fn lines(tickets: &Value) -> Vec<(u64, u64, u64, u64)> {
     lines.into_iter().map(|(_, line)| line).collect()
 }
 
+/// Square's order for the last payment: each line item's (total, tax) in
+/// seat order, which must be the tickets' (price, tax), and its total.
+async fn square_lines(stack: &Stack) -> (Vec<(u64, u64)>, u64, Value) {
+    let order = stack.square.last_paid_order().await;
+    let amount = |v: &Value| v["amount"].as_u64().unwrap_or_else(|| panic!("{v}"));
+    let mut lines: Vec<(String, (u64, u64))> = order["line_items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            let line = (amount(&l["total_money"]), amount(&l["total_tax_money"]));
+            (l["uid"].as_str().unwrap().to_string(), line)
+        })
+        .collect();
+    lines.sort();
+    let lines = lines.into_iter().map(|(_, line)| line).collect();
+    (lines, amount(&order["total_money"]), order)
+}
+
+fn price_and_tax(sold: &[(u64, u64, u64, u64)]) -> Vec<(u64, u64)> {
+    sold.iter()
+        .map(|&(price, _, tax, _)| (price, tax))
+        .collect()
+}
+
 async fn order_page(api: &Api, paid: &Reply) -> Value {
     let url = paid.body["order_url"].as_str().expect("the order's link");
     let page = api.get(url).await;
@@ -87,6 +112,26 @@ async fn tax_is_included_or_added_and_every_receipt_line_adds_up_to_what_square_
     ];
     assert_eq!(lines(&paid.body["tickets"]), sold);
     assert_eq!(charged(&stack).await, [3200]);
+    // Square's order itemises the same: a line a seat, the film and its
+    // time, the category, each rate its own tax, the same total.
+    let (square, total, order) = square_lines(&stack).await;
+    assert_eq!((square, total), (price_and_tax(&sold), 3200));
+    assert_eq!(order["state"], "COMPLETED");
+    assert_eq!(order["total_tax_money"]["amount"], 400);
+    let first = &order["line_items"][0];
+    assert!(
+        first["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("My Neighbour Totoro, "),
+        "{first}"
+    );
+    assert_eq!(first["variation_name"], "Adult");
+    assert_eq!(
+        order["taxes"].as_array().map(Vec::len),
+        Some(1),
+        "the untaxed child ticket blocks the one rate: {order}"
+    );
     let page = order_page(&api, &paid).await;
     assert_eq!(page["order"]["tax"], vat_line);
     assert_eq!(page["order"]["amount"]["amount"], 3200);
@@ -140,6 +185,8 @@ async fn tax_is_included_or_added_and_every_receipt_line_adds_up_to_what_square_
     ];
     assert_eq!(lines(&paid.body["tickets"]), sold);
     assert_eq!(charged(&stack).await[0], 3480);
+    let (square, total, _) = square_lines(&stack).await;
+    assert_eq!((square, total), (price_and_tax(&sold), 3480));
     let page = order_page(&api, &paid).await;
     assert_eq!(page["order"]["tax"], sales_line);
     assert_eq!(lines(&page["tickets"]), sold);
@@ -160,6 +207,19 @@ async fn tax_is_included_or_added_and_every_receipt_line_adds_up_to_what_square_
         "{:?}",
         refund.body
     );
+    // Square refunds amounts, not items: the refund is the child's line
+    // item's total, and its reason names the seat, the line item's uid.
+    let requests = stack.square.get("/_control/requests").await;
+    let sent = requests["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|r| r["path"] == "/v2/refunds")
+        .expect("a refund was asked for")["body"]
+        .clone();
+    assert_eq!(sent["amount_money"]["amount"], 870);
+    assert_eq!(sent["reason"], "Refunded by the cinema: seat A6");
 
     // The first order keeps the tax it was sold under.
     let first = stack.d1_query(

@@ -33,6 +33,7 @@ pub const MAX_ORDER_KEY_CHARS: usize = 192;
 pub const MAX_REFERENCE_ID_CHARS: usize = 40;
 pub const MAX_UID_CHARS: usize = 60;
 pub const MAX_LINE_NAME_CHARS: usize = 512;
+pub const MAX_VARIATION_NAME_CHARS: usize = 400;
 pub const MAX_TAX_NAME_CHARS: usize = 255;
 pub const MAX_NOTE_CHARS: usize = 2000;
 pub const MAX_QUANTITY_CHARS: usize = 12;
@@ -86,6 +87,7 @@ pub struct AppliedTax {
 pub struct LineItem {
     pub uid: String,
     pub name: String,
+    pub variation_name: Option<String>,
     pub quantity: String,
     pub base_price: i64,
     pub note: Option<String>,
@@ -286,9 +288,11 @@ fn read_line(
             "name",
             "quantity",
             "base_price_money",
+            "variation_name",
             "note",
             "metadata",
             "applied_taxes",
+            "pricing_blocklists",
         ],
     )?;
     let uid = optional_str(fields, &format!("{at}.uid"), MAX_UID_CHARS)?
@@ -316,7 +320,13 @@ fn read_line(
         .checked_mul(count)
         .filter(|g| *g <= 100_000_000_000)
         .ok_or_else(|| SquareError::invalid_value(&quantity_field, "The amount is too large."))?;
+    let variation_name = optional_str(
+        fields,
+        &format!("{at}.variation_name"),
+        MAX_VARIATION_NAME_CHARS,
+    )?;
     let note = optional_str(fields, &format!("{at}.note"), MAX_NOTE_CHARS)?;
+    let blocked = blocked_taxes(fields, &at, taxes)?;
     let metadata = metadata(fields, &format!("{at}.metadata"))?;
     let mut applied_taxes = Vec::new();
     let named = array(fields, &format!("{at}.applied_taxes"), MAX_TAXES)?;
@@ -350,7 +360,10 @@ fn read_line(
             applied: 0,
         });
     }
-    for tax in taxes.iter().filter(|t| t.scope == Scope::Order) {
+    for tax in taxes
+        .iter()
+        .filter(|t| t.scope == Scope::Order && !blocked.contains(&t.uid))
+    {
         applied_taxes.push(AppliedTax {
             uid: format!("{uid}-{}", tax.uid),
             tax_uid: tax.uid.clone(),
@@ -360,6 +373,7 @@ fn read_line(
     Ok(LineItem {
         uid,
         name,
+        variation_name,
         quantity,
         base_price,
         note,
@@ -367,6 +381,54 @@ fn read_line(
         applied_taxes,
         gross,
     })
+}
+
+/// The taxes a line's `pricing_blocklists` keeps off it, by uid. Square
+/// blocks a tax by `tax_uid` (an ad hoc tax) or `tax_catalog_object_id`;
+/// the stand-in has no catalog, and blocks ORDER-scoped taxes only (a
+/// LINE_ITEM one is applied to a line by naming it, or not at all).
+/// <https://developer.squareup.com/reference/square/objects/OrderLineItemPricingBlocklists>
+fn blocked_taxes(
+    fields: &Map<String, Value>,
+    at: &str,
+    taxes: &[Tax],
+) -> Result<Vec<String>, SquareError> {
+    let lists_at = format!("{at}.pricing_blocklists");
+    let lists = match fields.get("pricing_blocklists") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(value) => object(value, &lists_at)?,
+    };
+    refuse_unknown(lists, &lists_at, &["blocked_taxes"])?;
+    let mut blocked = Vec::new();
+    let listed = array(lists, &format!("{lists_at}.blocked_taxes"), MAX_TAXES)?;
+    for (j, entry) in listed.iter().enumerate() {
+        let entry_at = format!("{lists_at}.blocked_taxes[{j}]");
+        let fields = object(entry, &entry_at)?;
+        refuse_unknown(fields, &entry_at, &["uid", "tax_uid"])?;
+        optional_str(fields, &format!("{entry_at}.uid"), MAX_UID_CHARS)?;
+        let tax_field = format!("{entry_at}.tax_uid");
+        let tax_uid = optional_str(fields, &tax_field, MAX_UID_CHARS)?
+            .ok_or_else(|| SquareError::missing(&tax_field))?;
+        if tax_uid.is_empty() {
+            return Err(SquareError::value_empty(&tax_field));
+        }
+        match taxes.iter().find(|t| t.uid == tax_uid) {
+            None => {
+                return Err(SquareError::invalid_value(
+                    &tax_field,
+                    format!("There is no tax on this order with uid {tax_uid}."),
+                ))
+            }
+            Some(tax) if tax.scope == Scope::LineItem => {
+                return Err(unsupported(
+                    &tax_field,
+                    "blocking a LINE_ITEM-scoped tax; leave it off the line instead",
+                ))
+            }
+            Some(_) => blocked.push(tax_uid),
+        }
+    }
+    Ok(blocked)
 }
 
 /// Works out every tax, each line's and the order's totals.
@@ -501,6 +563,9 @@ impl Order {
                 });
                 if let Some(note) = &l.note {
                     line["note"] = json!(note);
+                }
+                if let Some(variation) = &l.variation_name {
+                    line["variation_name"] = json!(variation);
                 }
                 if let Some(metadata) = &l.metadata {
                     line["metadata"] = Value::Object(metadata.clone());
@@ -792,6 +857,43 @@ mod tests {
         // other line has no tax.
         assert_eq!((order.total_tax, order.total), (0, 40));
         assert_eq!(order.line_items[1].gross, 30);
+    }
+
+    #[test]
+    fn a_blocked_order_tax_is_kept_off_its_line_and_each_rate_pools_its_own() {
+        // Japan guide, "Multi-rate tax setup with blocklists": every tax
+        // ORDER-scoped, each line blocking the rates it does not take; each
+        // rate is then worked out once on its own lines.
+        let blocked = |uid: &str| json!({"blocked_taxes": [{"tax_uid": uid}]});
+        let mut a = line("a", 333);
+        a["pricing_blocklists"] = blocked("reduced");
+        let mut b = line("b", 333);
+        b["pricing_blocklists"] = blocked("standard");
+        let mut c = line("c", 333);
+        c["pricing_blocklists"] = blocked("standard");
+        let taxes = json!([
+            {"uid": "standard", "name": "VAT", "percentage": "20", "type": "INCLUSIVE", "scope": "ORDER"},
+            {"uid": "reduced", "name": "VAT", "percentage": "5", "type": "INCLUSIVE", "scope": "ORDER"},
+        ]);
+        let order = order_of(vec![a, b, c], taxes);
+        // 333 × 20/120 = 55.5 → 56; 666 × 5/105 = 31.71 → 32, as 16 and 16.
+        assert_eq!(order.taxes[0].applied, 56);
+        assert_eq!(order.taxes[1].applied, 32);
+        assert_eq!(order.line_items[0].applied_taxes.len(), 1);
+        assert_eq!(
+            order.line_items[1].tax_total() + order.line_items[2].tax_total(),
+            32
+        );
+        assert_eq!(order.total, 999, "inclusive: nothing added");
+        let mut bad = line("a", 100);
+        bad["pricing_blocklists"] = blocked("nope");
+        let body = json!({"order": {"location_id": "L1", "line_items": [bad],
+            "taxes": [tax("5", "ADDITIVE", "ORDER")]}});
+        let e = create_order(&body, "USD").unwrap_err();
+        assert_eq!(
+            e.field.as_deref(),
+            Some("order.line_items[0].pricing_blocklists.blocked_taxes[0].tax_uid")
+        );
     }
 
     #[test]
