@@ -6,6 +6,7 @@ const messages = document.getElementById('messages');
 const KINDS = {
   payment_unknown: 'Payment outcome unknown',
   needs_attention: 'Needs a decision',
+  reconciliation: 'Found before the showing',
   paid_without_tickets: 'Paid, but no tickets',
   partial_refund: 'Partial refund: choose its tickets',
   seat_lost: 'Seat lost after payment (nothing charged)',

@@ -44,6 +44,7 @@ mod mail;
 mod network;
 mod order_answer;
 mod pages;
+mod reconciliation;
 mod recurrence;
 mod refunding;
 mod reports;

@@ -177,6 +177,7 @@ async fn send_row(
         Kind::Lookup => lookup_message(env, db, settings, &row.to_addr, now_ms).await?,
         Kind::Offer => offer_message(env, db, settings, row).await?,
         Kind::Digest => digest_message(env, db, settings, now_ms).await?,
+        Kind::Reconciliation => reconciliation_message(db, settings, row).await?,
         Kind::Cancelled => {
             let facts = order_facts(env, db, settings, row).await?;
             let reason = facts.showing.cancel_reason.clone().unwrap_or_default();
@@ -236,6 +237,71 @@ pub async fn queue_offer(
         Ok(_) => send_row_now(env, &row_id).await,
         Err(e) => worker::console_error!("waiting list offer {entry_id}: mail not queued: {e}"),
     }
+}
+
+/// Tells staff at once what a showing's reconciliation left them
+/// (`STAFF_EMAIL`; nothing without one). One message a run.
+pub async fn queue_reconciliation(
+    env: &Env,
+    showing_id: &str,
+    run_id: &str,
+    now_ms: u64,
+) -> worker::Result<()> {
+    let Some(staff) = var(env, "STAFF_EMAIL") else {
+        return Ok(());
+    };
+    let db = db::database(env)?;
+    let row_id = format!("reconcile:{showing_id}:{run_id}");
+    let kind = Kind::Reconciliation;
+    if mail_rows::queue_to(&db, &row_id, kind, &staff, Some(showing_id), now_ms).await? {
+        send_row_now(env, &row_id).await;
+    }
+    Ok(())
+}
+
+/// The showing's differences still open when the message is sent.
+async fn reconciliation_message(
+    db: &D1Database,
+    settings: &MailSettings,
+    row: &MailRow,
+) -> Result<Message, Failure> {
+    let showing_id = row
+        .detail
+        .as_deref()
+        .ok_or_else(|| failed("the message names no showing"))?;
+    let showing = db::get_showing(db, showing_id)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| failed("the showing is gone"))?;
+    let findings = db::reconcile::findings(db, showing_id)
+        .await
+        .map_err(failed)?;
+    let text = |f: &serde_json::Value, k: &str| f[k].as_str().unwrap_or_default().to_string();
+    let differences: Vec<compose::Difference> = findings
+        .iter()
+        .filter(|f| f["fixed_at_ms"].is_null() && f["handled_at_ms"].is_null())
+        .map(|f| compose::Difference {
+            what: desk::reconcile::describe(&text(f, "kind"), &text(f, "subject")),
+            sides: desk::reconcile::sides(
+                &text(f, "object_says"),
+                &text(f, "d1_says"),
+                &text(f, "square_says"),
+            ),
+        })
+        .collect();
+    if differences.is_empty() {
+        return Err(Failure {
+            code: Some("NOTHING_WAITING".into()),
+            message: "every difference was dealt with".into(),
+        });
+    }
+    Ok(compose::reconciliation(
+        &settings.venue,
+        &showing.title,
+        showing.starts_at_ms,
+        &differences,
+        &format!("{}/admin", settings.public_url),
+    ))
 }
 
 async fn offer_message(
@@ -640,6 +706,7 @@ impl Waiting {
             "seat_lost" => "seat lost after payment",
             "mail_failed" => "a message could not be sent",
             "refund_failed" => "a refund did not happen",
+            "reconciliation" => return format!("before the showing: {}", self.order_id),
             other => other,
         };
         format!("{what}: order {}", self.order_id)

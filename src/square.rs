@@ -148,6 +148,39 @@ impl Square {
         self.call(Method::Get, &path, None).await
     }
 
+    pub async fn get_payment(&self, payment_id: &str) -> Reply {
+        let path = format!("/v2/payments/{}", path_segment(payment_id));
+        self.call(Method::Get, &path, None).await
+    }
+
+    pub async fn cancel_payment(&self, payment_id: &str) -> Reply {
+        let path = format!("/v2/payments/{}/cancel", path_segment(payment_id));
+        self.call(Method::Post, &path, Some(&serde_json::json!({})))
+            .await
+    }
+
+    /// ListPayments: one page of the location's payments created in
+    /// [`begin`, `end`) (RFC 3339), oldest first.
+    pub async fn list_payments(
+        &self,
+        location_id: &str,
+        begin: &str,
+        end: &str,
+        cursor: Option<&str>,
+    ) -> Reply {
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        query
+            .append_pair("location_id", location_id)
+            .append_pair("begin_time", begin)
+            .append_pair("end_time", end)
+            .append_pair("sort_order", "ASC");
+        if let Some(cursor) = cursor {
+            query.append_pair("cursor", cursor);
+        }
+        let path = format!("/v2/payments?{}", query.finish());
+        self.call(Method::Get, &path, None).await
+    }
+
     pub async fn get_refund(&self, refund_id: &str) -> Reply {
         let path = format!("/v2/refunds/{}", path_segment(refund_id));
         self.call(Method::Get, &path, None).await

@@ -60,6 +60,10 @@ pub async fn recovery_sweep(env: &Env, now_ms: u64) -> worker::Result<usize> {
             );
         }
     }
+    // Showings within 2 h 15 min of their start, each checked once.
+    if let Err(e) = crate::reconciliation::sweep(env, now_ms).await {
+        worker::console_error!("recovery sweep: reconciliation: {}", e.detail);
+    }
     if let Err(e) = crate::mail::queue_digest(env, now_ms).await {
         worker::console_error!("recovery sweep: staff digest: {e}");
     }

@@ -40,6 +40,7 @@ mod outbox;
 mod owners;
 pub mod protocol;
 mod rate;
+pub mod reconcile;
 mod refusal;
 mod replays;
 mod restore;
@@ -179,6 +180,7 @@ impl Desk {
             Request::SeatCodes => self.seat_map(now_ms, d, true),
             Request::Summary => self.summary(now_ms, d),
             Request::Stats => self.stats(),
+            Request::Sales => self.sales(now_ms, d),
             Request::Hold(new) => self.hold(now_ms, new, d),
             Request::GetHold(hold) => self.get_hold(now_ms, &hold, d),
             Request::ReleaseHold(hold) => self.release(now_ms, &hold, d),

@@ -350,6 +350,9 @@ pub enum Request {
     Summary,
     /// What is tied up, as stored (does not release expired holds).
     Stats,
+    /// Each seat and the order it is pending for or sold to, for the
+    /// reconciliation (staff only: it names orders).
+    Sales,
     Hold(NewHold),
     GetHold(HoldRef),
     ReleaseHold(HoldRef),
@@ -434,6 +437,7 @@ impl Request {
                     | Request::SeatCodes
                     | Request::Summary
                     | Request::Stats
+                    | Request::Sales
                     | Request::GetHold(_)
                     | Request::BestSeats(_)
                     | Request::Allocations
@@ -456,6 +460,25 @@ impl Request {
 pub struct SeatMap {
     pub version: u64,
     pub seats: serde_json::Map<String, Value>,
+}
+
+/// One seat as the showing's ledger has it, with the order it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatSale {
+    pub seat: String,
+    /// `available`, `held`, `pending`, `sold` or `blocked` (a house seat).
+    pub state: String,
+    /// The order a pending or sold seat is the order's of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<String>,
+    /// Its place among that order's seats: its ticket is the order's
+    /// ticket of that place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<usize>,
+    /// Its price as the order's checkout priced it, while the showing
+    /// still remembers the checkout (a week after it ended).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<checkout::SeatPrice>,
 }
 
 /// The seat map as one letter a seat (`a` available, `h` held, `s` sold or
@@ -549,6 +572,9 @@ pub enum Reply {
     },
     Seats(SeatMap),
     Codes(SeatCodes),
+    Sales {
+        seats: Vec<SeatSale>,
+    },
     Summary(Summary),
     Stats(Value),
     Held(HoldGranted),

@@ -528,6 +528,48 @@ impl Desk {
         showing.persist(&changes, None, now_ms, &mut self.owners, d);
     }
 
+    /// Each seat and whose it is, expired holds released first.
+    pub(crate) fn sales(&mut self, now_ms: u64, d: &mut Decision) -> Result<Reply, Refusal> {
+        self.showing()?;
+        self.sweep(now_ms, d);
+        let snapshot = self.showing()?.ledger.snapshot();
+        let seats = snapshot
+            .units
+            .iter()
+            .enumerate()
+            .map(|(unit, row)| {
+                let (state, order) = match &row.state {
+                    UnitState::Available => ("available", None),
+                    UnitState::Held(_) => ("held", None),
+                    UnitState::Pending(order) => ("pending", Some(order.as_str())),
+                    UnitState::Sold(order) => ("sold", Some(order.as_str())),
+                    UnitState::Blocked => ("blocked", None),
+                };
+                let place = order.and_then(|id| {
+                    let record = snapshot.orders.iter().find(|o| o.id.as_str() == id)?;
+                    record.seats.iter().position(|s| s.0 as usize == unit)
+                });
+                let price = order.and_then(|id| {
+                    let checkout = self.checkouts.machines.get(id)?;
+                    checkout
+                        .order()
+                        .prices
+                        .iter()
+                        .find(|p| p.seat == row.name)
+                        .cloned()
+                });
+                crate::protocol::SeatSale {
+                    seat: row.name.clone(),
+                    state: state.to_string(),
+                    order_id: order.map(str::to_string),
+                    place,
+                    price,
+                }
+            })
+            .collect();
+        Ok(Reply::Sales { seats })
+    }
+
     pub(crate) fn seat_map(
         &mut self,
         now_ms: u64,

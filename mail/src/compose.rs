@@ -587,6 +587,71 @@ pub fn digest(venue: &Venue, items: &[AttentionItem], now_ms: i64) -> Message {
     }
 }
 
+/// One difference a reconciliation left for staff: what it is, and what
+/// the showing's object, D1 and Square each say.
+pub struct Difference {
+    pub what: String,
+    pub sides: String,
+}
+
+/// For staff, at once: the differences a showing's reconciliation found
+/// and could not repair, before its doors open.
+pub fn reconciliation(
+    venue: &Venue,
+    showing: &str,
+    starts_at_ms: i64,
+    differences: &[Difference],
+    link_to: &str,
+) -> Message {
+    let when = venue.local_time(starts_at_ms);
+    let subject = format!(
+        "{}: {} to check before {showing}, {when}",
+        venue.name,
+        if differences.len() == 1 {
+            "1 difference".to_string()
+        } else {
+            format!("{} differences", differences.len())
+        }
+    );
+    let intro = format!(
+        "The check of {showing}, {when}, found what its seats, its tickets and Square's payments disagree on:"
+    );
+    let mut text = format!(
+        "{}{intro}
+
+",
+        header_text(venue)
+    );
+    let mut rows = String::new();
+    for d in differences {
+        text.push_str(&format!(
+            "- {}: {}
+",
+            d.what, d.sides
+        ));
+        rows.push_str(&format!("<li>{}: {}</li>", esc(&d.what), esc(&d.sides)));
+    }
+    text.push_str(&format!(
+        "
+The attention list: {link_to}
+"
+    ));
+    let html = page(
+        venue,
+        &format!(
+            "<p>{}</p><ul>{rows}</ul><p>{}</p>",
+            esc(&intro),
+            link(link_to, "The attention list")
+        ),
+    );
+    Message {
+        subject,
+        text,
+        html,
+        attachments: Vec::new(),
+    }
+}
+
 /// The venue and order the tests of the messages write to: names that
 /// need escaping, a time in British Summer Time, a link with a query.
 #[cfg(test)]

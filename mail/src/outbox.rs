@@ -56,10 +56,13 @@ pub enum Kind {
     /// Seats came back for someone on a sold-out showing's waiting list:
     /// held for them behind the signed link this carries.
     Offer,
+    /// For staff, at once: what a showing's reconciliation found and could
+    /// not repair.
+    Reconciliation,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Tickets,
         Kind::Refund,
         Kind::Lookup,
@@ -72,6 +75,7 @@ impl Kind {
         Kind::RefundRejected,
         Kind::Moved,
         Kind::Offer,
+        Kind::Reconciliation,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -88,6 +92,7 @@ impl Kind {
             Kind::RefundRejected => "refund_rejected",
             Kind::Moved => "moved",
             Kind::Offer => "offer",
+            Kind::Reconciliation => "reconciliation",
         }
     }
 

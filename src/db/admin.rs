@@ -285,8 +285,18 @@ pub async fn attention(db: &D1Database, now_ms: u64, stale_ms: u64) -> Result<Ve
         &[],
     )
     .await?;
+    // What a showing's reconciliation found and could not repair.
+    let differences = all(
+        db,
+        &format!(
+            "SELECT 'reconciliation' AS kind, COALESCE(f.order_id, '') AS order_id, f.showing_id,                NULL AS email, NULL AS amount, NULL AS currency,                f.kind || ' ' || f.subject || '. Seats: ' || f.object_says || '; D1: ' ||                  f.d1_says || '; Square: ' || f.square_says AS detail,                f.found_at_ms AS since_ms, NULL AS refund_id              FROM reconciliation_findings f WHERE f.fixed_at_ms IS NULL AND f.handled_at_ms IS NULL              ORDER BY since_ms LIMIT {LIST_LIMIT}"
+        ),
+        &[],
+    )
+    .await?;
     let mut items = orders;
     items.extend(mail);
+    items.extend(differences);
     items.sort_by(|a, b| {
         let since = |v: &Value| v["since_ms"].as_f64().unwrap_or_default();
         since(a).total_cmp(&since(b))

@@ -15,6 +15,7 @@ pub mod door;
 pub mod mail;
 pub mod moves;
 pub mod orders;
+pub mod reconcile;
 pub mod refunds;
 pub mod reports;
 
@@ -241,6 +242,15 @@ pub async fn get_layout(db: &D1Database, version: &str) -> Result<Option<String>
 }
 
 /// Optional text for a nullable column.
+/// Every row `sql` answers with `params`, read as `T`.
+pub async fn rows<T: serde::de::DeserializeOwned>(
+    db: &D1Database,
+    sql: &str,
+    params: &[JsValue],
+) -> Result<Vec<T>> {
+    db.prepare(sql).bind(params)?.all().await?.results()
+}
+
 /// A whole number as D1 binds it (a JavaScript number: exact below 2^53,
 /// which every id-free count and time here is).
 pub fn num(n: u64) -> JsValue {

@@ -651,6 +651,28 @@ pub async fn stats(req: Request, ctx: RouteContext<()>) -> Handled {
     Ok(Response::from_json(&stats)?)
 }
 
+/// `POST /api/admin/showings/{sid}/reconcile`: compares the showing's
+/// seats, D1's tickets and Square's payments now, repairs what is
+/// provable, and answers every difference found.
+pub async fn reconcile(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let sid = showing_id(&ctx)?;
+    let report = crate::reconciliation::run(&ctx.env, sid, "staff", now_ms() as u64).await?;
+    Ok(Response::from_json(&report)?)
+}
+
+/// `GET /api/admin/showings/{sid}/reconcile`: every difference the
+/// showing's reconciliations found, newest first, and what became of it.
+pub async fn reconciliation(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let sid = showing_id(&ctx)?;
+    let db = db::database(&ctx.env)?;
+    let findings = db::reconcile::findings(&db, sid).await?;
+    Ok(Response::from_json(
+        &json!({ "showing_id": sid, "findings": findings }),
+    )?)
+}
+
 /// `GET /api/admin/reports/distributor?week=2027-03-26[&format=csv]`: the
 /// distributor return for the cinema week holding that date (weeks start
 /// on `CINEMA_WEEK_STARTS`, Friday unless set), as JSON or CSV.

@@ -131,6 +131,12 @@ fn admin_routes(routes: Routes) -> Routes {
         .get_async("/api/admin/showings/:sid/best", |req, ctx| {
             respond(box_office::best(req, ctx))
         })
+        .post_async("/api/admin/showings/:sid/reconcile", |req, ctx| {
+            respond(admin::reconcile(req, ctx))
+        })
+        .get_async("/api/admin/showings/:sid/reconcile", |req, ctx| {
+            respond(admin::reconciliation(req, ctx))
+        })
         .post_async("/api/admin/showings/:sid/allocations", |req, ctx| {
             respond(box_office::allocate(req, ctx))
         })

@@ -165,6 +165,14 @@ impl ShowtimeClient {
         }
     }
 
+    /// Each seat and the order it is pending for or sold to.
+    pub async fn sales(&self) -> Result<Vec<desk::protocol::SeatSale>, ApiError> {
+        match self.ask(&Request::Sales).await? {
+            Reply::Sales { seats } => Ok(seats),
+            other => Err(unexpected(other)),
+        }
+    }
+
     pub async fn seat_codes(&self) -> Result<SeatCodes, ApiError> {
         match self.ask(&Request::SeatCodes).await? {
             Reply::Codes(codes) => Ok(codes),

@@ -6,6 +6,7 @@
 //! events it caused, and the HTTP shell does the sending.
 
 mod charging;
+mod listing;
 mod ordering;
 mod refunding;
 

@@ -20,7 +20,7 @@ use crate::square_error::SquareError;
 
 pub fn routes(app: Arc<App>) -> Router<Arc<App>> {
     Router::new()
-        .route("/v2/payments", post(create_payment))
+        .route("/v2/payments", post(create_payment).get(list_payments))
         .route("/v2/payments/cancel", post(cancel_by_key))
         .route("/v2/payments/{id}", get(get_payment))
         .route("/v2/payments/{id}/complete", post(complete_payment))
@@ -52,6 +52,17 @@ async fn create_payment(State(app): State<Arc<App>>, body: Bytes) -> Response {
         return malformed();
     };
     let handled = lock(&app.bank).create_payment(&body, now_ms());
+    reply(&app.finish(handled))
+}
+
+async fn list_payments(
+    State(app): State<Arc<App>>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+) -> Response {
+    let query: Vec<(String, String)> = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect();
+    let handled = lock(&app.bank).list_payments(&query, now_ms());
     reply(&app.finish(handled))
 }
 

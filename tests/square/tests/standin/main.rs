@@ -6,6 +6,7 @@ mod harness;
 mod control;
 mod faults;
 mod idempotency;
+mod listing;
 mod orders;
 mod payments;
 mod refunds;
