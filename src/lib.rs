@@ -50,6 +50,7 @@ mod refunding;
 mod reports;
 mod request;
 mod routes;
+mod sales;
 mod session;
 mod settings;
 mod showing;

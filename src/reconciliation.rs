@@ -52,10 +52,7 @@ pub async fn run(
     let tickets = rows::live_tickets(&db, showing_id).await?;
     let orders = rows::orders(&db, showing_id).await?;
     let square = Square::from_env(env).map_err(ApiError::internal)?;
-    let location = env
-        .var("SQUARE_LOCATION_ID")
-        .map(|v| v.to_string())
-        .map_err(|_| ApiError::internal("SQUARE_LOCATION_ID is not configured"))?;
+    let location = location_id(env)?;
     let begin = rfc3339(showing.created_at_ms.max(0) as u64);
     let mut payments = listed(&square, &location, &begin, &rfc3339(now_ms)).await?;
     let missing: Vec<&str> = orders
@@ -166,6 +163,50 @@ async fn repair(
             Reply::Unknown(why) => Err(why),
         },
     }
+}
+
+/// What Square lists for the orders the sales report counts as captured
+/// in `[from_ms, to_ms)`: the total of their COMPLETED payments, how many
+/// there were, and the orders with none or with another amount.
+pub async fn square_captured(
+    env: &Env,
+    orders: &[crate::sales::Captured],
+    from_ms: i64,
+    to_ms: i64,
+) -> Result<Value, ApiError> {
+    let square = Square::from_env(env).map_err(ApiError::internal)?;
+    let location = location_id(env)?;
+    let (begin, end) = (rfc3339(from_ms.max(0) as u64), rfc3339(to_ms.max(0) as u64));
+    let listed = listed(&square, &location, &begin, &end).await?;
+    let mut captured = 0u64;
+    let mut payments = 0u64;
+    let mut differ = Vec::new();
+    for order in orders {
+        let paid = listed.iter().find(|p| {
+            p.status == "COMPLETED" && p.reference_id.as_deref() == Some(order.order_id.as_str())
+        });
+        match paid {
+            Some(p) => {
+                captured += p.amount;
+                payments += 1;
+                if p.amount != order.amount {
+                    differ.push(
+                        json!({"order_id": order.order_id, "square": p.amount, "d1": order.amount}),
+                    );
+                }
+            }
+            None => {
+                differ.push(json!({"order_id": order.order_id, "square": null, "d1": order.amount}))
+            }
+        }
+    }
+    Ok(json!({ "captured": captured, "payments": payments, "differences": differ }))
+}
+
+fn location_id(env: &Env) -> Result<String, ApiError> {
+    env.var("SQUARE_LOCATION_ID")
+        .map(|v| v.to_string())
+        .map_err(|_| ApiError::internal("SQUARE_LOCATION_ID is not configured"))
 }
 
 /// Every page of ListPayments over the range, up to [`MAX_PAGES`].

@@ -35,7 +35,17 @@ pub struct SoldTicket {
     pub category: String,
     pub amount: u64,
     pub tax: u64,
-    pub comp: bool,
+    /// How it was sold: `online`, `cash`, `card_at_desk`, `comp`, `channel`.
+    pub channel: String,
+    /// When its order was made.
+    pub made_at_ms: i64,
+}
+
+impl SoldTicket {
+    /// Given free at the box office.
+    pub fn comp(&self) -> bool {
+        self.channel == "comp"
+    }
 }
 
 /// A refund made in the week: what went back, and the tickets it covered
@@ -197,7 +207,7 @@ pub fn distributor_return(
             money: Money::default(),
         };
         for ticket in sold.iter().filter(|t| t.showing_id == showing.id) {
-            if ticket.comp {
+            if ticket.comp() {
                 line.comps += 1;
                 continue;
             }
@@ -258,14 +268,7 @@ fn refund_tax(refund: &RefundRow) -> u64 {
 /// each film's comps and refunds, and one for each film's total.
 pub fn csv_rows(report: &DistributorReturn) -> Vec<[String; 8]> {
     let currency = report.currency.as_deref().unwrap_or("USD");
-    let money = |amount: i64| {
-        let text = mail::money::decimal(amount.unsigned_abs(), currency);
-        if amount < 0 {
-            format!("-{text}")
-        } else {
-            text
-        }
-    };
+    let money = |amount: i64| signed_decimal(amount, currency);
     let mut rows = Vec::new();
     for film in &report.films {
         for showing in &film.showings {
@@ -322,6 +325,17 @@ pub fn csv_rows(report: &DistributorReturn) -> Vec<[String; 8]> {
     rows
 }
 
+/// An amount in minor units as a decimal of the currency, for a CSV cell:
+/// `-8.00`, `1200` yen.
+pub fn signed_decimal(amount: i64, currency: &str) -> String {
+    let text = mail::money::decimal(amount.unsigned_abs(), currency);
+    if amount < 0 {
+        format!("-{text}")
+    } else {
+        text
+    }
+}
+
 /// The CSV's header, matching [`csv_rows`].
 pub const CSV_HEADER: [&str; 8] = [
     "film",
@@ -373,7 +387,8 @@ mod tests {
             category: category.into(),
             amount,
             tax,
-            comp,
+            channel: if comp { "comp" } else { "online" }.into(),
+            made_at_ms: 0,
         };
         let report = distributor_return(
             Week {

@@ -79,6 +79,11 @@ impl Venue {
         self.format(at_ms, "%H:%M %Z")
     }
 
+    /// "2026-03-14": the cinema's date at that instant.
+    pub fn local_date(&self, at_ms: i64) -> String {
+        self.format(at_ms, "%Y-%m-%d")
+    }
+
     /// "2026-03-14 19:30:05 GMT": sortable, for exports.
     pub fn local_stamp(&self, at_ms: i64) -> String {
         self.format(at_ms, "%Y-%m-%d %H:%M:%S %Z")

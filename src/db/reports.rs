@@ -7,6 +7,7 @@ use wasm_bindgen::JsValue;
 use worker::{D1Database, Result};
 
 use crate::reports::{RefundRow, ShowingRow, SoldTicket};
+use crate::sales::{Captured, Refunded};
 
 /// Most rows one report reads of each kind: a big cinema's week is far
 /// below it, and a week past it is refused rather than cut short.
@@ -34,6 +35,7 @@ struct Ticket {
     order_amount: f64,
     seats: f64,
     channel: String,
+    made_at_ms: f64,
 }
 
 #[derive(Deserialize)]
@@ -103,17 +105,35 @@ pub async fn showings(db: &D1Database, from_ms: i64, to_ms: i64) -> Result<Vec<S
         .collect())
 }
 
-/// Every ticket sold for those showings, once each (not the copies staff
-/// made moving one). A ticket sold before tickets had prices is its
-/// order's amount shared equally.
-pub async fn sold(db: &D1Database, from_ms: i64, to_ms: i64) -> Result<Vec<SoldTicket>> {
+/// Which time of a sale a range is read against.
+#[derive(Clone, Copy)]
+pub enum SoldBy {
+    /// The showing it is for starts in the range (the distributor return).
+    Showing,
+    /// Its order was made in the range (sales by day).
+    Order,
+}
+
+/// Every ticket sold for showings starting in `[from_ms, to_ms)`, or in
+/// orders made then, once each (not the copies staff made moving one). A
+/// ticket sold before tickets had prices is its order's amount shared
+/// equally.
+pub async fn sold(
+    db: &D1Database,
+    by: SoldBy,
+    from_ms: i64,
+    to_ms: i64,
+) -> Result<Vec<SoldTicket>> {
+    let within = match by {
+        SoldBy::Showing => "s.starts_at_ms >= ?1 AND s.starts_at_ms < ?2",
+        SoldBy::Order => "o.created_at_ms >= ?1 AND o.created_at_ms < ?2",
+    };
     let sql = format!(
         "SELECT t.showing_id, t.price_name, t.price_amount, t.price_tax, o.amount AS order_amount, \
            (SELECT COUNT(*) FROM tickets u WHERE u.order_id = o.id AND u.moved_from IS NULL) AS seats, \
-           o.channel \
+           o.channel, o.created_at_ms AS made_at_ms \
          FROM tickets t JOIN orders o ON o.id = t.order_id JOIN showings s ON s.id = t.showing_id \
-         WHERE s.starts_at_ms >= ?1 AND s.starts_at_ms < ?2 AND t.moved_from IS NULL \
-           AND o.status IN {SOLD}"
+         WHERE {within} AND t.moved_from IS NULL AND o.status IN {SOLD}"
     );
     let rows: Vec<Ticket> = week_rows(db, &sql, from_ms, to_ms).await?;
     Ok(rows
@@ -125,7 +145,61 @@ pub async fn sold(db: &D1Database, from_ms: i64, to_ms: i64) -> Result<Vec<SoldT
                 .price_amount
                 .map_or_else(|| (t.order_amount / t.seats.max(1.0)) as u64, |a| a as u64),
             tax: whole(t.price_tax),
-            comp: t.channel == "comp",
+            channel: t.channel,
+            made_at_ms: t.made_at_ms as i64,
+        })
+        .collect())
+}
+
+#[derive(Deserialize)]
+struct Moved {
+    at_ms: f64,
+    amount: f64,
+}
+
+/// Money Square gave back in `[from_ms, to_ms)`, when it went back (an
+/// exchange moves money between orders and is none of it).
+pub async fn refunded(db: &D1Database, from_ms: i64, to_ms: i64) -> Result<Vec<Refunded>> {
+    let rows: Vec<Moved> = week_rows(
+        db,
+        "SELECT r.applied_at_ms AS at_ms, r.amount FROM refunds r \
+         WHERE r.status = 'COMPLETED' AND r.exchange_to IS NULL \
+           AND r.applied_at_ms >= ?1 AND r.applied_at_ms < ?2",
+        from_ms,
+        to_ms,
+    )
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| Refunded {
+            at_ms: r.at_ms as i64,
+            amount: r.amount as u64,
+        })
+        .collect())
+}
+
+/// Money through Square in `[from_ms, to_ms)`: each online order made
+/// then, by id, with what its card paid (its price less any exchange
+/// credit) and when it was made.
+pub async fn captured(db: &D1Database, from_ms: i64, to_ms: i64) -> Result<Vec<Captured>> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: String,
+        at_ms: f64,
+        amount: f64,
+    }
+    let sql = format!(
+        "SELECT o.id, o.created_at_ms AS at_ms, o.amount - o.credit AS amount FROM orders o \
+         WHERE o.channel = 'online' AND o.status IN {SOLD} AND o.amount > o.credit \
+           AND o.created_at_ms >= ?1 AND o.created_at_ms < ?2"
+    );
+    let rows: Vec<Row> = week_rows(db, &sql, from_ms, to_ms).await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| Captured {
+            order_id: r.id,
+            at_ms: r.at_ms as i64,
+            amount: r.amount as u64,
         })
         .collect())
 }

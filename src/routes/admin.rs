@@ -685,36 +685,122 @@ pub async fn distributor_return(req: Request, ctx: RouteContext<()>) -> Handled 
     let date = query("week").unwrap_or_default();
     let (week, from_ms, to_ms) = crate::reports::week_of(&date, first_day, &venue)
         .map_err(|e| ApiError::new(Code::InvalidRequest, e).with("field", "week"))?;
-    let csv = match query("format").as_deref() {
-        None | Some("json") => false,
-        Some("csv") => true,
-        Some(_) => {
-            return Err(
-                ApiError::new(Code::InvalidRequest, "format: json or csv").with("field", "format")
-            )
-        }
-    };
+    let csv = wants_csv(query("format"))?;
     let db = db::database(&ctx.env)?;
     let rows = &db::reports::showings(&db, from_ms, to_ms).await?;
-    let sold = &db::reports::sold(&db, from_ms, to_ms).await?;
+    let sold = &db::reports::sold(&db, db::reports::SoldBy::Showing, from_ms, to_ms).await?;
     let refunds = &db::reports::refunds(&db, from_ms, to_ms).await?;
     let from = week.from.clone();
     let report = crate::reports::distributor_return(week, &venue, rows, sold, refunds);
     if !csv {
         return Ok(Response::from_json(&report)?);
     }
+    let mut rows = vec![crate::reports::CSV_HEADER.map(String::from)];
+    rows.extend(
+        crate::reports::csv_rows(&report)
+            .into_iter()
+            .map(|mut row| {
+                // Titles are staff's text; the figures stay numbers.
+                row[0] = defuse_formulas(&row[0]);
+                row
+            }),
+    );
+    report_csv(&rows, &format!("distributor-return-{from}.csv"))
+}
+
+/// `format=json` (or none) or `format=csv`: true for CSV.
+fn wants_csv(format: Option<String>) -> Result<bool, ApiError> {
+    match format.as_deref() {
+        None | Some("json") => Ok(false),
+        Some("csv") => Ok(true),
+        Some(_) => {
+            Err(ApiError::new(Code::InvalidRequest, "format: json or csv").with("field", "format"))
+        }
+    }
+}
+
+/// A report's rows, every cell quoted, as a CSV download.
+fn report_csv<const N: usize>(rows: &[[String; N]], name: &str) -> Handled {
     let mut out = csv::WriterBuilder::new()
         .quote_style(csv::QuoteStyle::Always)
         .from_writer(Vec::new());
-    let csv_error = |e: csv::Error| ApiError::internal(e.to_string());
-    out.write_record(crate::reports::CSV_HEADER)
-        .map_err(csv_error)?;
-    for mut row in crate::reports::csv_rows(&report) {
-        // Titles are staff's text; the figures stay numbers.
-        row[0] = defuse_formulas(&row[0]);
-        out.write_record(&row).map_err(csv_error)?;
+    for row in rows {
+        out.write_record(row)
+            .map_err(|e| ApiError::internal(e.to_string()))?;
     }
-    csv_download(out, &format!("distributor-return-{from}.csv"))
+    csv_download(out, name)
+}
+
+/// `GET /api/admin/reports/sales?from=2027-03-01&to=2027-03-31[&format=csv]`:
+/// sales by day over the cinema's dates `from` to `to` (a year at most),
+/// by channel and by price category, and the money through Square each
+/// day, as JSON or CSV.
+pub async fn sales_report(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let url = req.url()?;
+    let query = |name: &str| query_value(&url, name);
+    let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
+    let (from, to) = (
+        query("from").unwrap_or_default(),
+        query("to").unwrap_or_default(),
+    );
+    let (dates, from_ms, to_ms) = crate::sales::range_of(&from, &to, &venue)
+        .map_err(|e| ApiError::new(Code::InvalidRequest, e).with("field", "from"))?;
+    let csv = wants_csv(query("format"))?;
+    let report = sales_of(&ctx.env, &dates, &venue, from_ms, to_ms).await?.0;
+    if !csv {
+        return Ok(Response::from_json(&report)?);
+    }
+    let name = format!("sales-{}-to-{}.csv", report.from, report.to);
+    report_csv(&crate::sales::csv_rows(&report), &name)
+}
+
+/// The sales report over `[from_ms, to_ms)`, and the online orders it
+/// counts as captured.
+async fn sales_of(
+    env: &Env,
+    dates: &[jiff::civil::Date],
+    venue: &Venue,
+    from_ms: i64,
+    to_ms: i64,
+) -> Result<(crate::sales::SalesReport, Vec<crate::sales::Captured>), ApiError> {
+    let db = db::database(env)?;
+    let by = db::reports::SoldBy::Order;
+    let sold = db::reports::sold(&db, by, from_ms, to_ms).await?;
+    let captured = db::reports::captured(&db, from_ms, to_ms).await?;
+    let refunded = db::reports::refunded(&db, from_ms, to_ms).await?;
+    let currency = crate::square::location_currency(env).await?;
+    let report = crate::sales::sales_report(&currency, dates, venue, &sold, &captured, &refunded);
+    Ok((report, captured))
+}
+
+/// `GET /api/admin/reports/daily?date=2027-03-26`: the day's summary for
+/// the Square location: what was captured, refunded and the net, as the
+/// sales report counts them, and beside it what Square lists for the
+/// same orders that day, so any difference shows to the minor unit.
+pub async fn daily_summary(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let url = req.url()?;
+    let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
+    let date = query_value(&url, "date").unwrap_or_default();
+    let (dates, from_ms, to_ms) = crate::sales::range_of(&date, &date, &venue).map_err(|e| {
+        ApiError::new(Code::InvalidRequest, e.replace("from", "date")).with("field", "date")
+    })?;
+    let (report, captured) = sales_of(&ctx.env, &dates, &venue, from_ms, to_ms).await?;
+    let square =
+        crate::reconciliation::square_captured(&ctx.env, &captured, from_ms, to_ms).await?;
+    let day = &report.days[0];
+    Ok(Response::from_json(&json!({
+        "date": day.date,
+        "currency": report.currency,
+        "location_id": ctx.env.var("SQUARE_LOCATION_ID").map(|v| v.to_string()).unwrap_or_default(),
+        "captured": day.square.captured,
+        "refunded": day.square.refunded,
+        "net": day.square.net,
+        "tickets": day.sold.tickets,
+        "square": square,
+        "agrees": square["captured"].as_u64() == Some(day.square.captured),
+    }))?)
 }
 
 #[cfg(test)]

@@ -147,6 +147,12 @@ fn admin_routes(routes: Routes) -> Routes {
             "/api/admin/showings/:sid/allocations/:aid/release",
             |req, ctx| respond(box_office::release_allocation(req, ctx)),
         )
+        .get_async("/api/admin/reports/sales", |req, ctx| {
+            respond(admin::sales_report(req, ctx))
+        })
+        .get_async("/api/admin/reports/daily", |req, ctx| {
+            respond(admin::daily_summary(req, ctx))
+        })
         .get_async("/api/admin/reports/distributor", |req, ctx| {
             respond(admin::distributor_return(req, ctx))
         })

@@ -12,15 +12,26 @@ async fn report(api: &Api, query: &str) -> Value {
     reply.body
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_weeks_return_gives_each_films_sales_comps_and_the_weeks_refunds() {
+/// A cinema selling with 20 % VAT included, on UTC's clock (dates in the
+/// test and the cinema's are then the same).
+fn vat_in_utc() -> e2e::Stack {
     let vat = StackOptions::default()
         .var("TAX_RATE_BPS", "2000")
         .var("TAX_NAME", "VAT")
         .var("TAX_INCLUSIVE", "true")
-        // Dates in the test and the cinema's are then the same.
         .var("VENUE_TIME_ZONE", "UTC");
-    let stack = e2e::Stack::start_with(vat);
+    e2e::Stack::start_with(vat)
+}
+
+/// Today's date in UTC.
+fn today() -> jiff::civil::Date {
+    let now = jiff::Timestamp::from_millisecond(now_ms()).unwrap();
+    jiff::tz::TimeZone::UTC.to_datetime(now).date()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_weeks_return_gives_each_films_sales_comps_and_the_weeks_refunds() {
+    let stack = vat_in_utc();
     let api = Api::new(&stack);
     let stalker = api.create_film("Stalker").await;
     let alien = api.create_film("Alien").await;
@@ -82,8 +93,7 @@ async fn a_weeks_return_gives_each_films_sales_comps_and_the_weeks_refunds() {
     );
 
     // This week: no showing, Alien's refund of 8.00 with its 1.33 of VAT.
-    let today = jiff::Timestamp::from_millisecond(now_ms()).unwrap();
-    let today = jiff::tz::TimeZone::UTC.to_datetime(today).date();
+    let today = today();
     let this_week = report(&api, &format!("week={today}")).await;
     let alien_now = &this_week["films"][0];
     assert_eq!(
@@ -134,4 +144,95 @@ async fn a_weeks_return_gives_each_films_sales_comps_and_the_weeks_refunds() {
         )
         .await;
     assert_eq!(stranger.status, 401);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_days_sales_by_channel_and_category_and_its_summary_agree_with_square() {
+    let stack = vat_in_utc();
+    let api = Api::new(&stack);
+    let film = api.create_film("Solaris").await;
+    let sid = api
+        .create_showing_of(&film, "2099-12-04T19:30:00Z", 1200)
+        .await;
+    // Online 2 × 12.00, one of them refunded; cash 12.00; a comp.
+    let online = api.buy(&sid, &["A1", "A2"]).await;
+    let order_id = online.body["order_id"].as_str().unwrap().to_string();
+    for body in [
+        json!({"seats": ["A3"], "paid": "cash"}),
+        json!({"seats": ["A4"], "paid": "comp", "reason": "Press"}),
+    ] {
+        let sold = api
+            .admin_post(&format!("/api/admin/showings/{sid}/box-office"), Some(body))
+            .await;
+        assert_eq!(sold.status, 201, "{:?}", sold.body);
+    }
+    let ticket = &online.body["tickets"][0];
+    let refund = api.refund_tickets(&order_id, &[ticket["id"].clone()]).await;
+    assert_eq!(refund.status, 202, "{:?}", refund.body);
+    // Its seat is back on sale once the money went back.
+    api.seat_map_when(&sid, ticket["seat"].as_str().unwrap(), "available")
+        .await;
+
+    let today = today();
+    let sales = api
+        .admin_get(&format!("/api/admin/reports/sales?from={today}&to={today}"))
+        .await;
+    assert_eq!(sales.status, 200, "{:?}", sales.body);
+    let sales = sales.body;
+    // Sold today: 4 tickets, 36.00 (VAT 20/120 of 24.00 online, 2.00 +
+    // 2.00, and of 12.00 cash, 2.00; none on the comp). Square took 24.00
+    // and gave 12.00 back.
+    assert_eq!(
+        sales["days"],
+        json!([{"date": today.to_string(), "tickets": 4, "gross": 3600, "tax": 600, "net": 3000,
+            "square": {"captured": 2400, "refunded": 1200, "net": 1200}}])
+    );
+    assert_eq!(
+        sales["by_channel"],
+        json!([
+            {"name": "online", "tickets": 2, "gross": 2400, "tax": 400, "net": 2000},
+            {"name": "cash", "tickets": 1, "gross": 1200, "tax": 200, "net": 1000},
+            {"name": "comp", "tickets": 1, "gross": 0, "tax": 0, "net": 0}
+        ])
+    );
+    // A comp is sold at the box office's "Comp" price.
+    assert_eq!(
+        sales["by_category"],
+        json!([
+            {"name": "Comp", "tickets": 1, "gross": 0, "tax": 0, "net": 0},
+            {"name": "Standard", "tickets": 3, "gross": 3600, "tax": 600, "net": 3000}
+        ])
+    );
+    let daily = api
+        .admin_get(&format!("/api/admin/reports/daily?date={today}"))
+        .await;
+    assert_eq!(daily.status, 200, "{:?}", daily.body);
+    let daily = daily.body;
+    assert_eq!(
+        (&daily["captured"], &daily["refunded"], &daily["net"]),
+        (&json!(2400), &json!(1200), &json!(1200)),
+        "the sales report's figures: {daily}"
+    );
+    assert_eq!(
+        daily["square"],
+        json!({"captured": 2400, "payments": 1, "differences": []})
+    );
+    assert_eq!(daily["agrees"], true);
+
+    let csv = api
+        .admin_get(&format!(
+            "/api/admin/reports/sales?from={today}&to={today}&format=csv"
+        ))
+        .await;
+    let text = csv.body.as_str().expect("CSV text").to_string();
+    assert!(
+        text.contains(&format!(
+            r#""day","{today}","4","36.00","6.00","30.00","24.00","12.00","12.00""#
+        )),
+        "{text}"
+    );
+    let wide = api
+        .admin_get("/api/admin/reports/sales?from=2026-01-01&to=2027-06-01")
+        .await;
+    assert_eq!(wide.status, 400, "{:?}", wide.body);
 }
