@@ -32,3 +32,6 @@ CREATE TABLE reconciliation_findings (
 );
 CREATE INDEX reconciliation_findings_open ON reconciliation_findings (found_at_ms)
   WHERE fixed_at_ms IS NULL AND handled_at_ms IS NULL;
+
+-- Sales by day read orders by when they were made, across showings.
+CREATE INDEX orders_by_made ON orders (created_at_ms);

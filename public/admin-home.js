@@ -47,6 +47,7 @@ async function showDashboard() {
   document.getElementById('dashboard').hidden = false;
   document.getElementById('signout').hidden = false;
   document.getElementById('new-link').hidden = false;
+  document.getElementById('reports-link').hidden = false;
   const [attention, showings] = await Promise.all([adminApi('/api/admin/attention'), adminApi('/api/admin/showings')]);
   if (attention.status !== 200 || showings.status !== 200) {
     return say(messages, 'error', (attention.body.detail || showings.body.detail || 'The admin data could not be loaded.'));

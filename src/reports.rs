@@ -25,6 +25,8 @@ pub struct ShowingRow {
     pub film_id: Option<String>,
     pub starts_at_ms: i64,
     pub currency: String,
+    /// Its seats (or places) for sale and not.
+    pub capacity: u64,
 }
 
 /// A ticket sold for one of the week's showings.
@@ -85,6 +87,8 @@ pub struct Category {
 pub struct ShowingLine {
     pub id: String,
     pub starts_at: String,
+    /// Its seats: admissions and comps over it are its occupancy.
+    pub capacity: u64,
     pub admissions: u64,
     pub comps: u64,
     pub categories: Vec<Category>,
@@ -201,6 +205,7 @@ pub fn distributor_return(
         let mut line = ShowingLine {
             id: showing.id.clone(),
             starts_at: venue.local_stamp(showing.starts_at_ms),
+            capacity: showing.capacity,
             admissions: 0,
             comps: 0,
             categories: Vec::new(),
@@ -325,6 +330,33 @@ pub fn csv_rows(report: &DistributorReturn) -> Vec<[String; 8]> {
     rows
 }
 
+/// One point of a showing's sales over time: by `at_ms`, `tickets` of it
+/// were sold (those still valid, each counted when its order was made).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CurvePoint {
+    pub at_ms: i64,
+    pub tickets: u64,
+}
+
+/// Orders' (when made, valid tickets) in any order, as the running total
+/// a chart draws against the showing's capacity.
+pub fn sales_curve(orders: &[(i64, u64)]) -> Vec<CurvePoint> {
+    let mut sorted = orders.to_vec();
+    sorted.sort_unstable();
+    let mut total = 0;
+    sorted
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(at_ms, n)| {
+            total += n;
+            CurvePoint {
+                at_ms,
+                tickets: total,
+            }
+        })
+        .collect()
+}
+
 /// An amount in minor units as a decimal of the currency, for a CSV cell:
 /// `-8.00`, `1200` yen.
 pub fn signed_decimal(amount: i64, currency: &str) -> String {
@@ -381,6 +413,7 @@ mod tests {
             film_id: Some(format!("f-{title}")),
             starts_at_ms: at,
             currency: "GBP".into(),
+            capacity: 100,
         };
         let sold = |showing: &str, category: &str, amount: u64, tax: u64, comp: bool| SoldTicket {
             showing_id: showing.into(),

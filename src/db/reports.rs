@@ -24,6 +24,7 @@ struct Showing {
     film_id: Option<String>,
     starts_at_ms: f64,
     currency: String,
+    seat_count: f64,
 }
 
 #[derive(Deserialize)]
@@ -90,7 +91,7 @@ fn whole(n: Option<f64>) -> u64 {
 
 /// The showings starting in `[from_ms, to_ms)`.
 pub async fn showings(db: &D1Database, from_ms: i64, to_ms: i64) -> Result<Vec<ShowingRow>> {
-    let sql = "SELECT id, title, film_id, starts_at_ms, currency FROM showings \
+    let sql = "SELECT id, title, film_id, starts_at_ms, currency, seat_count FROM showings \
                WHERE starts_at_ms >= ?1 AND starts_at_ms < ?2 ORDER BY starts_at_ms";
     let rows: Vec<Showing> = week_rows(db, sql, from_ms, to_ms).await?;
     Ok(rows
@@ -101,9 +102,19 @@ pub async fn showings(db: &D1Database, from_ms: i64, to_ms: i64) -> Result<Vec<S
             film_id: s.film_id,
             starts_at_ms: s.starts_at_ms as i64,
             currency: s.currency,
+            capacity: s.seat_count as u64,
         })
         .collect())
 }
+
+/// What `sold` reads of each ticket, from where, and which count.
+const SOLD_COLUMNS: &str = "t.showing_id, t.price_name, t.price_amount, t.price_tax, \
+    o.amount AS order_amount, \
+    (SELECT COUNT(*) FROM tickets u WHERE u.order_id = o.id AND u.moved_from IS NULL) AS seats, \
+    o.channel, o.created_at_ms AS made_at_ms";
+const SOLD_TABLES: &str =
+    "tickets t JOIN orders o ON o.id = t.order_id JOIN showings s ON s.id = t.showing_id";
+const SOLD_LIVE: &str = "t.moved_from IS NULL";
 
 /// Which time of a sale a range is read against.
 #[derive(Clone, Copy)]
@@ -124,17 +135,18 @@ pub async fn sold(
     from_ms: i64,
     to_ms: i64,
 ) -> Result<Vec<SoldTicket>> {
-    let within = match by {
-        SoldBy::Showing => "s.starts_at_ms >= ?1 AND s.starts_at_ms < ?2",
-        SoldBy::Order => "o.created_at_ms >= ?1 AND o.created_at_ms < ?2",
+    let sql = match by {
+        SoldBy::Showing => format!(
+            "SELECT {SOLD_COLUMNS} FROM {SOLD_TABLES} \
+             WHERE s.starts_at_ms >= ?1 AND s.starts_at_ms < ?2 AND {SOLD_LIVE} \
+               AND o.status IN {SOLD}"
+        ),
+        SoldBy::Order => format!(
+            "SELECT {SOLD_COLUMNS} FROM {SOLD_TABLES} \
+             WHERE o.created_at_ms >= ?1 AND o.created_at_ms < ?2 AND {SOLD_LIVE} \
+               AND o.status IN {SOLD}"
+        ),
     };
-    let sql = format!(
-        "SELECT t.showing_id, t.price_name, t.price_amount, t.price_tax, o.amount AS order_amount, \
-           (SELECT COUNT(*) FROM tickets u WHERE u.order_id = o.id AND u.moved_from IS NULL) AS seats, \
-           o.channel, o.created_at_ms AS made_at_ms \
-         FROM tickets t JOIN orders o ON o.id = t.order_id JOIN showings s ON s.id = t.showing_id \
-         WHERE {within} AND t.moved_from IS NULL AND o.status IN {SOLD}"
-    );
     let rows: Vec<Ticket> = week_rows(db, &sql, from_ms, to_ms).await?;
     Ok(rows
         .into_iter()
@@ -238,5 +250,27 @@ pub async fn refunds(db: &D1Database, from_ms: i64, to_ms: i64) -> Result<Vec<Re
             film_id: r.film_id,
             amount: r.amount as u64,
         })
+        .collect())
+}
+
+/// Each order of the showing that still has valid tickets: when it was
+/// made, and how many.
+pub async fn orders_over_time(db: &D1Database, showing_id: &str) -> Result<Vec<(i64, u64)>> {
+    #[derive(Deserialize)]
+    struct Row {
+        at_ms: f64,
+        tickets: f64,
+    }
+    let sql = format!(
+        "SELECT o.created_at_ms AS at_ms, COUNT(*) AS tickets FROM tickets t \
+         JOIN orders o ON o.id = t.order_id \
+         WHERE t.showing_id = ?1 AND t.status = 'valid' AND o.status IN {SOLD} \
+         GROUP BY o.id LIMIT {}",
+        REPORT_LIMIT + 1
+    );
+    let rows: Vec<Row> = bounded(super::rows(db, &sql, &[showing_id.into()]).await?)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.at_ms as i64, r.tickets as u64))
         .collect())
 }

@@ -272,9 +272,7 @@ pub async fn cancel_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
         ));
     }
     let db = db::database(&ctx.env)?;
-    db::get_showing(&db, &sid)
-        .await?
-        .ok_or_else(|| ApiError::not_found("showing"))?;
+    showing_row(&db, &sid).await?;
     let (new, cancelled_at_ms) = ShowtimeClient::new(&ctx.env, &sid)?.cancel().await?;
     admin_rows::cancel_showing(&db, &sid, &reason, cancelled_at_ms).await?;
     let mut refunds = crate::refunding::refund_cancelled(&ctx.env, &db, &sid).await?;
@@ -297,9 +295,7 @@ pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
     let (showing, _) = parse_showing(body, &ctx.env)?;
     check_currency(&ctx.env, &showing).await?;
     let db = db::database(&ctx.env)?;
-    let existing = db::get_showing(&db, &sid)
-        .await?
-        .ok_or_else(|| ApiError::not_found("showing"))?;
+    let existing = showing_row(&db, &sid).await?;
     save_edit(&ctx.env, &db, &sid, &showing, existing.created_at_ms).await?;
     Ok(Response::from_json(&json!({ "id": sid }))?)
 }
@@ -333,15 +329,20 @@ pub async fn list_showings(req: Request, ctx: RouteContext<()>) -> Handled {
     Ok(Response::from_json(&json!({ "showings": showings }))?)
 }
 
+/// The showing, or `404 not_found` for an id no showing has.
+async fn showing_row(db: &worker::D1Database, sid: &str) -> Result<db::Showing, ApiError> {
+    db::get_showing(db, sid)
+        .await?
+        .ok_or_else(|| ApiError::not_found("showing"))
+}
+
 /// `GET /api/admin/showings/{sid}`: the showing, its seat map with the
 /// ticket and order behind each taken seat, its totals and limits.
 pub async fn showing(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?;
     let db = db::database(&ctx.env)?;
-    let showing = db::get_showing(&db, sid)
-        .await?
-        .ok_or_else(|| ApiError::not_found("showing"))?;
+    let showing = showing_row(&db, sid).await?;
     let object = ShowtimeClient::new(&ctx.env, sid)?;
     let availability = serde_json::to_value(object.seats().await?)
         .map_err(|e| ApiError::internal(e.to_string()))?;
@@ -558,9 +559,7 @@ pub async fn tickets_csv(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?;
     let db = db::database(&ctx.env)?;
-    db::get_showing(&db, sid)
-        .await?
-        .ok_or_else(|| ApiError::not_found("showing"))?;
+    showing_row(&db, sid).await?;
     let rows = admin_rows::ticket_export(&db, sid).await?;
     let venue = crate::mail::venue(&ctx.env).map_err(ApiError::internal)?;
     // Every cell quoted, so no separator or line break in a buyer's text
@@ -772,6 +771,24 @@ async fn sales_of(
     let currency = crate::square::location_currency(env).await?;
     let report = crate::sales::sales_report(&currency, dates, venue, &sold, &captured, &refunded);
     Ok((report, captured))
+}
+
+/// `GET /api/admin/showings/{sid}/sales-curve`: the showing's valid
+/// tickets over time, a point an order, against its capacity.
+pub async fn sales_curve(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let sid = showing_id(&ctx)?;
+    let db = db::database(&ctx.env)?;
+    let showing = showing_row(&db, sid).await?;
+    let orders = db::reports::orders_over_time(&db, sid).await?;
+    Ok(Response::from_json(&json!({
+        "showing_id": sid,
+        "title": showing.title,
+        "starts_at_ms": showing.starts_at_ms,
+        "created_at_ms": showing.created_at_ms,
+        "capacity": showing.seat_count,
+        "points": crate::reports::sales_curve(&orders),
+    }))?)
 }
 
 /// `GET /api/admin/reports/daily?date=2027-03-26`: the day's summary for

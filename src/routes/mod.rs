@@ -131,6 +131,9 @@ fn admin_routes(routes: Routes) -> Routes {
         .get_async("/api/admin/showings/:sid/best", |req, ctx| {
             respond(box_office::best(req, ctx))
         })
+        .get_async("/api/admin/showings/:sid/sales-curve", |req, ctx| {
+            respond(admin::sales_curve(req, ctx))
+        })
         .post_async("/api/admin/showings/:sid/reconcile", |req, ctx| {
             respond(admin::reconcile(req, ctx))
         })
@@ -324,6 +327,9 @@ fn page_routes(routes: Routes) -> Routes {
         })
         .get_async("/admin/showings/:sid/edit", |_, ctx| {
             respond(page(ctx, "/admin-edit"))
+        })
+        .get_async("/admin/reports", |_, ctx| {
+            respond(page(ctx, "/admin-reports"))
         })
         .get_async("/admin/showings/:sid", |_, ctx| {
             respond(page(ctx, "/admin-showing"))

@@ -474,7 +474,8 @@ async fn a_wallet_pays_through_the_same_checkout_as_a_card() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_buyer_and_the_box_office_see_sales_tax_added_and_the_receipt_shows_each_line() {
+async fn a_buyer_and_the_box_office_see_sales_tax_added_and_the_receipt_shows_each_line_and_staff_the_reports(
+) {
     let sales_tax = e2e::StackOptions::default()
         .var("TAX_RATE_BPS", "875")
         .var("TAX_NAME", "Sales tax")
@@ -484,6 +485,13 @@ async fn a_buyer_and_the_box_office_see_sales_tax_added_and_the_receipt_shows_ea
     let sid = api.create_showing(e2e::family_showing()).await;
     let _ = run_browser_script_with(
         "tax.mjs",
+        &stack,
+        &sid,
+        &[("ADMIN_TOKEN", api.admin_token())],
+    );
+    // The same sales, read on the reports page.
+    let _ = run_browser_script_with(
+        "reports.mjs",
         &stack,
         &sid,
         &[("ADMIN_TOKEN", api.admin_token())],
