@@ -15,24 +15,37 @@ const KINDS = {
 };
 
 function orderLink(row) {
+  // A payment no order knows names no order: its showing, then.
+  if (row.kind === 'reconciliation' && !row.order_id) return el('a', { href: `/admin/showings/${row.showing_id}`, text: 'Its showing' });
   return el('a', { href: `/admin/showings/${row.showing_id}?order=${encodeURIComponent(row.order_id || row.id)}`, text: orderNumber(row.order_id || row.id) });
 }
 
 // What staff can settle by hand; an unknown payment is settled by the
 // recovery sweep, and a partial refund by choosing its tickets.
-const HANDLED_BY_HAND = ['needs_attention', 'paid_without_tickets', 'seat_lost', 'mail_failed', 'refund_failed'];
+const HANDLED_BY_HAND = ['needs_attention', 'paid_without_tickets', 'seat_lost', 'mail_failed', 'refund_failed', 'reconciliation'];
+
+// Where "Mark handled" saves its note: a difference found before the
+// showing is its showing's; anything else, its order's.
+function handledCall(item, note) {
+  if (item.kind === 'reconciliation') {
+    return adminApi(`/api/admin/showings/${encodeURIComponent(item.showing_id)}/reconcile/handled`,
+      { json: { kind: item.finding_kind, subject: item.finding_subject, note } });
+  }
+  return adminApi(`/api/admin/orders/${encodeURIComponent(item.order_id)}/handled`, { json: { note } });
+}
 
 // "Mark handled…" opens a note field: what was done, kept in the history.
 function handledButton(item) {
   const box = el('div', {});
-  const open = el('button', { type: 'button', class: 'link', text: 'Mark handled…', 'aria-label': `Mark handled… order ${orderNumber(item.order_id)}` });
+  const what = item.kind === 'reconciliation' ? item.finding_subject : `order ${orderNumber(item.order_id)}`;
+  const open = el('button', { type: 'button', class: 'link', text: 'Mark handled…', 'aria-label': `Mark handled… ${what}` });
   open.addEventListener('click', () => {
-    const input = el('input', { type: 'text', maxlength: '500', 'aria-label': `What was done for order ${orderNumber(item.order_id)}` });
+    const input = el('input', { type: 'text', maxlength: '500', 'aria-label': `What was done for ${what}` });
     const save = el('button', { type: 'button', class: 'secondary', text: 'Save' });
     save.addEventListener('click', async () => {
-      const { status, body } = await adminApi(`/api/admin/orders/${encodeURIComponent(item.order_id)}/handled`, { json: { note: input.value } });
+      const { status, body } = await handledCall(item, input.value);
       if (status !== 204) return say(messages, 'error', body.detail || 'That could not be saved.');
-      say(messages, 'ok', `Order ${orderNumber(item.order_id)} marked handled.`);
+      say(messages, 'ok', `${what[0].toUpperCase()}${what.slice(1)} marked handled.`);
       showDashboard();
     });
     box.replaceChildren(input, save);
@@ -56,7 +69,7 @@ async function showDashboard() {
   const items = attention.body.items;
   document.getElementById('attention').replaceChildren(items.length
     ? table(['What', 'Waiting', 'Order', 'E-mail', 'Amount', 'Detail', ''], items.map((i) => [
-      KINDS[i.kind] || i.kind, age(i.since_ms, now), orderLink(i), i.email, minor(i.amount, i.currency), i.detail || '',
+      KINDS[i.kind] || i.kind, age(i.since_ms, now), orderLink(i), i.email || '', i.amount == null ? '' : minor(i.amount, i.currency), i.detail || '',
       HANDLED_BY_HAND.includes(i.kind) ? handledButton(i) : '']))
     : el('p', { class: 'muted', text: 'Nothing needs attention.' }));
   const rows = showings.body.showings;

@@ -289,7 +289,14 @@ pub async fn attention(db: &D1Database, now_ms: u64, stale_ms: u64) -> Result<Ve
     let differences = all(
         db,
         &format!(
-            "SELECT 'reconciliation' AS kind, COALESCE(f.order_id, '') AS order_id, f.showing_id,                NULL AS email, NULL AS amount, NULL AS currency,                f.kind || ' ' || f.subject || '. Seats: ' || f.object_says || '; D1: ' ||                  f.d1_says || '; Square: ' || f.square_says AS detail,                f.found_at_ms AS since_ms, NULL AS refund_id              FROM reconciliation_findings f WHERE f.fixed_at_ms IS NULL AND f.handled_at_ms IS NULL              ORDER BY since_ms LIMIT {LIST_LIMIT}"
+            "SELECT 'reconciliation' AS kind, COALESCE(f.order_id, '') AS order_id, f.showing_id, \
+               NULL AS email, NULL AS amount, NULL AS currency, \
+               f.kind || ' ' || f.subject || '. Seats: ' || f.object_says || '; D1: ' || \
+                 f.d1_says || '; Square: ' || f.square_says AS detail, \
+               f.found_at_ms AS since_ms, NULL AS refund_id, f.kind AS finding_kind, \
+               f.subject AS finding_subject \
+             FROM reconciliation_findings f WHERE f.fixed_at_ms IS NULL AND f.handled_at_ms IS NULL \
+             ORDER BY since_ms LIMIT {LIST_LIMIT}"
         ),
         &[],
     )

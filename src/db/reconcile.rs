@@ -169,11 +169,39 @@ pub async fn record(
     Ok(())
 }
 
+/// Staff dealt with a finding the reconciliation could not repair; false
+/// if there is none such still open.
+pub async fn mark_handled(
+    db: &D1Database,
+    showing_id: &str,
+    kind: &str,
+    subject: &str,
+    note: &str,
+    now_ms: u64,
+) -> Result<bool> {
+    let result = db
+        .prepare(
+            "UPDATE reconciliation_findings SET handled_at_ms = ?1, handled_note = ?2 \
+             WHERE showing_id = ?3 AND kind = ?4 AND subject = ?5 \
+               AND handled_at_ms IS NULL AND fixed_at_ms IS NULL",
+        )
+        .bind(&[
+            num(now_ms),
+            note.into(),
+            showing_id.into(),
+            kind.into(),
+            subject.into(),
+        ])?
+        .run()
+        .await?;
+    Ok(result.meta()?.and_then(|m| m.changes).unwrap_or(0) > 0)
+}
+
 /// The showing's findings, newest first.
 pub async fn findings(db: &D1Database, showing_id: &str) -> Result<Vec<Value>> {
     db.prepare(format!(
         "SELECT kind, subject, order_id, payment_id, object_says, d1_says, square_says, fix, \
-           fixed_at_ms, fix_error, found_at_ms, handled_at_ms \
+           fixed_at_ms, fix_error, found_at_ms, handled_at_ms, handled_note \
          FROM reconciliation_findings WHERE showing_id = ?1 \
          ORDER BY found_at_ms DESC, kind, subject LIMIT {ROW_LIMIT}"
     ))

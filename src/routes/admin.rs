@@ -464,6 +464,18 @@ struct HandledNote {
     note: String,
 }
 
+/// A note of what staff did: 1 to [`MAX_NOTE_CHARS`] characters.
+fn checked_note(note: &str) -> Result<String, ApiError> {
+    let note = note.trim().to_string();
+    if note.is_empty() || note.chars().count() > MAX_NOTE_CHARS {
+        return Err(ApiError::new(
+            Code::BadNote,
+            format!("say in 1 to {MAX_NOTE_CHARS} characters what was done"),
+        ));
+    }
+    Ok(note)
+}
+
 /// `POST /api/admin/orders/{oid}/handled` `{"note": …}`: staff dealt with
 /// an order on the attention list by hand; it leaves the list, and the
 /// note goes into its history. A payment still unknown is not staff's to
@@ -472,13 +484,7 @@ pub async fn mark_handled(mut req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let order_id = param(&ctx, "oid").to_string();
     let body: HandledNote = parse_json(&read_body(&mut req).await?)?;
-    let note = body.note.trim().to_string();
-    if note.is_empty() || note.chars().count() > MAX_NOTE_CHARS {
-        return Err(ApiError::new(
-            Code::BadNote,
-            format!("say in 1 to {MAX_NOTE_CHARS} characters what was done"),
-        ));
-    }
+    let note = checked_note(&body.note)?;
     let db = db::database(&ctx.env)?;
     let order = db::orders::get_order(&db, &order_id)
         .await?
@@ -658,6 +664,38 @@ pub async fn reconcile(req: Request, ctx: RouteContext<()>) -> Handled {
     let sid = showing_id(&ctx)?;
     let report = crate::reconciliation::run(&ctx.env, sid, "staff", now_ms() as u64).await?;
     Ok(Response::from_json(&report)?)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FindingHandled {
+    kind: String,
+    subject: String,
+    note: String,
+}
+
+/// `POST /api/admin/showings/{sid}/reconcile/handled` `{"kind", "subject",
+/// "note"}`: staff dealt with a difference the reconciliation could not
+/// repair; it leaves the attention list with their note.
+pub async fn finding_handled(mut req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let sid = showing_id(&ctx)?.to_string();
+    let body: FindingHandled = parse_json(&read_body(&mut req).await?)?;
+    let note = checked_note(&body.note)?;
+    let db = db::database(&ctx.env)?;
+    let now = now_ms() as u64;
+    if !db::reconcile::mark_handled(&db, &sid, &body.kind, &body.subject, &note, now).await? {
+        return Err(ApiError::new(
+            Code::AlreadyHandled,
+            "no such difference is open: it was handled, repaired, or never found",
+        ));
+    }
+    worker::console_log!(
+        "{}",
+        json!({"event": "reconciliation_handled", "showing": sid, "kind": body.kind,
+            "subject": body.subject, "note": note})
+    );
+    Ok(Response::empty()?.with_status(204))
 }
 
 /// `GET /api/admin/showings/{sid}/reconcile`: every difference the

@@ -137,6 +137,9 @@ fn admin_routes(routes: Routes) -> Routes {
         .post_async("/api/admin/showings/:sid/reconcile", |req, ctx| {
             respond(admin::reconcile(req, ctx))
         })
+        .post_async("/api/admin/showings/:sid/reconcile/handled", |req, ctx| {
+            respond(admin::finding_handled(req, ctx))
+        })
         .get_async("/api/admin/showings/:sid/reconcile", |req, ctx| {
             respond(admin::reconciliation(req, ctx))
         })

@@ -1,7 +1,9 @@
 // Staff read the reports on a phone: the week of the showing (its
 // distributor return, its occupancy chart, its sales over time) and this
 // week (the day's sales as a bar chart, the daily summary against
-// Square). Every chart is an image with a name and its numbers in a table.
+// Square), then settle on the admin home what the check before the
+// showing found (a stray ticket for A8). Every chart is an image with a
+// name and its numbers in a table.
 // Run by tests/e2e/tests/browser.rs after tax.mjs on the same stack, with
 // BASE_URL, SHOWING_ID (its showing, starting 2099-12-05, 8 seats, three
 // of them sold today: two online for $21.75, one at the box office for
@@ -60,6 +62,17 @@ try {
   assert.equal(values.length, 7, 'a bar a day of the week');
   assert.deepEqual(values.filter((v) => v !== '0'), ['3']);
   await page.locator('#channels table').first().getByRole('row', { name: /online 2/ }).waitFor();
+
+  // What the check before the showing left for staff waits on the admin
+  // home, and is settled there with a note.
+  await page.goto(`${base}/admin`);
+  const found = page.getByRole('row', { name: /Found before the showing/ });
+  await found.getByText(/seat_lost_by_object A8/).waitFor();
+  await found.getByRole('button', { name: 'Mark handled… A8' }).click();
+  await page.getByLabel('What was done for A8').fill('Voided the stray ticket');
+  await found.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('A8 marked handled.').waitFor();
+  await page.getByRole('row', { name: /Found before the showing/ }).waitFor({ state: 'detached' });
 } finally {
   await browser.close();
 }

@@ -489,6 +489,24 @@ async fn a_buyer_and_the_box_office_see_sales_tax_added_and_the_receipt_shows_ea
         &sid,
         &[("ADMIN_TOKEN", api.admin_token())],
     );
+    // A ticket D1 has for a seat the showing still sells (of an order that
+    // failed, so no report counts it): the check before the showing finds
+    // it, for staff to settle on the admin home.
+    stack.d1_query(&format!(
+        "INSERT INTO orders (id, showing_id, email, name, amount, currency, status, \
+           created_at_ms, updated_at_ms) \
+         VALUES ('{sid}stray', '{sid}', 'stray@example.com', 'Stray', 100, 'USD', 'failed', 0, 0); \
+         INSERT INTO tickets (id, order_id, showing_id, seat, status, created_at_ms) \
+         VALUES ('{sid}stray-1', '{sid}stray', '{sid}', 'A8', 'valid', 0)"
+    ));
+    let found = api
+        .admin_post(&format!("/api/admin/showings/{sid}/reconcile"), None)
+        .await;
+    assert_eq!(
+        found.body["findings"][0]["kind"], "seat_lost_by_object",
+        "{:?}",
+        found.body
+    );
     // The same sales, read on the reports page.
     let _ = run_browser_script_with(
         "reports.mjs",
@@ -498,7 +516,7 @@ async fn a_buyer_and_the_box_office_see_sales_tax_added_and_the_receipt_shows_ea
     );
     let orders = stack.d1_query(&format!(
         "SELECT o.amount, SUM(t.price_tax) AS tax FROM orders o JOIN tickets t ON t.order_id = o.id \
-         WHERE o.showing_id = '{sid}' GROUP BY o.id ORDER BY o.amount DESC"
+         WHERE o.showing_id = '{sid}' AND o.status = 'paid' GROUP BY o.id ORDER BY o.amount DESC"
     ));
     assert_eq!(
         orders,

@@ -173,6 +173,30 @@ async fn a_mismatch_of_each_kind_is_found_and_repaired_or_told_to_staff() {
         .admin_get(&format!("/api/admin/showings/{sid}/reconcile"))
         .await;
     assert_eq!(kept.body["findings"].as_array().map(Vec::len), Some(4));
+
+    // Staff deal with the seat by hand: it leaves the attention list with
+    // their note, once.
+    let handled =
+        |note: &str| json!({"kind": "seat_lost_by_object", "subject": "A8", "note": note});
+    let path = format!("/api/admin/showings/{sid}/reconcile/handled");
+    let done = api
+        .admin_post(&path, Some(handled("Voided the stray ticket")))
+        .await;
+    assert_eq!(done.status, 204, "{:?}", done.body);
+    let again = api.admin_post(&path, Some(handled("Twice"))).await;
+    assert_eq!(
+        (again.status, &again.body["error"]),
+        (409, &json!("already_handled"))
+    );
+    let attention = api.admin_get("/api/admin/attention").await;
+    let left: Vec<&Value> = attention.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["kind"] == "reconciliation")
+        .collect();
+    assert_eq!(left.len(), 1, "{:?}", attention.body);
+    assert_eq!(left[0]["finding_kind"], "unknown_payment", "{:?}", left);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
