@@ -62,8 +62,19 @@ pub async fn run(
         .take(MAX_LOOKUPS)
         .collect();
     for id in missing {
-        if let Reply::Ok(body) = square.get_payment(id).await {
-            payments.extend(payment_of(&body["payment"]));
+        match square.get_payment(id).await {
+            Reply::Ok(body) => payments.extend(payment_of(&body["payment"])),
+            // Square has no such payment: a difference to report.
+            Reply::Refused { .. } => {}
+            // No answer is no fact: rather no run than a false alarm.
+            Reply::Unknown(why) => {
+                return Err(ApiError::new(
+                    desk::Code::SquareUnavailable,
+                    format!(
+                        "Square did not answer for payment {id} ({why}); try again in a moment"
+                    ),
+                ))
+            }
         }
     }
     let sides = Sides {

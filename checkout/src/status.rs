@@ -12,8 +12,8 @@ pub const AUTHORIZATION_VOIDED: &str = "AUTHORIZATION_VOIDED";
 /// `Declined` code: the payment came back FAILED without an error code.
 pub const PAYMENT_FAILED: &str = "PAYMENT_FAILED";
 /// `Failed` code: Square worked out another total for the order's line
-/// items than the seats' prices add up to (a tax set otherwise in Square
-/// than here); nothing was charged and the Square order was cancelled.
+/// items than the seats' prices add up to (its rules and ours parted);
+/// nothing was charged and the Square order was cancelled.
 pub const ORDER_TOTAL_MISMATCH: &str = "ORDER_TOTAL_MISMATCH";
 /// `Failed` code: CreateOrder never gave a definite answer; no payment
 /// was asked for.

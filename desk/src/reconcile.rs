@@ -231,10 +231,13 @@ fn missing_ticket(sides: &Sides<'_>, seat: &SeatSale, order_id: &str) -> Option<
 
 fn payments(sides: &Sides<'_>, found: &mut Vec<Finding>) {
     for payment in sides.payments {
-        let known = sides
-            .orders
-            .iter()
-            .any(|o| o.payment_id.as_deref() == Some(payment.id.as_str()));
+        // An order knows its payment by id once it is paid, and by its own
+        // id (the payment's reference) while its checkout is under way:
+        // that authorization is the checkout's to capture or void.
+        let known = sides.orders.iter().any(|o| {
+            o.payment_id.as_deref() == Some(payment.id.as_str())
+                || payment.reference_id.as_deref() == Some(o.id.as_str())
+        });
         // Only payments made for this showing: its orders' reference ids
         // begin with its id. The cinema's other sales at the location
         // (the bar, another app) are none of its business.
@@ -454,6 +457,21 @@ mod tests {
         );
         assert_eq!(found[3].fix, None, "money taken is for staff to return");
         assert_eq!(found[4].square, "payment p2 CANCELED");
+    }
+
+    #[test]
+    fn an_authorization_a_checkout_under_way_made_is_left_to_it() {
+        // The order is recorded pending, its payment not yet named: the
+        // authorization is its own, to capture once its tickets are written.
+        let pending = OrderRecord {
+            id: "s1o3".into(),
+            status: "pending".into(),
+            payment_id: None,
+            amount: 1200,
+            tickets_amount: 0,
+        };
+        let payments = [payment("p9", "APPROVED", "s1o3")];
+        assert_eq!(found_in(&[], &[], &[pending], &payments), []);
     }
 
     #[test]

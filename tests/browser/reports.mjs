@@ -68,6 +68,7 @@ try {
   await page.goto(`${base}/admin`);
   const found = page.getByRole('row', { name: /Found before the showing/ });
   await found.getByText(/seat_lost_by_object A8/).waitFor();
+  await page.screenshot({ path: `${shots}/admin-home-found-phone.png`, fullPage: true });
   await found.getByRole('button', { name: 'Mark handled… A8' }).click();
   await page.getByLabel('What was done for A8').fill('Voided the stray ticket');
   await found.getByRole('button', { name: 'Save' }).click();
