@@ -213,18 +213,17 @@ fn an_order_square_never_answers_for_gives_up_without_a_payment() {
     assert_eq!(sent[0], sent[1], "a retry is the same order");
 }
 
-#[test]
-fn squares_shares_of_the_tax_are_what_the_tickets_record() {
-    // Square shared the order's 400 of tax as 201 and 199: the total is the
-    // same, and a refund of A1 alone must return its line item's 1 201.
-    let shared = Answer::OrderCreated {
+/// What WriteOrder records of each seat (price, tax) once Square made the
+/// order with these lines, for 2 400 in all.
+fn written_after(lines: Vec<OrderLine>) -> Vec<(u64, u64)> {
+    let made = Answer::OrderCreated {
         order_id: "sq-order-1".to_owned(),
         version: 1,
         total_minor: 2_400,
-        lines: vec![line("A1", 1_201, 201), line("A2", 1_199, 199)],
+        lines,
     };
     let done = Script::itemized("audit, CreateOrder").run(vec![
-        (Answer(shared), "audit, CreatePayment", "pending"),
+        (Answer(made), "audit, CreatePayment", "pending"),
         (Answer(approved()), "audit, CommitSeats", "pending"),
         (
             Answer(Answer::SeatsCommitted),
@@ -235,31 +234,19 @@ fn squares_shares_of_the_tax_are_what_the_tickets_record() {
     let Some(Action::WriteOrder { prices, .. }) = done.actions.last() else {
         panic!("WriteOrder last: {:?}", done.actions);
     };
-    let kept: Vec<(u64, u64)> = prices
+    prices
         .iter()
         .map(|p| (p.amount_minor, p.tax_minor))
-        .collect();
-    assert_eq!(kept, [(1_201, 201), (1_199, 199)]);
+        .collect()
+}
+
+#[test]
+fn squares_shares_of_the_tax_are_what_the_tickets_record() {
+    // Square shared the order's 400 of tax as 201 and 199: the total is the
+    // same, and a refund of A1 alone must return its line item's 1 201.
+    let shared = vec![line("A1", 1_201, 201), line("A2", 1_199, 199)];
+    assert_eq!(written_after(shared), [(1_201, 201), (1_199, 199)]);
     // Lines that do not add up to the order are not taken.
-    let odd = Answer::OrderCreated {
-        order_id: "sq-order-1".to_owned(),
-        version: 1,
-        total_minor: 2_400,
-        lines: vec![line("A1", 1_300, 201), line("A2", 1_199, 199)],
-    };
-    let done = Script::itemized("audit, CreateOrder").run(vec![
-        (Answer(odd), "audit, CreatePayment", "pending"),
-        (Answer(approved()), "audit, CommitSeats", "pending"),
-        (
-            Answer(Answer::SeatsCommitted),
-            "audit, WriteOrder",
-            "pending",
-        ),
-    ]);
-    let Some(Action::WriteOrder { prices, .. }) = done.actions.last() else {
-        panic!("WriteOrder last");
-    };
-    assert!(prices
-        .iter()
-        .all(|p| (p.amount_minor, p.tax_minor) == (1_200, 200)));
+    let odd = vec![line("A1", 1_300, 201), line("A2", 1_199, 199)];
+    assert_eq!(written_after(odd), [(1_200, 200), (1_200, 200)]);
 }

@@ -278,6 +278,22 @@ pub async fn get_showing(db: &D1Database, id: &str) -> Result<Option<Showing>> {
     row.map(ShowingRow::into_showing).transpose()
 }
 
+/// A showing's title and start alone: what a card payment's Square order
+/// names its seats by, without reading (and parsing) its layout.
+pub async fn title_and_start(db: &D1Database, id: &str) -> Result<Option<(String, i64)>> {
+    #[derive(serde::Deserialize)]
+    struct Row {
+        title: String,
+        starts_at_ms: f64,
+    }
+    let row: Option<Row> = db
+        .prepare("SELECT title, starts_at_ms FROM showings WHERE id = ?1")
+        .bind(&[id.into()])?
+        .first(None)
+        .await?;
+    Ok(row.map(|r| (r.title, r.starts_at_ms as i64)))
+}
+
 /// Most showings a buyer is offered to exchange to.
 const EXCHANGE_CHOICES: u32 = 20;
 

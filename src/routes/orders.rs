@@ -123,12 +123,12 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
 /// read just now is paid for as "Ticket".
 async fn square_item_name(env: &worker::Env, showing_id: &str) -> String {
     let showing = match db::database(env) {
-        Ok(db) => db::get_showing(&db, showing_id).await.ok().flatten(),
+        Ok(db) => db::title_and_start(&db, showing_id).await.ok().flatten(),
         Err(_) => None,
     };
     match (showing, crate::mail::venue(env)) {
-        (Some(s), Ok(venue)) => format!("{}, {}", s.title, venue.local_time(s.starts_at_ms)),
-        (Some(s), Err(_)) => s.title,
+        (Some((title, at_ms)), Ok(venue)) => format!("{title}, {}", venue.local_time(at_ms)),
+        (Some((title, _)), Err(_)) => title,
         (None, _) => String::new(),
     }
 }
