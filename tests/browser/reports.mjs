@@ -22,12 +22,12 @@ try {
   await page.getByLabel('Admin token').fill(process.env.ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`**${reports}`);
-  // The day shown is the cinema's today.
-  const today = await page.getByLabel('Day', { exact: true }).inputValue();
-  assert.match(today, /^\d{4}-\d{2}-\d{2}$/);
-
   // The showing's week: its return, and its occupancy as a chart.
   await page.getByText('The cinema week from 2099-12-04 to 2099-12-10.').waitFor();
+  // The day shown is the cinema's today: the page fills both dates once
+  // the session is confirmed, before it loads the week just awaited.
+  const today = await page.getByLabel('Day', { exact: true }).inputValue();
+  assert.match(today, /^\d{4}-\d{2}-\d{2}$/);
   const returned = page.locator('#return table');
   await returned.getByRole('row', { name: /Total 3 \$34\.80 \$2\.80 \$32\.00/ }).waitFor();
   const occupancy = page.getByRole('img', { name: /Occupancy of the week's showings/ });
