@@ -837,6 +837,23 @@ async function offerWallets() {
   } catch (_) { /* not offered in this browser */ }
 }
 
+// What Square's buyer verification is told of this payment: the amount,
+// the buyer, and the cinema's country as the billing country (the form
+// asks for no address; a local cinema's buyers mostly live there).
+function verificationDetails(name, email) {
+  const [givenName, ...family] = name.split(/\s+/);
+  const billingContact = { givenName: givenName || '', familyName: family.join(' '), email };
+  if (squareConfig && squareConfig.square_country) billingContact.countryCode = squareConfig.square_country;
+  return {
+    amount: majorText(toPay(), hold.amount.currency),
+    currencyCode: hold.amount.currency,
+    intent: 'CHARGE',
+    customerInitiated: true,
+    sellerKeyedIn: false,
+    billingContact,
+  };
+}
+
 async function walletPay(wallet) {
   if (!wallet || !hold) return;
   const email = document.getElementById('email').value.trim();
@@ -847,7 +864,17 @@ async function walletPay(wallet) {
   if (result.status !== 'OK') {
     return say(payMessages, 'error', (result.errors || []).map((e) => e.message).join(' ') || 'The wallet could not pay.', { focus: true });
   }
+  // Square asks for buyer verification (3-D Secure) on every payment a
+  // buyer makes, wallets included: a wallet's token is verified apart,
+  // and the verification goes with it.
+  let verification;
+  try {
+    verification = await squarePayments.verifyBuyer(result.token, verificationDetails(name, email));
+  } catch (_) {
+    return say(payMessages, 'error', 'Your bank could not check this payment, so nothing was charged. Your seats are still held: try again, or pay by card.', { focus: true });
+  }
   const payment = { source_id: result.token, email, name };
+  if (verification && verification.token) payment.verification_token = verification.token;
   remember(Object.assign(remembered(), { payment }));
   await pay(payment);
 }
@@ -894,17 +921,9 @@ async function buy() {
       return await pay(payment);
     }
     if (!(await attachCard())) return;
-    const [givenName, ...family] = name.split(/\s+/);
     // Buyer verification (3-D Secure): Square decides from these whether
     // the card's bank must check the buyer, and shows its check itself.
-    const result = await card.tokenize({
-      amount: majorText(toPay(), hold.amount.currency),
-      currencyCode: hold.amount.currency,
-      intent: 'CHARGE',
-      customerInitiated: true,
-      sellerKeyedIn: false,
-      billingContact: { givenName: givenName || '', familyName: family.join(' '), email },
-    });
+    const result = await card.tokenize(verificationDetails(name, email));
     if (result.status === 'Cancel') {
       return say(payMessages, 'error', 'The check by your bank was cancelled, so nothing was paid. Your seats are still held: press "Pay now" to try again.', { focus: true });
     }

@@ -113,6 +113,30 @@ pub fn card_token_ok(source_id: &str) -> bool {
         && source_id.bytes().all(|b| b.is_ascii_graphic())
 }
 
+/// What is wrong with a card token and its buyer verification token, as
+/// the payment form gives them (the field and why): each bounded and
+/// printable, and no verification without a card.
+pub fn card_problem(
+    source_id: &str,
+    verification_token: &str,
+) -> Option<(&'static str, &'static str)> {
+    if !card_token_ok(source_id) {
+        return Some((
+            "source_id",
+            "the card token from the payment form is malformed",
+        ));
+    }
+    if !card_token_ok(verification_token)
+        || (source_id.is_empty() && !verification_token.is_empty())
+    {
+        return Some((
+            "verification_token",
+            "give the buyer verification token of this payment's card token, or none",
+        ));
+    }
+    None
+}
+
 /// One plain mailbox (`mail::address`): no display name, list, quotes or
 /// literal, so the address names exactly one recipient.
 pub fn email_ok(email: &str) -> bool {

@@ -602,7 +602,9 @@ async fn unpaid_message(
             let why = match ended {
                 Some(checkout::Outcome::Failed { code }) => match code.as_str() {
                     checkout::AUTHORIZATION_VOIDED => Cancellation::Lapsed,
-                    checkout::PAYMENT_UNCERTAIN => Cancellation::Unconfirmed,
+                    checkout::PAYMENT_UNCERTAIN | checkout::PAYMENT_STILL_PENDING => {
+                        Cancellation::Unconfirmed
+                    }
                     _ => Cancellation::Refused,
                 },
                 _ => Cancellation::Refused,

@@ -233,10 +233,11 @@ fn refusal(refusal: Refusal) -> ApiError {
             "another refund already covers these tickets",
         )
         .with("ticket_ids", json!(tickets)),
-        Refusal::RefundsClosed => ApiError::new(
-            Code::RefundsClosed,
+        Refusal::RefundFailedBefore => ApiError::new(
+            Code::RefundFailedBefore,
             "a refund of this payment FAILED, after which Square allows no other: \
-             reimburse the buyer another way",
+             reimburse the buyer another way (cash at the box office, or a bank \
+             transfer)",
         ),
         Refusal::MoreThanPaid { amount, left } => ApiError::new(
             Code::MoreThanPaid,

@@ -160,6 +160,9 @@ pub enum Action {
         /// The Square order it pays, whose total is `amount_minor`.
         #[serde(default)]
         square_order_id: Option<String>,
+        /// The buyer verification token for `source_id` (a wallet's).
+        #[serde(default)]
+        verification_token: Option<String>,
     },
     /// `GET /v2/payments/{payment_id}`.
     GetPayment { step: StepTag, payment_id: String },

@@ -18,6 +18,9 @@ pub(crate) enum Applied {
     Ignored,
     /// No definite answer: the step must be sent again.
     Unanswered(String),
+    /// Square made the payment and it is PENDING: an answer, so it is not
+    /// counted as a missing one, but it settles nothing yet.
+    Pending(String),
     /// The facts moved forward.
     Learned(String),
 }
@@ -48,7 +51,7 @@ impl State {
                 if status == PaymentStatus::Pending {
                     // Not made again: the next attempt looks this one up.
                     self.payment.merge(&payment_id, status);
-                    return Applied::Unanswered(format!(
+                    return Applied::Pending(format!(
                         "CreatePayment: payment {payment_id} PENDING, looking it up"
                     ));
                 }
@@ -67,14 +70,14 @@ impl State {
                 }
                 let detail = format!("CreatePayment: declined {code}, payment {failed:?}");
                 self.authorization = Authorization::Declined { code };
-                self.source_id = None;
+                self.drop_card();
                 Applied::Learned(detail)
             }
             Answer::Rejected { code } => {
                 let code = bounded_code(&code);
                 let detail = format!("CreatePayment: rejected {code}, voiding by key");
                 self.authorization = Authorization::Refused { code };
-                self.source_id = None;
+                self.drop_card();
                 Applied::Learned(detail)
             }
             Answer::OutcomeUnknown | Answer::PaymentNotFound => {
@@ -103,7 +106,7 @@ impl State {
                     self.authorization = Authorization::Rejected {
                         code: ORDER_TOTAL_MISMATCH.to_owned(),
                     };
-                    self.source_id = None;
+                    self.drop_card();
                     return Applied::Learned(format!(
                         "CreateOrder: order {order_id} comes to {total_minor}, the seats to {charge}: not paying"
                     ));
@@ -124,7 +127,7 @@ impl State {
                 // Nothing was asked of the card, so nothing is voided.
                 self.authorization = Authorization::Rejected { code: code.clone() };
                 self.square_order = SquareOrder::NotUsed;
-                self.source_id = None;
+                self.drop_card();
                 Applied::Learned(format!("CreateOrder: rejected {code}, not paying"))
             }
             Answer::OutcomeUnknown | Answer::PaymentNotFound => {

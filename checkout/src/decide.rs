@@ -12,7 +12,9 @@
 use crate::actions::Step;
 use crate::events::PaymentStatus;
 use crate::state::{Authorization, Refund, Seats, SquareOrder, State, Tickets};
-use crate::status::{AttentionReason, Outcome, AUTHORIZATION_VOIDED, PAYMENT_UNCERTAIN};
+use crate::status::{
+    AttentionReason, Outcome, AUTHORIZATION_VOIDED, PAYMENT_STILL_PENDING, PAYMENT_UNCERTAIN,
+};
 
 /// What the facts call for.
 pub(crate) enum Next {
@@ -39,6 +41,17 @@ impl State {
         if !self.final_recorded {
             return Some(Step::RecordFinal);
         }
+        // After the buyer is told: a payment given up on while PENDING is
+        // watched until Square settles it, and cancelled by its id if
+        // approved, so that no buyer's money stays held for nothing.
+        if self.authorization == Authorization::StoppedWaiting
+            && matches!(
+                self.payment.status,
+                Some(PaymentStatus::Pending | PaymentStatus::Approved)
+            )
+        {
+            return Some(Step::VoidAuthorization);
+        }
         // Last, and after the buyer has their answer: the Square order of
         // a payment that will never be taken is cancelled, so that no
         // unpaid order lingers in the cinema's Dashboard.
@@ -50,10 +63,16 @@ impl State {
     /// Square refused one may, and Square would refuse the cancel.
     fn square_order_unpaid(&self) -> bool {
         let open = matches!(self.square_order, SquareOrder::Open { .. });
-        let lingering = matches!(
-            self.authorization,
-            Authorization::VoidByKeyRejected { .. } | Authorization::GivenUp
-        );
+        let lingering = match self.authorization {
+            Authorization::VoidByKeyRejected { .. } | Authorization::GivenUp => true,
+            // Square refuses to cancel an order while its payment may still
+            // be taken.
+            Authorization::StoppedWaiting => !matches!(
+                self.payment.status,
+                Some(PaymentStatus::Canceled | PaymentStatus::Failed)
+            ),
+            _ => false,
+        };
         open && self.outcome != Some(Outcome::Paid)
             && !self.payment.is(PaymentStatus::Completed)
             && self.nothing_will_be_charged()
@@ -182,6 +201,9 @@ impl State {
             Authorization::Rejected { code } => Outcome::Failed { code: code.clone() },
             Authorization::VoidedByKey => Outcome::Failed {
                 code: PAYMENT_UNCERTAIN.to_owned(),
+            },
+            Authorization::StoppedWaiting => Outcome::Failed {
+                code: PAYMENT_STILL_PENDING.to_owned(),
             },
             Authorization::VoidByKeyRejected { code } => {
                 attention(AttentionReason::UncertainPaymentNotVoided { code: code.clone() })

@@ -68,7 +68,8 @@ impl State {
             return Err(InvariantError::AuthorizationKeyMalformed);
         }
         let awaiting = matches!(self.authorization, Authorization::Awaiting { .. });
-        if awaiting != self.source_id.is_some() {
+        if awaiting != self.source_id.is_some() || (!awaiting && self.verification_token.is_some())
+        {
             return Err(InvariantError::CardTokenMisplaced);
         }
         if self
@@ -103,6 +104,9 @@ impl State {
                 None | Some(PaymentStatus::Pending | PaymentStatus::Canceled)
             ),
             Authorization::GivenUp | Authorization::VoidByKeyRejected { .. } => true,
+            // Stopped waiting for a payment Square named; it may since have
+            // gone anywhere, a capture by hand included.
+            Authorization::StoppedWaiting => self.payment.id.is_some(),
             Authorization::VoidedByKey => status.is_some_and(PaymentStatus::is_final),
         };
         if !fits {

@@ -62,6 +62,6 @@ pub use order::{
 pub use requests::{cut_text, MAX_CODE_BYTES, MAX_REASON_BYTES, MAX_SQUARE_ID_BYTES};
 pub use status::{
     AttentionReason, Outcome, PublicStatus, AUTHORIZATION_VOIDED, ORDER_TOTAL_MISMATCH,
-    ORDER_UNANSWERED, PAYMENT_FAILED, PAYMENT_UNCERTAIN,
+    ORDER_UNANSWERED, PAYMENT_FAILED, PAYMENT_STILL_PENDING, PAYMENT_UNCERTAIN,
 };
 pub use tax::{round_half_even, Tax, TaxLine, TaxProblem, MAX_TAX_RATE_BPS};

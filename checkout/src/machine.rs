@@ -53,6 +53,8 @@ impl State {
             config: config.clone(),
             order: new.order(),
             source_id: (!free).then_some(CardToken(new.source_id)),
+            verification_token: (!free && !new.verification_token.is_empty())
+                .then_some(CardToken(new.verification_token)),
             authorization_key: key,
             payment: PaymentFacts::default(),
             authorization: match free {
@@ -135,13 +137,39 @@ impl State {
         match self.apply(step, reply) {
             Applied::Ignored => Vec::new(),
             // A retry is already scheduled; a second shrug changes nothing.
-            Applied::Unanswered(_) if !awaiting => Vec::new(),
-            Applied::Unanswered(detail) => {
+            Applied::Unanswered(_) | Applied::Pending(_) if !awaiting => Vec::new(),
+            Applied::Unanswered(detail) | Applied::Pending(detail) if self.waits_for_pending() => {
+                let detail = self.wait_for_pending(now_ms, detail);
+                self.advance(now_ms, from, detail, true)
+            }
+            Applied::Unanswered(detail) | Applied::Pending(detail) => {
                 let detail = self.count_unanswered(step, detail);
                 self.advance(now_ms, from, detail, true)
             }
             Applied::Learned(detail) => self.advance(now_ms, from, detail, true),
         }
+    }
+
+    /// Square named the payment and it is PENDING, and the order says how
+    /// long it may be: the lookups go on until then however many go
+    /// unanswered, since the payment exists and will not be made again.
+    pub(crate) fn waits_for_pending(&self) -> bool {
+        matches!(self.authorization, Authorization::Awaiting { .. })
+            && self.payment.is(PaymentStatus::Pending)
+            && self.payment.id.is_some()
+            && self.order.pay_by_ms.is_some()
+    }
+
+    /// Past `pay_by_ms` the checkout stops waiting: the buyer is told, and
+    /// the payment is watched and cancelled by its id if Square approves it.
+    fn wait_for_pending(&mut self, now_ms: u64, detail: String) -> String {
+        let pay_by_ms = self.order.pay_by_ms.unwrap_or(now_ms);
+        if now_ms < pay_by_ms {
+            return format!("{detail} (until {pay_by_ms})");
+        }
+        self.authorization = Authorization::StoppedWaiting;
+        self.drop_card();
+        format!("{detail}: still PENDING at {pay_by_ms}, not waiting any longer")
     }
 
     /// The authorization, and the Square order before it, give up after
@@ -166,11 +194,11 @@ impl State {
                 code: ORDER_UNANSWERED.to_owned(),
             };
             self.square_order = SquareOrder::NotUsed;
-            self.source_id = None;
+            self.drop_card();
             return format!("{detail} ({count} of {max}): no Square order, not paying");
         }
         self.authorization = Authorization::GivenUp;
-        self.source_id = None;
+        self.drop_card();
         format!("{detail} ({count} of {max}): payment uncertain, voiding by key")
     }
 
@@ -218,7 +246,7 @@ impl State {
                 Authorization::Approved
             }
         };
-        self.source_id = None;
+        self.drop_card();
     }
 
     /// Picks the step the facts call for and starts it, unless it is already
@@ -240,11 +268,20 @@ impl State {
                 .in_flight
                 .as_ref()
                 .map(|f| self.config.retry_delay_ms(f.sent));
+            let pending_until = self
+                .waits_for_pending()
+                .then_some(self.order.pay_by_ms)
+                .flatten();
             match (&mut self.in_flight, next) {
                 (_, None) => self.in_flight = None,
                 (Some(in_flight), Some(step)) if in_flight.step == step => {
                     if answered {
-                        let next_attempt_at_ms = now_ms.saturating_add(delay_ms.unwrap_or(0));
+                        let mut next_attempt_at_ms = now_ms.saturating_add(delay_ms.unwrap_or(0));
+                        // The last lookup of a PENDING payment is at its
+                        // deadline, not a whole backoff past it.
+                        if let Some(pay_by_ms) = pending_until {
+                            next_attempt_at_ms = next_attempt_at_ms.min(pay_by_ms.max(now_ms));
+                        }
                         in_flight.waiting = Waiting::Retry { next_attempt_at_ms };
                     }
                 }

@@ -108,6 +108,11 @@ pub struct NewCheckout {
     /// The card token from the browser. Kept only until the authorization
     /// is settled, and never written to an audit row.
     pub source_id: String,
+    /// The SDK's buyer verification token for `source_id`, sent with
+    /// CreatePayment; empty when the card was verified as it was
+    /// tokenized (or needs no verification). Kept like the card token.
+    #[serde(default)]
+    pub verification_token: String,
     pub buyer_email: String,
     pub buyer_name: String,
     /// Each seat's price, in the order of `seats`, adding up to
@@ -124,6 +129,12 @@ pub struct NewCheckout {
     /// ("Vertigo, Fri 26 Mar 19:30"); empty names them "Ticket".
     #[serde(default)]
     pub item_name: String,
+    /// The last instant a PENDING payment is waited for: the paying hold's
+    /// expiry, or the end of the authorization's delay if that comes
+    /// first. Past it, an approval could not take the seats anyway.
+    /// `None` counts each PENDING answer as an unknown one.
+    #[serde(default)]
+    pub pay_by_ms: Option<u64>,
 }
 
 /// The order as the checkout keeps it: everything in [`NewCheckout`] but the
@@ -149,6 +160,9 @@ pub struct Order {
     pub credit: Option<Credit>,
     #[serde(default)]
     pub item_name: String,
+    /// `None` for a checkout stored before PENDING payments were waited for.
+    #[serde(default)]
+    pub pay_by_ms: Option<u64>,
 }
 
 /// What is wrong with a text field.
@@ -190,6 +204,7 @@ pub enum StartError {
     /// Not three capital ASCII letters.
     InvalidCurrency,
     InvalidSourceId(TextProblem),
+    InvalidVerificationToken(TextProblem),
     InvalidBuyerEmail(TextProblem),
     /// The name may be empty, but not too long or with control characters.
     InvalidBuyerName(TextProblem),
@@ -217,6 +232,9 @@ impl fmt::Display for StartError {
         match self {
             // The token's text never reaches a log line, only its problem.
             StartError::InvalidSourceId(problem) => write!(f, "InvalidSourceId({problem:?})"),
+            StartError::InvalidVerificationToken(problem) => {
+                write!(f, "InvalidVerificationToken({problem:?})")
+            }
             other => fmt::Debug::fmt(other, f),
         }
     }
@@ -234,12 +252,14 @@ impl fmt::Debug for NewCheckout {
             .field("amount_minor", &self.amount_minor)
             .field("currency", &self.currency)
             .field("source_id", &"<redacted>")
+            .field("verification_token", &"<redacted>")
             .field("buyer_email", &self.buyer_email)
             .field("buyer_name", &self.buyer_name)
             .field("prices", &self.prices)
             .field("paid_at_desk", &self.paid_at_desk)
             .field("credit", &self.credit)
             .field("item_name", &self.item_name)
+            .field("pay_by_ms", &self.pay_by_ms)
             .finish()
     }
 }
@@ -254,7 +274,12 @@ impl NewCheckout {
         if self.charged_elsewhere() {
             return Ok(());
         }
-        check_id(&self.source_id, MAX_SOURCE_ID_BYTES).map_err(StartError::InvalidSourceId)
+        check_id(&self.source_id, MAX_SOURCE_ID_BYTES).map_err(StartError::InvalidSourceId)?;
+        match self.verification_token.is_empty() {
+            true => Ok(()),
+            false => check_id(&self.verification_token, MAX_SOURCE_ID_BYTES)
+                .map_err(StartError::InvalidVerificationToken),
+        }
     }
 
     /// Nothing of this order is charged through Square.
@@ -276,6 +301,7 @@ impl NewCheckout {
             paid_at_desk: self.paid_at_desk,
             credit: self.credit.clone(),
             item_name: self.item_name.clone(),
+            pay_by_ms: self.pay_by_ms,
         }
     }
 }

@@ -116,6 +116,7 @@ impl State {
                 buyer_email: order.buyer_email.clone(),
                 autocomplete: false,
                 square_order_id: self.square_order.id().map(str::to_owned),
+                verification_token: self.verification_token.as_ref().map(|t| t.0.clone()),
             },
             Step::VoidUncertainPayment => Action::CancelPaymentByKey {
                 step: tag,
@@ -145,7 +146,10 @@ impl State {
                 step: tag,
                 payment_id: self.known_payment_id(),
             },
-            Step::VoidAuthorization if ask_first => self.get_payment(tag),
+            // Square cancels nothing PENDING: it is watched until it settles.
+            Step::VoidAuthorization if ask_first || self.payment.is(PaymentStatus::Pending) => {
+                self.get_payment(tag)
+            }
             Step::VoidAuthorization => Action::CancelPayment {
                 step: tag,
                 payment_id: self.known_payment_id(),

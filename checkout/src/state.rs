@@ -20,6 +20,10 @@ pub(crate) struct State {
     /// Kept only while CreatePayment may still be sent (authorization
     /// `Awaiting`), so that stored state holds card data no longer than needed.
     pub source_id: Option<CardToken>,
+    /// The buyer verification token that goes with the card token (a
+    /// wallet's, from the SDK's `verifyBuyer()`), kept and dropped with it.
+    #[serde(default)]
+    pub verification_token: Option<CardToken>,
     /// Derived from the hold id and the card token at start; kept because
     /// the token is dropped but CancelPaymentByKey still needs the key.
     pub authorization_key: String,
@@ -64,6 +68,14 @@ pub(crate) struct PaymentFacts {
     /// The furthest status seen. CANCELED is also set, without a report,
     /// once CancelPaymentByKey succeeded.
     pub status: Option<PaymentStatus>,
+}
+
+impl State {
+    /// The authorization is settled: no card data is kept past it.
+    pub(crate) fn drop_card(&mut self) {
+        self.source_id = None;
+        self.verification_token = None;
+    }
 }
 
 impl PaymentFacts {
@@ -119,6 +131,11 @@ pub(crate) enum Authorization {
     },
     /// Too many unknown answers: voiding whatever the key made.
     GivenUp,
+    /// The payment stayed PENDING past `pay_by_ms`. The buyer is told
+    /// nothing was charged; the payment is then watched (GetPayment, and
+    /// its webhooks) and cancelled by its id if Square approves it, since
+    /// a PENDING payment cannot be cancelled, by key or by id.
+    StoppedWaiting,
     /// CancelPaymentByKey succeeded.
     VoidedByKey,
     /// CancelPaymentByKey was refused.

@@ -15,6 +15,10 @@ pub const PAYMENT_FAILED: &str = "PAYMENT_FAILED";
 /// items than the seats' prices add up to (its rules and ours parted);
 /// nothing was charged and the Square order was cancelled.
 pub const ORDER_TOTAL_MISMATCH: &str = "ORDER_TOTAL_MISMATCH";
+/// `Failed` code: Square kept the payment PENDING past the order's
+/// `pay_by_ms`. Nothing was captured; if Square approves it later, the
+/// checkout cancels it by its id.
+pub const PAYMENT_STILL_PENDING: &str = "PAYMENT_STILL_PENDING";
 /// `Failed` code: CreateOrder never gave a definite answer; no payment
 /// was asked for.
 pub const ORDER_UNANSWERED: &str = "ORDER_UNANSWERED";

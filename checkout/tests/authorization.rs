@@ -228,3 +228,28 @@ fn answers_that_do_not_fit_the_step_change_nothing() {
         (Observe("pay-2", Completed), "", "pending"),
     ]);
 }
+
+/// A wallet's buyer verification token goes with CreatePayment and, like
+/// the card token, is kept no longer than the authorization.
+#[test]
+fn a_verification_token_is_sent_with_create_payment_and_dropped_with_the_card() {
+    let new = checkout::NewCheckout {
+        verification_token: "verf:wallet-1".to_owned(),
+        ..script::new_checkout()
+    };
+    let config = script::without_square_order();
+    let done = Script::start_with(new, &config, "audit, CreatePayment").run(vec![(
+        Answer(approved()),
+        "audit, CommitSeats",
+        "pending",
+    )]);
+    let Some(Action::CreatePayment {
+        verification_token, ..
+    }) = done.actions.get(1)
+    else {
+        panic!("CreatePayment first: {:?}", done.actions);
+    };
+    assert_eq!(verification_token.as_deref(), Some("verf:wallet-1"));
+    let stored = serde_json::to_string(&done.checkout).unwrap();
+    assert!(!stored.contains("verf:wallet-1"), "{stored}");
+}

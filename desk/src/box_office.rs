@@ -139,6 +139,7 @@ impl Desk {
         self.record_owner(&hold_id, (BOX_OFFICE, ""), &sale.seats, &prices, d);
         let start = OrderStart {
             source_id: String::new(),
+            verification_token: String::new(),
             email: sale.email,
             name: sale.name,
             order_nonce: sale.order_nonce,

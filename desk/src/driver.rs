@@ -24,6 +24,8 @@ const RESUME_BATCH: usize = 20;
 /// What an order starts from, besides its hold.
 pub(crate) struct OrderStart {
     pub source_id: String,
+    /// The SDK's buyer verification token for the card; empty if none.
+    pub verification_token: String,
     pub email: String,
     pub name: String,
     pub order_nonce: String,
@@ -60,6 +62,10 @@ impl Desk {
         let free = total_minor <= credit.as_ref().map_or(0, |c| c.amount_minor);
         // An order with nothing to charge is paid with no card: whatever
         // card token came is not kept. One with a charge needs one.
+        let verification_token = match free {
+            true => String::new(),
+            false => req.verification_token,
+        };
         let source_id = match free {
             true => String::new(),
             false if req.source_id.is_empty() => {
@@ -86,6 +92,7 @@ impl Desk {
         }
         let order = OrderStart {
             source_id,
+            verification_token,
             email: req.email,
             name: req.name,
             order_nonce: req.order_nonce,
@@ -194,6 +201,7 @@ impl Desk {
     ) -> Result<Reply, Refusal> {
         let OrderStart {
             source_id,
+            verification_token,
             email,
             name,
             order_nonce,
@@ -226,6 +234,11 @@ impl Desk {
             .collect();
         let order_id = format!("{}{}", showing.meta.showing_id, order_nonce);
         let amount = showing.total(&prices);
+        // A PENDING payment is waited for while the paying hold lasts and
+        // Square still keeps the authorization.
+        let pay_by_ms = record
+            .expires_at_ms
+            .min(now_ms.saturating_add(self.settings.authorization_delay.ms()));
         let new = NewCheckout {
             order_id: order_id.clone(),
             hold_id: hold_id.as_str().to_string(),
@@ -233,12 +246,14 @@ impl Desk {
             currency: amount.currency.clone(),
             seats,
             source_id,
+            verification_token,
             buyer_email: email.clone(),
             buyer_name: name.clone(),
             prices,
             paid_at_desk: desk.is_some(),
             credit: credit.clone(),
             item_name,
+            pay_by_ms: Some(pay_by_ms),
         };
         let (machine, actions) = Checkout::start(new, now_ms, &self.settings.checkout)
             .map_err(|e| Refusal::new(Code::InvalidCheckout, format!("{e:?}")))?;

@@ -188,6 +188,9 @@ pub struct HoldRef {
 pub struct CheckoutRequest {
     pub hold: HoldRef,
     pub source_id: String,
+    /// The SDK's buyer verification token for `source_id`, or empty.
+    #[serde(default)]
+    pub verification_token: String,
     pub email: String,
     pub name: String,
     /// Fresh random hex for the order id, should a new order be started.

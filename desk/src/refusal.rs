@@ -106,7 +106,7 @@ codes! {
     RefundDecided = 409 "refund_decided",
     RefundRefused = 409 "refund_refused",
     RefundInProgress = 409 "refund_in_progress",
-    RefundsClosed = 409 "refunds_closed",
+    RefundFailedBefore = 409 "refund_failed_before",
     MoreThanPaid = 409 "more_than_paid",
     CancelClosed = 409 "cancel_closed",
     NotCancellable = 409 "not_cancellable",

@@ -90,6 +90,10 @@ impl AuthorizationDelay {
             .then_some(AuthorizationDelay { minutes })
     }
 
+    pub fn ms(&self) -> u64 {
+        u64::from(self.minutes) * 60_000
+    }
+
     /// As an RFC 3339 duration: `PT6H`, `PT90M`.
     pub fn duration(&self) -> String {
         if self.minutes.is_multiple_of(60) {
@@ -171,6 +175,7 @@ pub fn call_for(action: &Action, settings: &crate::Settings) -> Option<SquareCal
             buyer_email,
             autocomplete,
             square_order_id,
+            verification_token,
             ..
         } => post("/v2/payments".into(), {
             let mut body = json!({
@@ -186,6 +191,11 @@ pub fn call_for(action: &Action, settings: &crate::Settings) -> Option<SquareCal
             });
             if let Some(order_id) = square_order_id {
                 body["order_id"] = json!(order_id);
+            }
+            // Square's CreatePayment takes the SDK's `verifyBuyer()` token
+            // for a card (a wallet's) that was not verified as tokenized.
+            if let Some(token) = verification_token {
+                body["verification_token"] = json!(token);
             }
             body
         }),
@@ -363,6 +373,7 @@ mod tests {
             buyer_email: "a@b.c".into(),
             autocomplete: false,
             square_order_id: None,
+            verification_token: None,
         };
         assert_eq!(
             answer_for(&create, sort(402, decline)),
@@ -421,6 +432,7 @@ mod tests {
             buyer_email: "a@example.com".into(),
             autocomplete: false,
             square_order_id: None,
+            verification_token: None,
         };
         let body = call_for(&create, &crate::Settings::default())
             .unwrap()
@@ -428,5 +440,18 @@ mod tests {
             .unwrap();
         assert_eq!(body["delay_action"], "CANCEL");
         assert_eq!(body["delay_duration"], "PT6H");
+        assert!(body.get("verification_token").is_none());
+        let mut verified = create;
+        if let Action::CreatePayment {
+            verification_token, ..
+        } = &mut verified
+        {
+            *verification_token = Some("verf:1".into());
+        }
+        let body = call_for(&verified, &crate::Settings::default())
+            .unwrap()
+            .body
+            .unwrap();
+        assert_eq!(body["verification_token"], "verf:1");
     }
 }

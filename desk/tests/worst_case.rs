@@ -140,6 +140,7 @@ impl Arena {
                 token: token(n),
             },
             source_id: format!("cnon:{n}-{attempt}{}", "s".repeat(400)),
+            verification_token: format!("verf:{n}-{attempt}{}", "v".repeat(400)),
             email: format!("{}@{}.example", "e".repeat(64), n),
             name: "N".repeat(checkout::MAX_BUYER_NAME_BYTES),
             order_nonce: format!("{n:0>20x}{attempt:0>4}"),

@@ -168,7 +168,7 @@ pub enum Refusal {
         tickets: Vec<String>,
     },
     /// A refund of this payment FAILED, after which Square allows none.
-    RefundsClosed,
+    RefundFailedBefore,
     /// More than is left of the payment.
     MoreThanPaid {
         amount: u64,
@@ -458,7 +458,7 @@ fn plan(book: &Book, amount: u64) -> Result<Vec<(Source, u64)>, Refusal> {
     }
     match wanted {
         0 => Ok(parts),
-        _ if closed => Err(Refusal::RefundsClosed),
+        _ if closed => Err(Refusal::RefundFailedBefore),
         _ => Err(Refusal::MoreThanPaid { amount, left }),
     }
 }
@@ -598,7 +598,7 @@ fn exchange(
     }
     none_covered(&chosen, &book.covered())?;
     if book.closed_on(&payment) {
-        return Err(Refusal::RefundsClosed);
+        return Err(Refusal::RefundFailedBefore);
     }
     if book.in_flight_on(Some(&payment)) {
         return Err(Refusal::Busy);

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use worker::{Request, Response, RouteContext};
 
 use crate::api_error::{ApiError, Handled};
-use crate::buyer::{card_token_ok, hold_named};
+use crate::buyer::{card_problem, hold_named};
 use crate::clock::now_ms;
 use crate::db::orders as order_rows;
 use crate::db::refunds as refund_rows;
@@ -145,6 +145,9 @@ struct ExchangeBody {
     /// The card token, when the new seats cost more than the old tickets.
     #[serde(default)]
     source_id: String,
+    /// Its buyer verification token, for a wallet's card.
+    #[serde(default)]
+    verification_token: String,
 }
 
 /// The new order's nonce: the same exchange asked again (the same order,
@@ -170,11 +173,8 @@ pub async fn exchange(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let order_id = keyed_order(&req, &ctx)?;
     let body: ExchangeBody = parse_json(&read_body(&mut req).await?)?;
     check_tickets(&body.tickets)?;
-    if !card_token_ok(&body.source_id) {
-        return Err(invalid(
-            "source_id",
-            "the card token from the payment form is malformed",
-        ));
+    if let Some((field, detail)) = card_problem(&body.source_id, &body.verification_token) {
+        return Err(invalid(field, detail));
     }
     let db = db::database(&ctx.env)?;
     let (policy, starts_at_ms, now) = policy_now(&ctx, &db, &order_id).await?;
@@ -212,6 +212,7 @@ pub async fn exchange(mut req: Request, ctx: RouteContext<()>) -> Handled {
     let request = CheckoutRequest {
         hold,
         source_id: body.source_id,
+        verification_token: body.verification_token,
         email: order.email,
         name: order.name,
         order_nonce: nonce,

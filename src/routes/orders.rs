@@ -5,7 +5,7 @@ use serde_json::json;
 use worker::{Context, Env, Request, Response, RouteContext};
 
 use crate::api_error::{ApiError, Handled};
-use crate::buyer::{card_token_ok, email_ok, hold_ref, name_ok, MAX_NAME_BYTES};
+use crate::buyer::{card_problem, email_ok, hold_ref, name_ok, MAX_NAME_BYTES};
 use crate::clock::now_ms;
 use crate::db::mail as mail_rows;
 use crate::db::orders as order_rows;
@@ -25,6 +25,10 @@ struct CheckoutBody {
     /// showing's object says which, and refuses a paid one without).
     #[serde(default)]
     source_id: String,
+    /// The buyer verification token the SDK's `verifyBuyer()` gave for
+    /// a wallet's `source_id`, where Square asks for one.
+    #[serde(default)]
+    verification_token: String,
     email: String,
     name: String,
 }
@@ -51,14 +55,12 @@ impl CheckoutBody {
                 ),
             ));
         }
-        if !card_token_ok(&self.source_id) {
-            return Err(invalid(
-                "source_id",
-                "the card token from the payment form is malformed",
-            ));
+        if let Some((field, detail)) = card_problem(&self.source_id, &self.verification_token) {
+            return Err(invalid(field, detail));
         }
         Ok(CheckoutBody {
             source_id: self.source_id,
+            verification_token: self.verification_token,
             email,
             name,
         })
@@ -96,6 +98,7 @@ pub async fn checkout(mut req: Request, ctx: RouteContext<()>) -> Handled {
         hold,
         item_name,
         source_id: body.source_id,
+        verification_token: body.verification_token,
         email: body.email,
         name: body.name,
         order_nonce: ids::order_nonce().map_err(|e| ApiError::internal(e.to_string()))?,

@@ -1,7 +1,9 @@
 // Wallets: where the SDK stand-in offers Google Pay (as Square's SDK does
 // in Chromium) its button shows beside the card form; Apple Pay, which
 // needs Safari, does not. A closed sheet charges nothing; a paid one goes
-// through the same checkout as a card. Run by tests/e2e/tests/browser.rs.
+// through the same checkout as a card, its buyer verified first (the
+// cinema is in the UK). Run by tests/e2e/tests/browser.rs, whose showing
+// costs £12.00.
 import assert from 'node:assert/strict';
 import { checkAccessibility, holdSeat, launch } from './lib.mjs';
 
@@ -26,7 +28,7 @@ try {
 
   await googlePay.click();
   const sheet = page.getByRole('dialog', { name: 'Google Pay' });
-  await sheet.getByText(/^Showtime Cinema: 12\.00 USD/).waitFor();
+  await sheet.getByText(/^Showtime Cinema: 12\.00 GBP/).waitFor();
   await sheet.getByRole('button', { name: 'Cancel' }).click();
   await page.getByRole('status').filter({ hasText: 'Payment cancelled: nothing was charged' }).waitFor();
 

@@ -21,6 +21,8 @@ use checkout::{
 
 pub const START_MS: u64 = 1_000_000;
 pub const TOKEN: &str = "cnon:card-nonce-ok";
+/// The default order's `pay_by_ms`: ten minutes after it starts.
+pub const PAY_BY_MS: u64 = START_MS + 600_000;
 
 pub fn new_checkout() -> NewCheckout {
     NewCheckout {
@@ -30,6 +32,7 @@ pub fn new_checkout() -> NewCheckout {
         amount_minor: 2_400,
         currency: "USD".to_owned(),
         source_id: TOKEN.to_owned(),
+        verification_token: String::new(),
         buyer_email: "ada@example.com".to_owned(),
         buyer_name: "Ada Lovelace".to_owned(),
         prices: ["A1", "A2"]
@@ -46,6 +49,7 @@ pub fn new_checkout() -> NewCheckout {
         paid_at_desk: false,
         credit: None,
         item_name: "Vertigo, Fri 26 Mar 19:30".to_owned(),
+        pay_by_ms: Some(PAY_BY_MS),
     }
 }
 

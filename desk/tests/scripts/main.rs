@@ -314,6 +314,7 @@ impl Script {
             // order's tickets, worth up to the limit.
             "checkout" => Request::Checkout(CheckoutRequest {
                 hold: hold_ref(args[0], args[1]),
+                verification_token: String::new(),
                 source_id: args[2].trim_start_matches('-').into(),
                 email: "ana@example.com".into(),
                 name: "Ana".into(),

@@ -131,6 +131,7 @@ impl World {
                 token,
             },
             source_id: card.clone(),
+            verification_token: String::new(),
             email: format!("buyer{buyer}@example.com"),
             name: format!("Buyer {buyer}"),
             order_nonce: format!("{:012x}{:012x}", buyer + 1, b.cards_used),

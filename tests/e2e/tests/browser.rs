@@ -462,15 +462,33 @@ async fn sca_cards_pay_after_verification_and_a_cancelled_check_charges_nothing(
 
 /// Google Pay through the SDK stand-in pays through the same checkout as a
 /// card: one authorization, the seat sold; a closed sheet asked nothing.
+/// The cinema is in the UK, where Square asks for buyer verification of
+/// wallet payments too: the page verifies the wallet's token and sends
+/// the verification with it (the stand-in declines it otherwise).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wallet_pays_through_the_same_checkout_as_a_card() {
-    let stack = Stack::start();
+    let stack = Stack::start_with(e2e::StackOptions::default().square_currency("GBP"));
     let api = Api::new(&stack);
-    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    let mut room = sixteen_seat_room(None);
+    room["price"] = serde_json::json!({"amount": 1200, "currency": "GBP"});
+    let sid = api.create_showing(room).await;
     let _ = run_browser_script("wallet.mjs", &stack, &sid);
     let (creates, requests) = authorizations(&stack).await;
     assert_eq!(creates, 1, "{requests:?}");
     assert_eq!(api.seat_map(&sid).await["A8"], "sold");
+    let logged = stack.square.get("/_control/requests").await;
+    let create = logged["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["method"] == "POST" && r["path"] == "/v2/payments")
+        .unwrap();
+    assert!(
+        create["body"]["verification_token"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("verf:")),
+        "{create}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

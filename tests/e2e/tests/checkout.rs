@@ -462,42 +462,97 @@ async fn a_refused_authorization_fails_at_once_and_is_voided_by_key() {
     );
 }
 
-/// Square answers the authorization PENDING (and no webhook comes): the
-/// payment is looked up until it settles, never made again, and the order
-/// is paid.
+/// Square holds two payments PENDING for 30 s, twice what five unknown
+/// answers used to allow, and sends no webhook: each is looked up with a
+/// backoff and never made again or voided by key. The first is then
+/// APPROVED and paid, its tickets mailed; the second FAILED, a decline
+/// that keeps the buyer's hold for another card.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_pending_authorization_is_looked_up_until_it_settles() {
+async fn payments_pending_for_thirty_seconds_are_waited_for_then_paid_or_declined() {
     let stack = Stack::start();
     let api = Api::new(&stack);
     let sid = api.create_showing(sixteen_seat_room(None)).await;
     stack
         .square
-        .control("/_control/webhooks", serde_json::json!({"hold": true}))
+        .control("/_control/webhooks", json!({"hold": true}))
         .await;
+    let pending = |then: &str| json!({"times": 1, "settle_after_ms": 30_000, "then": then});
+    let checkout = |seat: &'static str, email: &'static str| {
+        let (api, sid) = (api.clone(), sid.clone());
+        tokio::spawn(async move {
+            let hold = api.hold(&sid, &[seat], None).await;
+            api.checkout_as(&sid, &hold, "cnon:card-nonce-ok", email, "Ana Lima")
+                .await
+        })
+    };
     stack
         .square
-        .control(
-            "/_control/payments/pending",
-            serde_json::json!({"times": 1, "settle_after_ms": 2500}),
-        )
+        .control("/_control/payments/pending", pending("APPROVED"))
         .await;
-    let hold = api.hold(&sid, &["A7"], None).await;
-    let answer = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
-    let link = answer.body["order_url"].as_str().unwrap().to_string();
-    let order = order_until(&api, &link, "paid").await;
-    assert_eq!(order["order"]["status"], "paid", "{order}");
+    let approved = checkout("A7", "approved@example.com");
+    // The plan is for the next payment: the second is made once the first is.
+    while payments(&stack).await.is_empty() {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    stack
+        .square
+        .control("/_control/payments/pending", pending("FAILED"))
+        .await;
+    let failed = checkout("A8", "failed@example.com");
+    let (approved, failed) = (approved.await.unwrap(), failed.await.unwrap());
+
+    let until = |link: Value, want: &'static str| {
+        let api = api.clone();
+        async move {
+            let link = link.as_str().expect("an order link").to_string();
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+            loop {
+                let order = api.get(&link).await.body;
+                if order["order"]["status"] == want || std::time::Instant::now() > deadline {
+                    return order;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            }
+        }
+    };
+    let paid = until(approved.body["order_url"].clone(), "paid").await;
+    assert_eq!(
+        paid["order"]["status"],
+        "paid",
+        "{paid}\n{}",
+        stack.log_tail()
+    );
+    let mails = stack.wait_for_mail("approved@example.com", 1);
+    assert!(
+        mails[0].subject.starts_with("Your tickets:"),
+        "{}",
+        mails[0].subject
+    );
+    let declined = until(failed.body["order_url"].clone(), "declined").await;
+    assert_eq!(declined["order"]["status"], "declined", "{declined}");
+    assert_eq!(
+        api.seat_map(&sid).await["A8"],
+        "held",
+        "the hold stays for another card"
+    );
+
     let all = stack.square.calls().await;
     let calls: Vec<(&str, &str)> = all.iter().map(|(m, p)| (m.as_str(), p.as_str())).collect();
-    let creates = calls
-        .iter()
-        .filter(|c| *c == &("POST", "/v2/payments"))
-        .count();
-    let lookups = calls
-        .iter()
-        .filter(|(m, p)| *m == "GET" && p.starts_with("/v2/payments/"))
-        .count();
-    assert_eq!(creates, 1, "made once: {calls:?}");
-    assert!(lookups >= 1, "looked up: {calls:?}");
+    let count = |wanted: fn(&(&str, &str)) -> bool| calls.iter().filter(|c| wanted(c)).count();
+    assert_eq!(
+        count(|c| *c == ("POST", "/v2/payments")),
+        2,
+        "each made once: {calls:?}"
+    );
+    assert_eq!(
+        count(|c| *c == ("POST", "/v2/payments/cancel")),
+        0,
+        "no void by key: {calls:?}"
+    );
+    // 1, 2, 4, 8 and 16 s apart: five lookups each until 30 s are up,
+    // where four unknown answers used to give up.
+    let lookups = count(|(m, p)| *m == "GET" && p.starts_with("/v2/payments/"));
+    assert!(lookups >= 9, "looked up with a backoff: {calls:?}");
 }
 
 /// The checkout's own refund: the seller captured the authorization by hand
@@ -645,5 +700,113 @@ async fn card_testing_is_refused_before_square_is_asked() {
         api.seat_map(&sid).await["B2"],
         "held",
         "the seats stay held"
+    );
+}
+
+/// At a location in pounds Square asks for buyer verification on wallet
+/// payments too: a Google Pay token charged without `verifyBuyer()`'s
+/// token is declined `CARD_DECLINED_VERIFICATION_REQUIRED` (the hold kept
+/// for another try), and one charged with it is paid, the token sent on
+/// to CreatePayment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wallet_payment_in_pounds_is_paid_only_with_its_buyer_verification() {
+    let stack = Stack::start_with(StackOptions::default().square_currency("GBP"));
+    let api = Api::new(&stack);
+    let mut room = sixteen_seat_room(None);
+    room["price"] = json!({"amount": 1200, "currency": "GBP"});
+    let sid = api.create_showing(room).await;
+    let wallet_token = || async {
+        let made = stack
+            .square
+            .control(
+                "/_sdk/tokenize",
+                json!({
+                    "application_id": e2e::square::APPLICATION_ID,
+                    "location_id": e2e::square::LOCATION_ID,
+                    "wallet": true,
+                    "card_number": "4111111111111111", "expiration": "12/40",
+                    "cvv": "111", "postal_code": "SW1A 1AA",
+                }),
+            )
+            .await;
+        made["token"].as_str().expect("a wallet token").to_string()
+    };
+    let pay = |hold: Value, source_id: String, verification: Option<String>| {
+        let api = api.clone();
+        let path = format!(
+            "/api/showings/{sid}/holds/{}/checkout",
+            hold["hold_id"].as_str().unwrap()
+        );
+        async move {
+            let mut body =
+                json!({"source_id": source_id, "email": "ana@example.com", "name": "Ana Lima"});
+            if let Some(token) = verification {
+                body["verification_token"] = json!(token);
+            }
+            let cookie = hold["cookie"].as_str().unwrap().to_string();
+            api.send(
+                Method::POST,
+                &path,
+                Some(body.to_string().into_bytes()),
+                &[("cookie", cookie.as_str())],
+            )
+            .await
+        }
+    };
+    let held = api.hold(&sid, &["A1"], None).await;
+    let hold = json!({"hold_id": held.body["hold_id"], "cookie": held.cookie});
+
+    let unverified = pay(hold.clone(), wallet_token().await, None).await;
+    assert_eq!(
+        (unverified.status, &unverified.body["code"]),
+        (402, &json!("CARD_DECLINED_VERIFICATION_REQUIRED")),
+        "{:?}",
+        unverified.body
+    );
+    assert_eq!(
+        api.seat_map(&sid).await["A1"],
+        "held",
+        "kept for another try"
+    );
+
+    let token = wallet_token().await;
+    let details = json!({
+        "amount": "12.00", "currencyCode": "GBP", "intent": "CHARGE",
+        "customerInitiated": true, "sellerKeyedIn": false,
+        "billingContact": {"givenName": "Ana", "familyName": "Lima", "email": "ana@example.com", "countryCode": "GB"},
+    });
+    let verified = stack
+        .square
+        .control(
+            "/_sdk/verify-buyer",
+            json!({"source_id": token, "verification_details": details}),
+        )
+        .await;
+    let verification = verified["token"]
+        .as_str()
+        .expect("a verification token")
+        .to_string();
+    let paid = pay(hold, token, Some(verification.clone())).await;
+    assert_eq!(paid.status, 201, "{:?}", paid.body);
+    assert_eq!(api.seat_map(&sid).await["A1"], "sold");
+    let requests = stack.square.get("/_control/requests").await;
+    let sent: Vec<&Value> = requests["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["method"] == "POST" && r["path"] == "/v2/payments")
+        .map(|r| &r["body"]["verification_token"])
+        .collect();
+    assert_eq!(sent, [&Value::Null, &json!(verification)]);
+
+    // A verification token with no card is refused before the showing is asked.
+    let free = api.hold(&sid, &["A2"], None).await;
+    let hold = json!({"hold_id": free.body["hold_id"], "cookie": free.cookie});
+    let refused = pay(hold, String::new(), Some(verification)).await;
+    assert_eq!(
+        (refused.status, &refused.body["field"]),
+        (400, &json!("verification_token")),
+        "{:?}",
+        refused.body
     );
 }

@@ -431,7 +431,7 @@ async fn a_rejected_refund_is_retried_and_a_failed_one_ends_refunds() {
     let retried = api.admin_post(&other_path, None).await;
     assert_eq!(
         (retried.status, &retried.body["error"]),
-        (409, &json!("refunds_closed")),
+        (409, &json!("refund_failed_before")),
         "{:?}",
         retried.body
     );

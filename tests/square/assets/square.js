@@ -5,6 +5,9 @@
 //   await card.attach('#card-container');
 //   const result = await card.tokenize(verificationDetails); // {status: 'OK', token: 'cnon:…'}
 //   await card.destroy();
+//   const wallet = await payments.googlePay(payments.paymentRequest({...}));
+//   const { token } = await wallet.tokenize();
+//   const { token: verificationToken } = await payments.verifyBuyer(token, details);
 // The typed card goes to this script's own origin, which mints the token.
 (function () {
   'use strict';
@@ -208,7 +211,7 @@
   function Wallet(name, applicationId, locationId, request) {
     this._name = name;
     this._body = {
-      application_id: applicationId, location_id: locationId,
+      application_id: applicationId, location_id: locationId, wallet: true,
       card_number: '4111111111111111', expiration: '12/40', cvv: '111', postal_code: '94103'
     };
     this._request = request;
@@ -251,6 +254,17 @@
         return new Card(applicationId, locationId);
       },
       paymentRequest: paymentRequest,
+      // verifyBuyer(token, details): Strong Customer Authentication for a
+      // wallet's token, as Square's digital wallets guide asks; resolves to
+      // {token, userChallenged} and throws when the details or the token
+      // are refused, as the SDK does.
+      verifyBuyer: async function (source, details) {
+        var result = await post('/_sdk/verify-buyer', { source_id: source, verification_details: details });
+        if (result.status !== 'OK') {
+          throw new Error((result.errors || []).map(function (e) { return e.message; }).join(' ') || 'verifyBuyer failed');
+        }
+        return { token: result.token, userChallenged: result.userChallenged };
+      },
       // Google Pay works in Chrome, Firefox, Safari and Edge; Apple Pay only
       // where the browser has Apple Pay (Safari), as with the real SDK,
       // which also needs the site's domain registered with Square.

@@ -160,15 +160,21 @@ pub struct AcceptedCard {
     pub card: Card,
     pub decline: Option<Decline>,
     pub sca: Sca,
-    /// The buyer was verified when the token was made.
+    /// The buyer was verified when the token was made, or (for a wallet)
+    /// by the `verifyBuyer()` token the charge came with.
     pub verified: bool,
+    /// Paid from a wallet (Google Pay, Apple Pay) at a location whose
+    /// country requires Strong Customer Authentication: verified only
+    /// through `verifyBuyer()`.
+    pub wallet_needs_verification: bool,
 }
 
 impl AcceptedCard {
     /// The charge's outcome: a card that needs SCA and was not verified is
     /// declined before anything else.
     pub fn outcome(&self) -> Option<Decline> {
-        if self.sca != Sca::NotNeeded && !self.verified {
+        let needs = self.sca != Sca::NotNeeded || self.wallet_needs_verification;
+        if needs && !self.verified {
             return Some(Decline::VerificationRequired);
         }
         self.decline
@@ -253,6 +259,7 @@ pub fn accept(typed: &TypedCard, today: (u16, u8)) -> Result<AcceptedCard, Vec<F
         decline,
         sca,
         verified: false,
+        wallet_needs_verification: false,
     })
 }
 

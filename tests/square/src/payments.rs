@@ -75,6 +75,8 @@ pub struct Payment {
     /// Until then the payment reads PENDING and cannot be completed or
     /// voided; then it is what it was made (APPROVED or COMPLETED).
     pub pending_until_ms: Option<u64>,
+    /// Settles FAILED with this decline instead of as it was made.
+    pub pending_then: Option<Decline>,
 }
 
 /// Where the payment is taken, from the stand-in's configuration.
@@ -121,6 +123,7 @@ impl Payment {
             refund_ids: Vec::new(),
             refunded_amount: 0,
             pending_until_ms: None,
+            pending_then: None,
         }
     }
 
@@ -137,6 +140,10 @@ impl Payment {
         match self.pending_until_ms {
             Some(until) if until <= now_ms => {
                 self.pending_until_ms = None;
+                if let Some(decline) = self.pending_then.take() {
+                    self.status = PaymentStatus::Failed;
+                    self.decline = Some(decline);
+                }
                 self.touch(now_ms);
                 Change::Changed
             }

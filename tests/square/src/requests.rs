@@ -47,6 +47,8 @@ pub struct CreatePayment {
     pub delay_duration: String,
     pub delay_ms: u64,
     pub delay_action: DelayAction,
+    /// From the SDK's `verifyBuyer()`, for a source that needs it.
+    pub verification_token: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -67,6 +69,7 @@ pub fn create_payment(body: &Value, currency: &str) -> Result<CreatePayment, Squ
     let reference_id = optional_str(fields, "reference_id", MAX_REFERENCE_ID_CHARS)?;
     let order_id = optional_str(fields, "order_id", MAX_ID_CHARS)?;
     let note = optional_str(fields, "note", MAX_NOTE_CHARS)?;
+    let verification_token = optional_str(fields, "verification_token", MAX_ID_CHARS)?;
     let buyer_email_address = optional_str(fields, "buyer_email_address", MAX_BUYER_EMAIL_CHARS)?;
     if buyer_email_address
         .as_deref()
@@ -114,6 +117,7 @@ pub fn create_payment(body: &Value, currency: &str) -> Result<CreatePayment, Squ
         delay_duration,
         delay_ms,
         delay_action,
+        verification_token,
     })
 }
 

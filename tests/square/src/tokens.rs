@@ -23,6 +23,8 @@ pub struct TokenBookFull {
 struct Minted {
     accepted: AcceptedCard,
     used: bool,
+    /// The `verifyBuyer()` token made for it, if any.
+    verification: Option<String>,
 }
 
 #[derive(Debug)]
@@ -50,6 +52,7 @@ impl TokenBook {
             Minted {
                 accepted,
                 used: false,
+                verification: None,
             },
         );
         Ok(token)
@@ -58,7 +61,13 @@ impl TokenBook {
     /// Spends a token on a charge. Sandbox tokens are never spent; a minted
     /// token is spent by its first charge whatever that charge's outcome,
     /// as a real nonce is.
-    pub fn redeem(&mut self, source_id: &str) -> Result<(Card, Option<Decline>), TokenError> {
+    /// `verification_token`, when it is the one `verifyBuyer()` made for
+    /// this token, verifies the buyer; any other is as good as none.
+    pub fn redeem(
+        &mut self,
+        source_id: &str,
+        verification_token: Option<&str>,
+    ) -> Result<(Card, Option<Decline>), TokenError> {
         if let Some((_, decline)) = SANDBOX_TOKENS.iter().find(|(token, _)| *token == source_id) {
             return Ok((Card::sandbox_visa(), *decline));
         }
@@ -67,7 +76,30 @@ impl TokenBook {
             return Err(TokenError::Used);
         }
         minted.used = true;
+        let verified =
+            verification_token.is_some() && minted.verification.as_deref() == verification_token;
+        if verified {
+            minted.accepted.verified = true;
+        }
         Ok((minted.accepted.card.clone(), minted.accepted.outcome()))
+    }
+
+    /// The SCA of a card this stand-in tokenized.
+    pub fn sca_of(&self, source_id: &str) -> Option<crate::cards::Sca> {
+        self.minted.get(source_id).map(|m| m.accepted.sca)
+    }
+
+    /// `verifyBuyer()` on an unused token this stand-in made: answers the
+    /// verification token to charge it with (the same one if asked again).
+    pub fn verify_buyer(&mut self, source_id: &str) -> Result<String, TokenError> {
+        let minted = self.minted.get_mut(source_id).ok_or(TokenError::Unknown)?;
+        if minted.used {
+            return Err(TokenError::Used);
+        }
+        Ok(minted
+            .verification
+            .get_or_insert_with(|| ids::card_token().replace("cnon:", "verf:"))
+            .clone())
     }
 }
 
@@ -81,6 +113,7 @@ mod tests {
             decline: None,
             sca: crate::cards::Sca::NotNeeded,
             verified: false,
+            wallet_needs_verification: false,
         }
     }
 
@@ -89,21 +122,21 @@ mod tests {
         let mut book = TokenBook::new(10);
         let token = book.mint(visa()).unwrap();
         assert!(token.starts_with("cnon:"));
-        assert!(book.redeem(&token).is_ok());
-        assert_eq!(book.redeem(&token), Err(TokenError::Used));
+        assert!(book.redeem(&token, None).is_ok());
+        assert_eq!(book.redeem(&token, None), Err(TokenError::Used));
     }
 
     #[test]
     fn sandbox_tokens_are_reusable_and_unknown_ones_refused() {
         let mut book = TokenBook::new(10);
         for _ in 0..3 {
-            assert_eq!(book.redeem("cnon:card-nonce-ok").unwrap().1, None);
+            assert_eq!(book.redeem("cnon:card-nonce-ok", None).unwrap().1, None);
         }
         assert_eq!(
-            book.redeem("cnon:card-nonce-declined").unwrap().1,
+            book.redeem("cnon:card-nonce-declined", None).unwrap().1,
             Some(Decline::Generic)
         );
-        assert_eq!(book.redeem("cnon:nope"), Err(TokenError::Unknown));
+        assert_eq!(book.redeem("cnon:nope", None), Err(TokenError::Unknown));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::{payment_not_found, Bank, Handled};
+use super::{payment_not_found, Bank, Handled, PendingPlan};
 use crate::cards::{AcceptedCard, Sca, TypedCard, CHALLENGE_CODE};
 use crate::clock::year_month;
 use crate::events::{Event, EventType};
@@ -51,7 +51,8 @@ impl Bank {
                 self.settings.limits.payments,
             ));
         }
-        let (card, decline) = match self.tokens.redeem(&request.source_id) {
+        let verification = request.verification_token.as_deref();
+        let (card, decline) = match self.tokens.redeem(&request.source_id, verification) {
             Ok(charged) => charged,
             Err(TokenError::Unknown) => return Handled::error(SquareError::unknown_card_token()),
             Err(TokenError::Used) => return Handled::error(SquareError::card_token_used()),
@@ -63,9 +64,13 @@ impl Bank {
         };
         let mut payment = Payment::charge(&request, card, decline, &merchant, now_ms);
         if decline.is_none() {
-            if let Some((times, after_ms)) = self.pending_plan {
-                payment.pending_until_ms = Some(now_ms.saturating_add(after_ms));
-                self.pending_plan = (times > 1).then_some((times - 1, after_ms));
+            if let Some(plan) = self.pending_plan {
+                payment.pending_until_ms = Some(now_ms.saturating_add(plan.settle_after_ms));
+                payment.pending_then = plan.then_decline;
+                self.pending_plan = (plan.times > 1).then_some(PendingPlan {
+                    times: plan.times - 1,
+                    ..plan
+                });
             }
         }
         let stored = match decline {
@@ -194,10 +199,15 @@ impl Bank {
     /// challenge the SDK shows (answered `{"status": "CHALLENGE",
     /// "challenge_id"}`, finished by [`Bank::verify`]). Without, its token is
     /// made unverified, and charging it is declined.
+    ///
+    /// A wallet's card (`wallet`) takes no details: at a GBP or EUR
+    /// location it must be verified with `verifyBuyer()` instead
+    /// ([`Bank::verify_buyer`]), or charging it is declined.
     pub fn tokenize(
         &mut self,
         typed: &TypedCard,
         verification: Option<&Value>,
+        wallet: bool,
         now_ms: u64,
     ) -> Value {
         let mut accepted = match crate::cards::accept(typed, year_month(now_ms)) {
@@ -210,6 +220,10 @@ impl Bank {
                 return json!({ "status": "Invalid", "errors": errors });
             }
         };
+        if wallet {
+            accepted.wallet_needs_verification = sca_region(&self.settings.currency);
+            return self.mint(accepted);
+        }
         if let Some(details) = verification {
             if let Err(message) = verification_details(details, &self.settings.currency) {
                 return json!({
@@ -253,6 +267,39 @@ impl Bank {
         self.mint(accepted)
     }
 
+    /// The SDK stand-in's `verifyBuyer(token, details)`, which Square's
+    /// digital wallets guide asks for on every customer-initiated wallet
+    /// payment (<https://developer.squareup.com/docs/web-payments/digital-wallets>):
+    /// the details checked as for `tokenize()`, intent CHARGE, then a
+    /// verification token for CreatePayment's `verification_token`. A
+    /// card whose issuer challenges is verified through `tokenize()` only.
+    pub fn verify_buyer(&mut self, source_id: &str, details: &Value) -> Value {
+        let refused = |kind: &str, message: String| json!({ "status": "Error", "errors": [{ "type": kind, "message": message }] });
+        if let Err(message) = verification_details(details, &self.settings.currency) {
+            return refused("INVALID_VERIFICATION_DETAILS", message);
+        }
+        if details["intent"] != "CHARGE" {
+            return refused(
+                "INVALID_VERIFICATION_DETAILS",
+                "intent must be CHARGE to pay".into(),
+            );
+        }
+        if self.tokens.sca_of(source_id) == Some(Sca::Challenge) {
+            return refused(
+                "UNSUPPORTED",
+                "this stand-in challenges a card only through tokenize(verificationDetails)".into(),
+            );
+        }
+        match self.tokens.verify_buyer(source_id) {
+            Ok(token) => json!({ "status": "OK", "token": token, "userChallenged": false }),
+            Err(TokenError::Used) => refused(
+                "INVALID_TOKEN",
+                "This payment token was already used.".into(),
+            ),
+            Err(TokenError::Unknown) => refused("INVALID_TOKEN", "No such payment token.".into()),
+        }
+    }
+
     fn mint(&mut self, accepted: AcceptedCard) -> Value {
         let card = accepted.card.clone();
         match self.tokens.mint(accepted) {
@@ -275,6 +322,12 @@ impl Bank {
             }),
         }
     }
+}
+
+/// Where Square asks for Strong Customer Authentication: the UK and the
+/// EEA, told here by the location's currency.
+fn sca_region(currency: &str) -> bool {
+    matches!(currency, "GBP" | "EUR")
 }
 
 /// The verification details the Web Payments SDK takes with `tokenize()`
@@ -314,8 +367,19 @@ fn verification_details(details: &Value, currency: &str) -> Result<(), String> {
     ) {
         return Err("intent must be CHARGE, STORE or CHARGE_AND_STORE".into());
     }
-    if !details["billingContact"].is_object() {
+    let contact = &details["billingContact"];
+    if !contact.is_object() {
         return Err("billingContact is required".into());
+    }
+    let country_ok = match &contact["countryCode"] {
+        Value::Null => true,
+        Value::String(code) => code.len() == 2 && code.bytes().all(|b| b.is_ascii_uppercase()),
+        _ => false,
+    };
+    if !country_ok {
+        return Err(
+            "billingContact.countryCode must be an ISO 3166-1 alpha-2 code, e.g. GB".into(),
+        );
     }
     Ok(())
 }
@@ -352,7 +416,7 @@ mod tests {
     fn an_sca_card_is_charged_only_with_a_verified_token() {
         let mut bank = test_bank();
         // Made without verification details: declined as Square does.
-        let plain = bank.tokenize(&typed("4800 0000 0000 0004"), None, 1);
+        let plain = bank.tokenize(&typed("4800 0000 0000 0004"), None, false, 1);
         let token = plain["token"].as_str().unwrap();
         let declined = bank.create_payment(&create("k1", token, false), 2);
         assert_eq!(
@@ -360,19 +424,89 @@ mod tests {
             "CARD_DECLINED_VERIFICATION_REQUIRED"
         );
         // With them, this card needs no challenge.
-        let verified = bank.tokenize(&typed("4800 0000 0000 0004"), Some(&details("24.00")), 3);
+        let verified = bank.tokenize(
+            &typed("4800 0000 0000 0004"),
+            Some(&details("24.00")),
+            false,
+            3,
+        );
         let token = verified["token"].as_str().unwrap();
         let paid = bank.create_payment(&create("k2", token, false), 4);
         assert_eq!(paid.reply.body["payment"]["status"], "APPROVED");
         // Details the SDK would refuse.
-        let bad = bank.tokenize(&typed("4800 0000 0000 0004"), Some(&details("24")), 5);
+        let bad = bank.tokenize(
+            &typed("4800 0000 0000 0004"),
+            Some(&details("24")),
+            false,
+            5,
+        );
         assert_eq!(bad["errors"][0]["type"], "INVALID_VERIFICATION_DETAILS");
+    }
+
+    #[test]
+    fn a_wallet_payment_at_a_pound_location_is_declined_unless_verify_buyer_verified_it() {
+        let mut bank = super::super::Bank::new(super::super::BankSettings {
+            currency: "GBP".into(),
+            ..super::super::test_settings()
+        });
+        let pounds = |key: &str, token: &str, verification: Option<&str>| {
+            let mut body = create(key, token, false);
+            body["amount_money"] = json!({"amount": 2400, "currency": "GBP"});
+            if let Some(verification) = verification {
+                body["verification_token"] = json!(verification);
+            }
+            body
+        };
+        let gbp_details = || {
+            let mut details = details("24.00");
+            details["currencyCode"] = json!("GBP");
+            details["billingContact"]["countryCode"] = json!("GB");
+            details
+        };
+        let wallet = |bank: &mut super::super::Bank, at| {
+            let made = bank.tokenize(&typed("4111 1111 1111 1111"), None, true, at);
+            made["token"].as_str().unwrap().to_owned()
+        };
+        let unverified = wallet(&mut bank, 1);
+        let declined = bank.create_payment(&pounds("k1", &unverified, None), 2);
+        assert_eq!(
+            declined.reply.body["errors"][0]["code"],
+            "CARD_DECLINED_VERIFICATION_REQUIRED"
+        );
+        // A verification token made for another source verifies nothing.
+        let token = wallet(&mut bank, 3);
+        let other = wallet(&mut bank, 4);
+        let others = bank.verify_buyer(&other, &gbp_details());
+        let stolen = others["token"].as_str().unwrap();
+        let declined = bank.create_payment(&pounds("k2", &token, Some(stolen)), 5);
+        assert_eq!(
+            declined.reply.body["errors"][0]["code"],
+            "CARD_DECLINED_VERIFICATION_REQUIRED"
+        );
+        let mut wrong = gbp_details();
+        wrong["intent"] = json!("STORE");
+        assert_eq!(
+            bank.verify_buyer(&other, &wrong)["errors"][0]["type"],
+            "INVALID_VERIFICATION_DETAILS"
+        );
+        let paid = bank.create_payment(&pounds("k3", &other, Some(stolen)), 6);
+        assert_eq!(paid.reply.body["payment"]["status"], "APPROVED");
+        // A dollar location asks no verification of a wallet.
+        let mut dollars = test_bank();
+        let token = wallet(&mut dollars, 7);
+        let paid = dollars.create_payment(&create("k4", &token, false), 8);
+        assert_eq!(paid.reply.body["payment"]["status"], "APPROVED");
     }
 
     #[test]
     fn a_challenge_card_is_verified_by_its_code_only() {
         let mut bank = test_bank();
-        let challenge = bank.tokenize(&typed("5248 4800 0021 0026"), Some(&details("24.00")), 1);
+        let challenge = bank.tokenize(
+            &typed("5248 4800 0021 0026"),
+            Some(&details("24.00")),
+            false,
+            1,
+        );
         assert_eq!(challenge["status"], "CHALLENGE");
         let id = challenge["challenge_id"].as_str().unwrap();
         let wrong = bank.verify(id, "000000");
@@ -382,7 +516,12 @@ mod tests {
             "UNKNOWN",
             "one answer a challenge"
         );
-        let again = bank.tokenize(&typed("5248 4800 0021 0026"), Some(&details("24.00")), 2);
+        let again = bank.tokenize(
+            &typed("5248 4800 0021 0026"),
+            Some(&details("24.00")),
+            false,
+            2,
+        );
         let id = again["challenge_id"].as_str().unwrap();
         let verified = bank.verify(id, "123456");
         let token = verified["token"].as_str().unwrap();
@@ -426,6 +565,32 @@ mod tests {
                 .reply
                 .status,
             200
+        );
+    }
+
+    #[test]
+    fn a_pending_payment_refuses_every_move_then_settles_as_planned() {
+        let mut bank = test_bank();
+        bank.plan_pending(super::PendingPlan {
+            times: 2,
+            settle_after_ms: 100,
+            then_decline: Some(crate::cards::Decline::Generic),
+        });
+        let created = bank.create_payment(&create("k", "cnon:card-nonce-ok", false), 0);
+        assert_eq!(created.reply.body["payment"]["status"], "PENDING");
+        let id = created.reply.body["payment"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let by_key = bank.cancel_by_key(&json!({"idempotency_key": "k"}), 1);
+        assert_eq!(by_key.reply.status, 400);
+        assert_eq!(bank.cancel_payment(&id, 2).reply.status, 400);
+        assert_eq!(bank.lapse_due(100).len(), 1);
+        let failed = &bank.get_payment(&id).reply.body["payment"];
+        assert_eq!(failed["status"], "FAILED");
+        assert_eq!(
+            failed["card_details"]["errors"][0]["code"],
+            "GENERIC_DECLINE"
         );
     }
 

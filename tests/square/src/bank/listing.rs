@@ -45,7 +45,9 @@ impl Bank {
 
     fn read_list(&self, query: &[(String, String)], now_ms: u64) -> Result<Value, SquareError> {
         let mut begin_ms = now_ms.saturating_sub(365 * MS_PER_DAY);
-        let mut end_ms = now_ms;
+        // Up to now, this millisecond included: a payment made in the same
+        // millisecond as the listing is listed, as it is at Square.
+        let mut end_ms = now_ms.saturating_add(1);
         let mut descending = true;
         let mut offset = 0usize;
         let mut limit = MAX_PAGE;

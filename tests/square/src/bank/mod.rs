@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
+use crate::cards::Decline;
 use crate::events::Event;
 use crate::idempotency::{IdempotencyBook, Stored};
 use crate::payments::Payment;
@@ -120,11 +121,19 @@ pub struct Bank {
     /// CreatePayment key → payment id, for cancel-by-key.
     payment_by_key: HashMap<String, String>,
     /// The next this many payments made read PENDING for so long.
-    pending_plan: Option<(u32, u64)>,
+    pending_plan: Option<PendingPlan>,
     /// SCA challenges the SDK stand-in is showing: id → the card.
     challenges: HashMap<String, crate::cards::AcceptedCard>,
     /// Orders made with CreateOrder, by id.
     orders: HashMap<String, crate::orders::Order>,
+}
+
+/// How the next payments read PENDING: see [`Bank::plan_pending`].
+#[derive(Clone, Copy, Debug)]
+pub struct PendingPlan {
+    pub times: u32,
+    pub settle_after_ms: u64,
+    pub then_decline: Option<Decline>,
 }
 
 impl Bank {
@@ -146,10 +155,11 @@ impl Bank {
         }
     }
 
-    /// The next `times` payments (not declines) are answered PENDING and
-    /// settle `settle_after_ms` later, with a `payment.updated` webhook.
-    pub fn plan_pending(&mut self, times: u32, settle_after_ms: u64) {
-        self.pending_plan = (times > 0).then_some((times, settle_after_ms));
+    /// The next `plan.times` payments (not declines) are answered PENDING
+    /// and settle `settle_after_ms` later, as made or FAILED with
+    /// `then_decline`, with a `payment.updated` webhook.
+    pub fn plan_pending(&mut self, plan: PendingPlan) {
+        self.pending_plan = (plan.times > 0).then_some(plan);
     }
 
     pub fn get_payment(&self, id: &str) -> Handled {
@@ -221,12 +231,17 @@ fn payment_not_found(id: &str) -> SquareError {
 }
 
 #[cfg(test)]
-pub(crate) fn test_bank() -> Bank {
-    Bank::new(BankSettings {
+pub(crate) fn test_settings() -> BankSettings {
+    BankSettings {
         location_id: "L1".into(),
         application_id: "A1".into(),
         currency: "USD".into(),
         decline_status: 402,
         limits: BankLimits::default(),
-    })
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn test_bank() -> Bank {
+    Bank::new(test_settings())
 }

@@ -231,22 +231,33 @@ async fn payments(State(app): State<Arc<App>>) -> Response {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PendingPlan {
+struct PendingRequest {
     times: u32,
     settle_after_ms: u64,
+    /// "APPROVED" (as made, the default) or "FAILED".
+    #[serde(default)]
+    then: Option<String>,
 }
 
 /// The next `times` payments read PENDING for `settle_after_ms` (at most a
-/// minute), then settle.
+/// minute), then settle as made or FAILED.
 async fn plan_pending(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    match parse::<PendingPlan>(&body) {
-        Ok(plan) if plan.settle_after_ms <= 60_000 && plan.times <= 1_000 => {
-            lock(&app.bank).plan_pending(plan.times, plan.settle_after_ms);
-            ok()
-        }
-        Ok(_) => refused(400, "settle_after_ms at most 60000, times at most 1000"),
-        Err(message) => refused(400, message),
-    }
+    let plan = match parse::<PendingRequest>(&body) {
+        Ok(plan) if plan.settle_after_ms <= 60_000 && plan.times <= 1_000 => plan,
+        Ok(_) => return refused(400, "settle_after_ms at most 60000, times at most 1000"),
+        Err(message) => return refused(400, message),
+    };
+    let then_decline = match plan.then.as_deref() {
+        None | Some("APPROVED") => None,
+        Some("FAILED") => Some(crate::cards::Decline::Generic),
+        Some(_) => return refused(400, "then is APPROVED or FAILED"),
+    };
+    lock(&app.bank).plan_pending(crate::bank::PendingPlan {
+        times: plan.times,
+        settle_after_ms: plan.settle_after_ms,
+        then_decline,
+    });
+    ok()
 }
 
 /// The seller captures an authorization in the Square Dashboard, as the

@@ -28,6 +28,7 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/v1/square.js", get(script))
         .route("/_sdk/tokenize", post(tokenize).options(preflight))
         .route("/_sdk/verify", post(verify).options(preflight))
+        .route("/_sdk/verify-buyer", post(verify_buyer).options(preflight))
 }
 
 async fn script() -> Response {
@@ -69,8 +70,27 @@ struct TokenizeRequest {
     /// What the page passed to `tokenize()` for buyer verification.
     #[serde(default)]
     verification_details: Option<serde_json::Value>,
+    /// Tokenized by a wallet's sheet, not typed into the card form.
+    #[serde(default)]
+    wallet: bool,
     #[serde(flatten)]
     card: TypedCard,
+}
+
+#[derive(Deserialize)]
+struct VerifyBuyerRequest {
+    source_id: String,
+    verification_details: serde_json::Value,
+}
+
+/// `payments.verifyBuyer(token, details)`.
+async fn verify_buyer(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    let Ok(request) = serde_json::from_slice::<VerifyBuyerRequest>(&body) else {
+        let result = json!({ "status": "Error", "errors": [{ "type": "UNKNOWN", "message": "Malformed verifyBuyer request." }] });
+        return with_cors(json(400, &result));
+    };
+    let result = lock(&app.bank).verify_buyer(&request.source_id, &request.verification_details);
+    with_cors(json(200, &result))
 }
 
 #[derive(Deserialize)]
@@ -109,6 +129,7 @@ async fn tokenize(State(app): State<Arc<App>>, body: Bytes) -> Response {
     let result = lock(&app.bank).tokenize(
         &request.card,
         request.verification_details.as_ref(),
+        request.wallet,
         now_ms(),
     );
     with_cors(json(200, &result))
