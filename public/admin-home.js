@@ -55,12 +55,25 @@ function handledButton(item) {
   return box;
 }
 
+// The first-deploy checklist from /api/health, shown until every line is
+// right; a setting that stops the Worker is listed the same way.
+async function showChecklist() {
+  const { status, body } = await api('/api/health');
+  const lines = body.checklist || (body.settings || []).map((s) => ({ setting: s.name, ok: false, detail: s.problem }));
+  const list = document.getElementById('checklist');
+  list.replaceChildren(...lines.map((line) => el('li', { class: line.ok ? 'ok' : 'error' }, [
+    el('span', { class: 'mark', 'aria-hidden': 'true', text: line.ok ? '✓ ' : '✗ ' }),
+    el('strong', { text: line.setting }), `${line.ok ? '' : ' (to fix)'}: ${line.detail}`])));
+  document.getElementById('setup').hidden = status === 200 && lines.every((line) => line.ok);
+}
+
 async function showDashboard() {
   document.getElementById('signin').hidden = true;
   document.getElementById('dashboard').hidden = false;
   document.getElementById('signout').hidden = false;
   document.getElementById('new-link').hidden = false;
   document.getElementById('reports-link').hidden = false;
+  showChecklist();
   const [attention, showings] = await Promise.all([adminApi('/api/admin/attention'), adminApi('/api/admin/showings')]);
   if (attention.status !== 200 || showings.status !== 200) {
     return say(messages, 'error', (attention.body.detail || showings.body.detail || 'The admin data could not be loaded.'));

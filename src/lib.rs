@@ -34,6 +34,7 @@ mod api_error;
 mod auth;
 mod buyer;
 mod catalog;
+mod checklist;
 mod clock;
 mod db;
 mod door_session;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use worker::{AbortController, Delay, Env, Fetch, Headers, Method, Request, RequestInit};
 
 /// The API version this client speaks; sent on every call.
-const SQUARE_VERSION: &str = "2025-08-20";
+pub(crate) const SQUARE_VERSION: &str = "2025-08-20";
 /// Longest wait for the answer to a call that moves money (CreatePayment,
 /// RefundPayment). Square usually answers in well under a second, but a
 /// card network can take much longer, and giving up early only turns a

@@ -400,18 +400,34 @@ async fn health(req: Request, ctx: RouteContext<()>) -> Handled {
     ctx.env.durable_object("SHOWTIME")?;
     let mut body = json!({ "ok": true, "showings": all.len() });
     if crate::auth::require_admin(&req, &ctx.env).await.is_ok() {
-        body["square"] = match crate::square::location_currency(&ctx.env).await {
+        let location = crate::square::location_currency(&ctx.env).await;
+        let now = now_ms();
+        let other: Vec<String> = match &location {
+            Ok(currency) => all
+                .iter()
+                .filter(|s| s.starts_at_ms >= now && &s.price.currency != currency)
+                .map(|s| s.id.clone())
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        body["square"] = match &location {
             Ok(currency) => {
-                let now = now_ms();
-                let other: Vec<&str> = all
-                    .iter()
-                    .filter(|s| s.starts_at_ms >= now && s.price.currency != currency)
-                    .map(|s| s.id.as_str())
-                    .collect();
                 json!({ "location_currency": currency, "showings_in_another_currency": other })
             }
             Err(e) => json!({ "error": e.code, "detail": e.detail }),
         };
+        let facts = crate::checklist::Facts {
+            location_currency: location.map_err(|e| format!("{}: {}", e.code, e.detail)),
+            showings_in_another_currency: other,
+        };
+        let read = |name: &str| {
+            ctx.env
+                .secret(name)
+                .map(|s| s.to_string())
+                .or_else(|_| ctx.env.var(name).map(|v| v.to_string()))
+                .ok()
+        };
+        body["checklist"] = json!(crate::checklist::checklist(read, &facts));
     }
     Ok(Response::from_json(&body)?)
 }

@@ -878,3 +878,26 @@ async fn staff_set_a_showings_cancel_fee_on_its_admin_page_then_its_default() {
     let now = api.admin(e2e::Method::GET, &path, None).await;
     assert_eq!(now.body["own"], false, "{:?}", now.body);
 }
+
+/// The admin home shows the first-deploy checklist while a setting is
+/// wrong, readable on a phone, and none once every line is right.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_admin_home_lists_what_to_fix_before_selling_until_it_is_right() {
+    let wrong = e2e::StackOptions::default().var("PUBLIC_URL", "http://tickets.cinema.example/");
+    let mut stack = Stack::start_with(wrong);
+    let token = Api::new(&stack).admin_token().to_string();
+    let env = |mode: &'static str| {
+        [
+            ("ADMIN_TOKEN", token.clone()),
+            ("CHECKLIST", mode.to_string()),
+        ]
+    };
+    let run = |stack: &Stack, mode| {
+        let env = env(mode);
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        run_browser_script_with("checklist.mjs", stack, "", &env)
+    };
+    run(&stack, "wrong");
+    stack.restart_with(e2e::StackOptions::default());
+    run(&stack, "right");
+}

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use e2e::{sixteen_seat_room, Api, Method, Stack};
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[tokio::test]
 async fn a_showing_is_stored_in_d1_and_its_seats_in_its_object() {
@@ -264,4 +264,55 @@ async fn endless_post(stack: &Stack, sid: &str) -> String {
     sender.abort();
     assert!(read.is_ok(), "no answer while the body was still coming");
     String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// Staff asking `/api/health` get the first-deploy checklist: every line
+/// right on a stack set up as the README says (with the Square stand-in),
+/// and each setting that is wrong named, with what to do, never a
+/// secret's value. Strangers get no checklist.
+#[tokio::test]
+async fn staff_see_a_green_checklist_and_a_wrong_setting_named_in_it() {
+    let mut stack = Stack::start();
+    let api = Api::new(&stack);
+    assert!(api.get("/api/health").await.body.get("checklist").is_none());
+    let health = api.admin(Method::GET, "/api/health", None).await.body;
+    let lines = health["checklist"].as_array().expect("a checklist");
+    assert_eq!(lines.len(), 14, "{health:#}");
+    assert!(lines.iter().all(|l| l["ok"] == true), "{health:#}");
+    let webhook = lines
+        .iter()
+        .find(|l| l["setting"] == "SQUARE_WEBHOOK_URL")
+        .unwrap();
+    assert!(
+        webhook["detail"]
+            .as_str()
+            .unwrap()
+            .ends_with("API version 2025-08-20"),
+        "{webhook}"
+    );
+    let text = health.to_string();
+    assert!(!text.contains(e2e::square::SIGNATURE_KEY) && !text.contains(api.admin_token()));
+
+    stack.restart_with(
+        e2e::StackOptions::default().var("PUBLIC_URL", "http://tickets.cinema.example/"),
+    );
+    let api = Api::new(&stack);
+    let health = api.admin(Method::GET, "/api/health", None).await.body;
+    let wrong: Vec<&Value> = health["checklist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["ok"] == false)
+        .collect();
+    // Off loopback the example sender is no longer a local run's either.
+    let named: Vec<&Value> = wrong.iter().map(|l| &l["setting"]).collect();
+    assert_eq!(
+        named,
+        [&json!("PUBLIC_URL"), &json!("MAIL_FROM")],
+        "{health:#}"
+    );
+    assert_eq!(
+        wrong[0]["detail"],
+        "http://tickets.cinema.example/ must start with https://"
+    );
 }
