@@ -67,6 +67,15 @@ async function showChecklist() {
   document.getElementById('setup').hidden = status === 200 && lines.every((line) => line.ok);
 }
 
+async function registerApplePay() {
+  const out = document.getElementById('apple-pay-messages');
+  const { status, body } = await adminApi('/api/admin/apple-pay/domain', { json: {} });
+  if (status !== 200) return say(out, 'error', body.detail || 'The domain could not be registered.');
+  say(out, 'ok', body.status === 'VERIFIED'
+    ? `${body.domain} is registered: Safari offers Apple Pay there.`
+    : `${body.domain} is registered and Square is still verifying it (${body.status}); press again in a few minutes.`);
+}
+
 async function showDashboard() {
   document.getElementById('signin').hidden = true;
   document.getElementById('dashboard').hidden = false;
@@ -172,6 +181,7 @@ document.getElementById('search-form').addEventListener('submit', async (event) 
 
 document.getElementById('signout').addEventListener('click', signOut);
 document.getElementById('signout-everywhere').addEventListener('click', signOutEverywhere);
+document.getElementById('apple-pay-register').addEventListener('click', registerApplePay);
 
 (async () => {
   const { status, body } = await api('/api/admin/session');

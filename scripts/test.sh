@@ -88,8 +88,10 @@ phase "Chromium for the browser tests" install_chromium
 phase "lints, wasm32 (cargo clippy -D warnings)" \
   cargo clippy -p showtime -p ledger -p desk -p mail -p queue --target wasm32-unknown-unknown -- -D warnings
 phase "building the Worker" bash scripts/build-worker.sh
-phase "bundling for deploy (wrangler deploy --dry-run)" \
-  env SHOWTIME_PREBUILT=1 wrangler deploy --dry-run --outdir target/dry-run
+# npm run deploy-check on this repository's own wrangler.toml: the deploy
+# bundle is built by its dry run, and its rules tested.
+phase "bundling for deploy (npm run deploy-check, its tests)" \
+  node --test scripts/deploy-check.test.mjs
 
 # The end-to-end tests start wrangler and workerd; note which were running
 # before so that anything they leave behind can be named and stopped. Only

@@ -181,6 +181,15 @@ impl Square {
         self.call(Method::Get, &path, None).await
     }
 
+    /// RegisterDomain: Square asks Apple to verify `domain` for Apple Pay
+    /// on the web, fetching its domain association file.
+    /// <https://developer.squareup.com/reference/square/apple-pay-api/register-domain>
+    pub async fn register_apple_pay_domain(&self, domain: &str) -> Reply {
+        let body = serde_json::json!({ "domain_name": domain });
+        self.call(Method::Post, "/v2/apple-pay/domains", Some(&body))
+            .await
+    }
+
     pub async fn get_refund(&self, refund_id: &str) -> Reply {
         let path = format!("/v2/refunds/{}", path_segment(refund_id));
         self.call(Method::Get, &path, None).await

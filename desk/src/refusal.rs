@@ -122,6 +122,7 @@ codes! {
     PaymentFailed = 402 "payment_failed",
     SeatLost = 409 "seat_lost",
     OrderNotCompleted = 409 "order_not_completed",
+    ApplePayDomainRefused = 409 "apple_pay_domain_refused",
     HoldExpired = 410 "hold_expired",
     BodyTooLarge = 413 "body_too_large",
     IdempotencyKeyReused = 422 "idempotency_key_reused",

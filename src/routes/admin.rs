@@ -304,6 +304,48 @@ pub async fn update_showing(mut req: Request, ctx: RouteContext<()>) -> Handled 
 /// `GET /api/admin/waiting-room-rate?payment_cap_ms=600000`: the admission
 /// rate a waiting room takes unless staff set one, with the numbers that
 /// produced it, for the showing editor to show.
+/// `POST /api/admin/apple-pay/domain`: registers the site's own domain
+/// (`PUBLIC_URL`'s host) with Square for Apple Pay, in the environment
+/// `SQUARE_BASE_URL` names (sandbox and production register apart).
+/// Answers `{"domain", "status"}`, Square's `VERIFIED` or `PENDING`.
+pub async fn register_apple_pay_domain(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let public = ctx
+        .env
+        .var("PUBLIC_URL")
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    let domain = url::Url::parse(&public)
+        .ok()
+        .filter(|u| u.scheme() == "https")
+        .and_then(|u| u.host_str().map(str::to_string))
+        .ok_or_else(|| {
+            ApiError::new(
+                Code::ApplePayDomainRefused,
+                "Apple Pay needs the site's own https:// address in PUBLIC_URL",
+            )
+        })?;
+    let square = crate::square::Square::from_env(&ctx.env).map_err(ApiError::internal)?;
+    match square.register_apple_pay_domain(&domain).await {
+        crate::square::Reply::Ok(body) => {
+            let status = body["status"].as_str().unwrap_or("PENDING").to_string();
+            Ok(Response::from_json(&json!({ "domain": domain, "status": status }))?)
+        }
+        crate::square::Reply::Refused { code, detail, .. } => Err(ApiError::new(
+            Code::ApplePayDomainRefused,
+            format!(
+                "Square would not register {domain}: {code}: {detail}; is the domain \
+                 association file deployed at /.well-known/apple-developer-merchantid-domain-association?"
+            ),
+        )
+        .with("square_code", json!(code))),
+        crate::square::Reply::Unknown(why) => Err(ApiError::new(
+            Code::SquareUnavailable,
+            format!("Square did not answer ({why}); try again in a moment"),
+        )),
+    }
+}
+
 pub async fn waiting_room_rate(req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let url = req.url()?;

@@ -162,6 +162,9 @@ fn admin_routes(routes: Routes) -> Routes {
         .get_async("/api/admin/reports/distributor", |req, ctx| {
             respond(admin::distributor_return(req, ctx))
         })
+        .post_async("/api/admin/apple-pay/domain", |req, ctx| {
+            respond(admin::register_apple_pay_domain(req, ctx))
+        })
         .get_async("/api/admin/waiting-room-rate", |req, ctx| {
             respond(admin::waiting_room_rate(req, ctx))
         })

@@ -1,6 +1,7 @@
 // The admin home lists the first-deploy checklist while a setting is
 // wrong (CHECKLIST=wrong: PUBLIC_URL is http://), on a phone, and not once
-// every line is right (CHECKLIST=right). Run by tests/e2e/tests/browser.rs
+// every line is right (CHECKLIST=right), where registering the local site
+// for Apple Pay is refused with the reason. Run by tests/e2e/tests/browser.rs
 // with BASE_URL, ADMIN_TOKEN and SCREENSHOT_DIR.
 import assert from 'node:assert/strict';
 import { checkAccessibility, launch, newPage } from './lib.mjs';
@@ -28,6 +29,9 @@ try {
     // The list is drawn, and hidden in the same step, once health answers.
     await page.waitForFunction(() => document.getElementById('checklist').children.length > 0);
     assert.equal(await setup.isVisible(), false, 'no checklist once every line is right');
+    // A local address cannot be registered for Apple Pay, and the page says why.
+    await page.getByRole('button', { name: 'Register this site for Apple Pay' }).click();
+    await page.getByRole('alert').filter({ hasText: "Apple Pay needs the site's own https:// address in PUBLIC_URL" }).waitFor();
   }
   console.log('1 passed, 0 failed');
 } finally {

@@ -292,9 +292,20 @@ async fn staff_see_a_green_checklist_and_a_wrong_setting_named_in_it() {
     );
     let text = health.to_string();
     assert!(!text.contains(e2e::square::SIGNATURE_KEY) && !text.contains(api.admin_token()));
+    // Apple Pay registers the site's own https:// domain, which a local
+    // address is not.
+    let local = api
+        .admin(Method::POST, "/api/admin/apple-pay/domain", None)
+        .await;
+    assert_eq!(
+        (local.status, &local.body["error"]),
+        (409, &json!("apple_pay_domain_refused")),
+        "{:?}",
+        local.body
+    );
 
     stack.restart_with(
-        e2e::StackOptions::default().var("PUBLIC_URL", "http://tickets.cinema.example/"),
+        e2e::StackOptions::default().var("PUBLIC_URL", "https://tickets.cinema.example/"),
     );
     let api = Api::new(&stack);
     let health = api.admin(Method::GET, "/api/health", None).await.body;
@@ -313,6 +324,17 @@ async fn staff_see_a_green_checklist_and_a_wrong_setting_named_in_it() {
     );
     assert_eq!(
         wrong[0]["detail"],
-        "http://tickets.cinema.example/ must start with https://"
+        "https://tickets.cinema.example/: give the site's address alone, with no path or trailing slash"
+    );
+    let registered = api
+        .admin(Method::POST, "/api/admin/apple-pay/domain", None)
+        .await;
+    assert_eq!(
+        registered.body,
+        json!({"domain": "tickets.cinema.example", "status": "VERIFIED"})
+    );
+    assert_eq!(
+        stack.square.get("/_control/apple-pay/domains").await["domains"],
+        json!(["tickets.cinema.example"])
     );
 }

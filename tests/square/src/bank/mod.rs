@@ -126,7 +126,12 @@ pub struct Bank {
     challenges: HashMap<String, crate::cards::AcceptedCard>,
     /// Orders made with CreateOrder, by id.
     orders: HashMap<String, crate::orders::Order>,
+    /// Registered with RegisterDomain, oldest first.
+    apple_pay_domains: Vec<String>,
 }
+
+/// Most Apple Pay domains the stand-in keeps.
+const MAX_APPLE_PAY_DOMAINS: usize = 100;
 
 /// How the next payments read PENDING: see [`Bank::plan_pending`].
 #[derive(Clone, Copy, Debug)]
@@ -152,6 +157,7 @@ impl Bank {
             pending_plan: None,
             challenges: HashMap::new(),
             orders: HashMap::new(),
+            apple_pay_domains: Vec::new(),
         }
     }
 
@@ -167,6 +173,47 @@ impl Bank {
             Some(payment) => Handled::ok(json!({ "payment": payment.to_json() }), Vec::new()),
             None => Handled::error(payment_not_found(id)),
         }
+    }
+
+    /// `POST /v2/apple-pay/domains` (RegisterDomain): `domain_name` a bare
+    /// host name (no scheme, path or port), answered `VERIFIED` and kept.
+    /// Square then fetches the domain's association file and may answer
+    /// `PENDING`; the stand-in fetches nothing.
+    /// <https://developer.squareup.com/reference/square/apple-pay-api/register-domain>
+    pub fn register_domain(&mut self, body: &Value) -> Handled {
+        let domain = body["domain_name"].as_str().unwrap_or_default();
+        let label_ok = |l: &str| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        };
+        let host_ok =
+            domain.len() <= 253 && domain.contains('.') && domain.split('.').all(label_ok);
+        if !host_ok {
+            return Handled::error(SquareError::invalid_value(
+                "domain_name",
+                "Must be a domain name, as tickets.cinema.example, without scheme, path or port.",
+            ));
+        }
+        if self.apple_pay_domains.len() >= MAX_APPLE_PAY_DOMAINS
+            && !self.apple_pay_domains.iter().any(|d| d == domain)
+        {
+            return Handled::error(SquareError::standin_full(
+                "Apple Pay domains",
+                MAX_APPLE_PAY_DOMAINS,
+            ));
+        }
+        if !self.apple_pay_domains.iter().any(|d| d == domain) {
+            self.apple_pay_domains.push(domain.to_owned());
+        }
+        Handled::ok(json!({ "status": "VERIFIED" }), Vec::new())
+    }
+
+    /// The domains registered for Apple Pay, for the control API.
+    pub fn apple_pay_domains(&self) -> Value {
+        json!({ "domains": self.apple_pay_domains })
     }
 
     /// `GET /v2/locations/{id}`: the one location this seller has, with its

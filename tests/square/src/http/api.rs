@@ -29,6 +29,7 @@ pub fn routes(app: Arc<App>) -> Router<Arc<App>> {
         .route("/v2/refunds/{id}", get(get_refund))
         .route("/v2/locations/{id}", get(get_location))
         .route("/v2/orders", post(create_order))
+        .route("/v2/apple-pay/domains", post(register_domain))
         .route("/v2/orders/{id}", get(retrieve_order).put(update_order))
         .method_not_allowed_fallback(|| async { square_error(&SquareError::method_not_allowed()) })
         .layer(from_fn_with_state(app, gate))
@@ -111,6 +112,14 @@ async fn get_location(State(app): State<Arc<App>>, Path(id): Path<String>) -> Re
 
 async fn get_refund(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     let handled = lock(&app.bank).get_refund(&id);
+    reply(&app.finish(handled))
+}
+
+async fn register_domain(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    let Some(body) = parse(&body, false) else {
+        return malformed();
+    };
+    let handled = lock(&app.bank).register_domain(&body);
     reply(&app.finish(handled))
 }
 

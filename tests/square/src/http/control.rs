@@ -36,6 +36,7 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/_control/payments", get(payments))
         .route("/_control/payments/{id}/lapse", post(lapse_payment))
         .route("/_control/payments/pending", post(plan_pending))
+        .route("/_control/apple-pay/domains", get(apple_pay_domains))
         .route("/_control/payments/{id}/capture", post(capture_by_hand))
         .route("/_control/reset", post(reset))
 }
@@ -223,6 +224,10 @@ async fn requests(State(app): State<Arc<App>>) -> Response {
         200,
         &json!({ "requests": listed, "forgotten": calls.forgotten() }),
     )
+}
+
+async fn apple_pay_domains(State(app): State<Arc<App>>) -> Response {
+    json(200, &lock(&app.bank).apple_pay_domains())
 }
 
 async fn payments(State(app): State<Arc<App>>) -> Response {
