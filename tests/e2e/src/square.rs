@@ -136,6 +136,16 @@ impl SquareStandin {
         .await;
     }
 
+    /// The next CompletePayment captures the payment, then drops the
+    /// connection: the capture's answer is lost.
+    pub async fn lose_the_next_captures_answer(&self) {
+        self.control(
+            "/_control/faults",
+            serde_json::json!({"endpoint": "complete_payment", "fault": "drop"}),
+        )
+        .await;
+    }
+
     /// `GET` from the stand-in's control API (its request log, payments).
     pub async fn get(&self, path: &str) -> serde_json::Value {
         reqwest::get(format!("{}{path}", self.base_url))

@@ -535,13 +535,7 @@ async fn the_attention_list_shows_what_needs_a_person_with_its_age() {
         .square
         .control("/_control/webhooks", json!({"hold": true}))
         .await;
-    stack
-        .square
-        .control(
-            "/_control/faults",
-            json!({"endpoint": "complete_payment", "fault": "drop"}),
-        )
-        .await;
+    stack.square.lose_the_next_captures_answer().await;
     let hold = api.hold(&sid, &["B1"], None).await;
     let pending = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
     assert_eq!(pending.status, 202, "{:?}", pending.body);

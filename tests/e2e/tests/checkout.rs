@@ -287,13 +287,7 @@ async fn a_dropped_capture_answer_is_recovered_to_paid() {
         .square
         .control("/_control/webhooks", serde_json::json!({"hold": true}))
         .await;
-    stack
-        .square
-        .control(
-            "/_control/faults",
-            serde_json::json!({"endpoint": "complete_payment", "fault": "drop"}),
-        )
-        .await;
+    stack.square.lose_the_next_captures_answer().await;
     let pending = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
     assert_eq!(pending.status, 202, "{:?}", pending.body);
     assert_eq!(pending.body["status"], "pending");
@@ -808,5 +802,48 @@ async fn a_wallet_payment_in_pounds_is_paid_only_with_its_buyer_verification() {
         (400, &json!("verification_token")),
         "{:?}",
         refused.body
+    );
+}
+
+/// The Worker does not lean on the stand-in's guesses: with the other
+/// reading of several (a repeated capture refused, no webhook for a
+/// decline, an unknown card token a 400, Square cancelling a PENDING
+/// payment), a capture whose answer was lost still ends paid, a decline
+/// still keeps the hold, and a stray token is still a failed payment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_checkout_holds_under_the_other_reading_of_squares_undocumented_answers() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let sid = api.create_showing(sixteen_seat_room(None)).await;
+    stack
+        .square
+        .control(
+            "/_control/guesses",
+            json!({"repeated_move": "refused", "declined_webhook": false,
+                   "unknown_source": "invalid", "pending_moves": "accepted", "decline_status": 402}),
+        )
+        .await;
+    stack.square.lose_the_next_captures_answer().await;
+    let hold = api.hold(&sid, &["A1"], None).await;
+    let answer = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    let link = answer.body["order_url"].as_str().unwrap().to_string();
+    let paid = order_until(&api, &link, "paid").await;
+    assert_eq!(paid["order"]["status"], "paid", "{paid}");
+
+    let hold = api.hold(&sid, &["A2"], None).await;
+    let declined = api.checkout(&sid, &hold, "cnon:card-nonce-declined").await;
+    assert_eq!(
+        (declined.status, &declined.body["error"]),
+        (402, &json!("card_declined")),
+        "{:?}",
+        declined.body
+    );
+    assert_eq!(api.seat_map(&sid).await["A2"], "held");
+    let stray = api.checkout(&sid, &hold, "cnon:never-made").await;
+    assert_eq!(
+        (stray.status, &stray.body["error"], &stray.body["code"]),
+        (402, &json!("payment_failed"), &json!("INVALID_VALUE")),
+        "{:?}",
+        stray.body
     );
 }

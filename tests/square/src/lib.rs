@@ -25,6 +25,7 @@ mod config;
 mod delivery;
 mod events;
 mod faults;
+pub mod guesses;
 mod http;
 mod idempotency;
 mod ids;

@@ -139,15 +139,20 @@ impl Payment {
     pub fn settle_pending(&mut self, now_ms: u64) -> Change {
         match self.pending_until_ms {
             Some(until) if until <= now_ms => {
-                self.pending_until_ms = None;
-                if let Some(decline) = self.pending_then.take() {
-                    self.status = PaymentStatus::Failed;
-                    self.decline = Some(decline);
-                }
+                self.settle_now();
                 self.touch(now_ms);
                 Change::Changed
             }
             _ => Change::Unchanged,
+        }
+    }
+
+    /// Ends PENDING now, as made or FAILED as planned.
+    pub fn settle_now(&mut self) {
+        self.pending_until_ms = None;
+        if let Some(decline) = self.pending_then.take() {
+            self.status = PaymentStatus::Failed;
+            self.decline = Some(decline);
         }
     }
 

@@ -84,6 +84,13 @@ impl TokenBook {
         Ok((minted.accepted.card.clone(), minted.accepted.outcome()))
     }
 
+    /// The `verifyBuyer()` token made for a token, if any.
+    pub fn verification_of(&self, source_id: &str) -> Option<&str> {
+        self.minted
+            .get(source_id)
+            .and_then(|m| m.verification.as_deref())
+    }
+
     /// The SCA of a card this stand-in tokenized.
     pub fn sca_of(&self, source_id: &str) -> Option<crate::cards::Sca> {
         self.minted.get(source_id).map(|m| m.accepted.sca)

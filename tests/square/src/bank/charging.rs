@@ -6,6 +6,7 @@ use super::{payment_not_found, Bank, Handled, PendingPlan};
 use crate::cards::{AcceptedCard, Sca, TypedCard, CHALLENGE_CODE};
 use crate::clock::year_month;
 use crate::events::{Event, EventType};
+use crate::guesses::{Refusal, RepeatedMove, UnknownSource};
 use crate::idempotency::{fingerprint, Lookup, Scope, Stored};
 use crate::ids;
 use crate::payments::{Change, Merchant, Payment, PaymentStatus};
@@ -52,9 +53,24 @@ impl Bank {
             ));
         }
         let verification = request.verification_token.as_deref();
+        let mismatched = verification
+            .is_some_and(|token| self.tokens.verification_of(&request.source_id) != Some(token));
+        if mismatched && self.guesses.verification_mismatch == Refusal::Refused {
+            return Handled::error(SquareError::invalid_value(
+                "verification_token",
+                "The verification token does not match the source.",
+            ));
+        }
         let (card, decline) = match self.tokens.redeem(&request.source_id, verification) {
             Ok(charged) => charged,
-            Err(TokenError::Unknown) => return Handled::error(SquareError::unknown_card_token()),
+            Err(TokenError::Unknown) => {
+                return Handled::error(match self.guesses.unknown_source {
+                    UnknownSource::NotFound => SquareError::unknown_card_token(),
+                    UnknownSource::Invalid => {
+                        SquareError::invalid_value("source_id", "Invalid source_id.")
+                    }
+                })
+            }
             Err(TokenError::Used) => return Handled::error(SquareError::card_token_used()),
         };
         let merchant = Merchant {
@@ -76,7 +92,7 @@ impl Bank {
         let stored = match decline {
             Some(decline) => {
                 let error = SquareError::decline(
-                    self.settings.decline_status,
+                    self.guesses.decline_status,
                     decline.code(),
                     payment.to_json(),
                 );
@@ -99,7 +115,10 @@ impl Bank {
         );
         self.payment_by_key
             .insert(request.idempotency_key, payment.id.clone());
-        let events = vec![Event::payment(EventType::PaymentCreated, &payment)];
+        let events = match (decline, self.guesses.declined_webhook) {
+            (Some(_), false) => Vec::new(),
+            _ => vec![Event::payment(EventType::PaymentCreated, &payment)],
+        };
         self.payment_order.push(payment.id.clone());
         self.payments.insert(payment.id.clone(), payment);
         let mut handled = Handled::replay(stored);
@@ -118,14 +137,20 @@ impl Bank {
         if version_token.is_some_and(|token| token != payment.version_token) {
             return Handled::error(SquareError::version_mismatch());
         }
-        Self::answer_move(payment.complete(now_ms), payment)
+        let guesses = self.guesses;
+        let outcome = move_again(&guesses, payment, PaymentStatus::Completed)
+            .unwrap_or_else(|| payment.complete(now_ms));
+        Self::answer_move(outcome, payment)
     }
 
     pub fn cancel_payment(&mut self, id: &str, now_ms: u64) -> Handled {
+        let guesses = self.guesses;
         let Some(payment) = self.payments.get_mut(id) else {
             return Handled::error(payment_not_found(id));
         };
-        Self::answer_move(payment.cancel(now_ms), payment)
+        let outcome = move_again(&guesses, payment, PaymentStatus::Canceled)
+            .unwrap_or_else(|| payment.cancel(now_ms));
+        Self::answer_move(outcome, payment)
     }
 
     /// Voids whatever the CreatePayment with this key made; when it made
@@ -143,6 +168,14 @@ impl Bank {
         let Some(payment) = payment.filter(|p| p.status != PaymentStatus::Failed) else {
             return Handled::ok(json!({}), Vec::new());
         };
+        let captured =
+            payment.status == PaymentStatus::Completed && payment.pending_until_ms.is_none();
+        if captured && self.guesses.cancel_by_key_after_capture == Refusal::Accepted {
+            return Handled::ok(json!({}), Vec::new());
+        }
+        if self.guesses.pending_moves == Refusal::Accepted {
+            payment.settle_now();
+        }
         match payment.cancel(now_ms) {
             Ok(Change::Changed) => Handled::ok(
                 json!({}),
@@ -221,7 +254,9 @@ impl Bank {
             }
         };
         if wallet {
-            accepted.wallet_needs_verification = sca_region(&self.settings.currency);
+            accepted.wallet_needs_verification = self
+                .guesses
+                .wallet_needs_verification(&self.settings.currency);
             return self.mint(accepted);
         }
         if let Some(details) = verification {
@@ -324,10 +359,27 @@ impl Bank {
     }
 }
 
-/// Where Square asks for Strong Customer Authentication: the UK and the
-/// EEA, told here by the location's currency.
-fn sca_region(currency: &str) -> bool {
-    matches!(currency, "GBP" | "EUR")
+/// Completing or cancelling as the guesses read Square: a PENDING payment
+/// settles first if moves on it are accepted; a move to where the payment
+/// already is may be refused. `None` leaves the move to the payment.
+fn move_again(
+    guesses: &crate::guesses::Guesses,
+    payment: &mut Payment,
+    target: PaymentStatus,
+) -> Option<Result<Change, SquareError>> {
+    if payment.pending_until_ms.is_some() {
+        if guesses.pending_moves == Refusal::Accepted {
+            payment.settle_now();
+        }
+        return None;
+    }
+    let again = payment.status == target && guesses.repeated_move == RepeatedMove::Refused;
+    again.then(|| {
+        Err(SquareError::bad_request(
+            "payment_id",
+            &format!("The payment is already {}.", target.as_str()),
+        ))
+    })
 }
 
 /// The verification details the Web Payments SDK takes with `tokenize()`
@@ -592,6 +644,55 @@ mod tests {
             failed["card_details"]["errors"][0]["code"],
             "GENERIC_DECLINE"
         );
+    }
+
+    #[test]
+    fn each_switched_guess_answers_the_other_reading() {
+        use crate::guesses::{
+            DomainStatus, Guesses, Refusal, RepeatedMove, UnknownSource, WalletVerification,
+        };
+        let mut bank = test_bank();
+        bank.guesses = Guesses {
+            repeated_move: RepeatedMove::Refused,
+            unknown_source: UnknownSource::Invalid,
+            wallet_verification: WalletVerification::Always,
+            pending_moves: Refusal::Accepted,
+            register_domain: DomainStatus::Pending,
+            declined_webhook: false,
+            ..Guesses::default()
+        };
+        let unknown = bank.create_payment(&create("k1", "cnon:nope", false), 1);
+        assert_eq!(unknown.reply.body["errors"][0]["code"], "INVALID_VALUE");
+        let wallet = bank.tokenize(&typed("4111 1111 1111 1111"), None, true, 2);
+        let token = wallet["token"].as_str().unwrap();
+        let declined = bank.create_payment(&create("k2", token, false), 3);
+        assert_eq!(
+            declined.reply.body["errors"][0]["code"],
+            "CARD_DECLINED_VERIFICATION_REQUIRED"
+        );
+        assert!(declined.events.is_empty(), "no webhook for a decline");
+        let paid = bank.create_payment(&create("k3", "cnon:card-nonce-ok", false), 4);
+        let id = paid.reply.body["payment"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert_eq!(bank.cancel_payment(&id, 5).reply.status, 200);
+        let again = bank.cancel_payment(&id, 6);
+        assert_eq!(again.reply.body["errors"][0]["code"], "BAD_REQUEST");
+        bank.plan_pending(super::PendingPlan {
+            times: 1,
+            settle_after_ms: 60_000,
+            then_decline: None,
+        });
+        let pending = bank.create_payment(&create("k4", "cnon:card-nonce-ok", false), 7);
+        let id = pending.reply.body["payment"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let canceled = bank.cancel_payment(&id, 8);
+        assert_eq!(canceled.reply.body["payment"]["status"], "CANCELED");
+        let domain = bank.register_domain(&json!({"domain_name": "tickets.cinema.example"}));
+        assert_eq!(domain.reply.body["status"], "PENDING");
     }
 
     #[test]

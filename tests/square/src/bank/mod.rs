@@ -30,10 +30,6 @@ use crate::tokens::TokenBook;
 pub struct BankLimits {
     pub payments: usize,
     pub refunds: usize,
-    /// Square's own limit, not the stand-in's: "There is a limit of 20
-    /// refunds per payment ID"
-    /// (<https://developer.squareup.com/docs/payments-api/refund-payments>).
-    pub refunds_per_payment: usize,
     pub card_tokens: usize,
     pub idempotency_keys: usize,
 }
@@ -43,7 +39,6 @@ impl Default for BankLimits {
         BankLimits {
             payments: 10_000,
             refunds: 10_000,
-            refunds_per_payment: 20,
             card_tokens: 10_000,
             idempotency_keys: 20_000,
         }
@@ -128,6 +123,8 @@ pub struct Bank {
     orders: HashMap<String, crate::orders::Order>,
     /// Registered with RegisterDomain, oldest first.
     apple_pay_domains: Vec<String>,
+    /// Where Square is read, not documented (`POST /_control/guesses`).
+    pub guesses: crate::guesses::Guesses,
 }
 
 /// Most Apple Pay domains the stand-in keeps.
@@ -145,6 +142,7 @@ impl Bank {
     pub fn new(settings: BankSettings) -> Self {
         let tokens = TokenBook::new(settings.limits.card_tokens);
         let keys = IdempotencyBook::new(settings.limits.idempotency_keys);
+        let decline_status = settings.decline_status;
         Bank {
             settings,
             payments: HashMap::new(),
@@ -158,6 +156,10 @@ impl Bank {
             challenges: HashMap::new(),
             orders: HashMap::new(),
             apple_pay_domains: Vec::new(),
+            guesses: crate::guesses::Guesses {
+                decline_status,
+                ..crate::guesses::Guesses::default()
+            },
         }
     }
 
@@ -208,7 +210,10 @@ impl Bank {
         if !self.apple_pay_domains.iter().any(|d| d == domain) {
             self.apple_pay_domains.push(domain.to_owned());
         }
-        Handled::ok(json!({ "status": "VERIFIED" }), Vec::new())
+        Handled::ok(
+            json!({ "status": self.guesses.register_domain }),
+            Vec::new(),
+        )
     }
 
     /// The domains registered for Apple Pay, for the control API.

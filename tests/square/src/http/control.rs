@@ -37,6 +37,7 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/_control/payments/{id}/lapse", post(lapse_payment))
         .route("/_control/payments/pending", post(plan_pending))
         .route("/_control/apple-pay/domains", get(apple_pay_domains))
+        .route("/_control/guesses", post(set_guesses).get(guesses))
         .route("/_control/payments/{id}/capture", post(capture_by_hand))
         .route("/_control/reset", post(reset))
 }
@@ -224,6 +225,23 @@ async fn requests(State(app): State<Arc<App>>) -> Response {
         200,
         &json!({ "requests": listed, "forgotten": calls.forgotten() }),
     )
+}
+
+/// Switches the guesses: every one the body names; the others take the
+/// stand-in's default reading.
+async fn set_guesses(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    match parse::<crate::guesses::Guesses>(&body) {
+        Ok(guesses) if matches!(guesses.decline_status, 400 | 402) => {
+            lock(&app.bank).guesses = guesses;
+            json(200, &serde_json::json!(guesses))
+        }
+        Ok(_) => refused(400, "decline_status is 400 or 402"),
+        Err(message) => refused(400, message),
+    }
+}
+
+async fn guesses(State(app): State<Arc<App>>) -> Response {
+    json(200, &serde_json::json!(lock(&app.bank).guesses))
 }
 
 async fn apple_pay_domains(State(app): State<Arc<App>>) -> Response {

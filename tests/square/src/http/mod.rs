@@ -46,7 +46,7 @@ pub fn json(status: u16, body: &Value) -> Response {
 }
 
 /// A script of this stand-in's, never cached.
-pub fn javascript(source: &'static str) -> Response {
+pub fn javascript(source: impl Into<String>) -> Response {
     (
         [
             (
@@ -55,7 +55,7 @@ pub fn javascript(source: &'static str) -> Response {
             ),
             (header::CACHE_CONTROL, "no-store"),
         ],
-        source,
+        source.into(),
     )
         .into_response()
 }

@@ -31,8 +31,14 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/_sdk/verify-buyer", post(verify_buyer).options(preflight))
 }
 
-async fn script() -> Response {
-    super::javascript(SQUARE_JS)
+/// The SDK stand-in, with the guessed status of a cancelled challenge.
+async fn script(State(app): State<Arc<App>>) -> Response {
+    let status = lock(&app.bank).guesses.challenge_cancel_status();
+    let script = SQUARE_JS.replace(
+        "failure('Cancel', 'VERIFICATION_CANCELED'",
+        &format!("failure('{status}', 'VERIFICATION_CANCELED'"),
+    );
+    super::javascript(script)
 }
 
 /// The checkout page is served from the Worker's origin, not this one.
