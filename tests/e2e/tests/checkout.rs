@@ -847,3 +847,54 @@ async fn the_checkout_holds_under_the_other_reading_of_squares_undocumented_answ
         stray.body
     );
 }
+
+/// A payment still PENDING when the paying hold runs out (five seconds
+/// here): the buyer's order fails with `PAYMENT_STILL_PENDING`, nothing
+/// waits for staff, and once Square approves it the checkout cancels it
+/// by its id, so the buyer's money is not held for the authorization's
+/// six hours.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payment_pending_past_the_hold_fails_and_is_cancelled_by_id_once_approved() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let mut room = sixteen_seat_room(Some(5_000));
+    room["payment_cap_ms"] = json!(5_000);
+    let sid = api.create_showing(room).await;
+    stack
+        .square
+        .control(
+            "/_control/payments/pending",
+            json!({"times": 1, "settle_after_ms": 10_000}),
+        )
+        .await;
+    let hold = api.hold(&sid, &["A3"], None).await;
+    let answer = api.checkout(&sid, &hold, "cnon:card-nonce-ok").await;
+    let link = answer.body["order_url"].as_str().unwrap().to_string();
+    let failed = order_until(&api, &link, "failed").await;
+    assert_eq!(failed["order"]["status"], "failed", "{failed}");
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    let status = loop {
+        let status = payments(&stack).await[0]["status"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        if status == "CANCELED" || std::time::Instant::now() > deadline {
+            break status;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    };
+    let all = stack.square.calls().await;
+    assert_eq!(status, "CANCELED", "{all:?}");
+    assert!(
+        all.iter()
+            .any(|(m, p)| m == "POST" && p.ends_with("/cancel") && p != "/v2/payments/cancel"),
+        "cancelled by its id: {all:?}"
+    );
+    assert!(
+        !all.iter().any(|(_, p)| p == "/v2/payments/cancel"),
+        "never by key: {all:?}"
+    );
+    let attention = api.admin(Method::GET, "/api/admin/attention", None).await;
+    assert_eq!(attention.body["items"], json!([]), "{:?}", attention.body);
+}
