@@ -977,6 +977,9 @@ async function pay(payment) {
   if (status === 402 && body.code === 'CARD_DECLINED_VERIFICATION_REQUIRED') {
     say(payMessages, 'error', 'Your bank needs to check this payment and the check did not happen. Nothing was charged; your seats are still held, so you can try again.', { focus: true, detail: `Code from the card processor: ${body.code}` });
     await followHold();
+  } else if (status === 402 && body.error === 'payment_failed') {
+    say(payMessages, 'error', 'The payment could not be made. Nothing was charged; your seats are still held while their time lasts, so you can try again.', { focus: true, detail: `Code: ${body.code}` });
+    await followHold();
   } else if (status === 402) {
     say(payMessages, 'error', 'Your card was declined. Nothing was charged; your seats are still held, so you can try again or use another card.', { focus: true, detail: `Code from the card processor: ${body.code}` });
     await followHold();
