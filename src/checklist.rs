@@ -60,21 +60,42 @@ fn environment(base_url: &str) -> Option<Environment> {
     }
 }
 
-/// Every line, in the order the README's deploy steps set them.
-pub fn checklist(get: impl Fn(&str) -> Option<String>, facts: &Facts) -> Vec<Item> {
-    let get = |name: &str| get(name).filter(|v| !v.trim().is_empty());
-    let mut items = Vec::new();
-    let mut line = |setting: &'static str, check: Result<String, String>| {
+/// Reads a setting: `None` when unset or blank.
+type Get<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// The lines so far.
+#[derive(Default)]
+struct Lines(Vec<Item>);
+
+impl Lines {
+    fn line(&mut self, setting: &'static str, check: Result<String, String>) {
         let (ok, detail) = match check {
             Ok(detail) => (true, detail),
             Err(detail) => (false, detail),
         };
-        items.push(Item {
+        self.0.push(Item {
             setting,
             ok,
             detail,
         });
-    };
+    }
+}
+
+/// Every line, in the order the README's deploy steps set them.
+pub fn checklist(get: impl Fn(&str) -> Option<String>, facts: &Facts) -> Vec<Item> {
+    let get = |name: &str| get(name).filter(|v| !v.trim().is_empty());
+    let mut lines = Lines::default();
+    let local = site(&get, &mut lines);
+    keys(&get, &mut lines);
+    square(&get, facts, &mut lines);
+    mail_and_turnstile(&get, local, &mut lines);
+    lines.0
+}
+
+/// The site's address, name and zone; answers whether it runs on a
+/// loopback address (`npm start`, the tests).
+fn site(get: Get, lines: &mut Lines) -> bool {
+    let mut line = |setting, check| lines.line(setting, check);
     let public = get("PUBLIC_URL");
     let public_url = public.as_deref().and_then(|u| Url::parse(u).ok());
     let local = public_url.as_ref().is_some_and(is_loopback);
@@ -99,6 +120,11 @@ pub fn checklist(get: impl Fn(&str) -> Option<String>, facts: &Facts) -> Vec<Ite
             },
         },
     );
+    local
+}
+
+fn keys(get: Get, lines: &mut Lines) {
+    let mut line = |setting, check| lines.line(setting, check);
     line("TICKET_SIGNING_KEYS", match get("TICKET_SIGNING_KEYS").map(|t| TicketKeys::parse(&t)) {
         Some(Ok(keys)) if keys.signs_for_devices() => {
             Ok("an Ed25519 key signs: door devices check codes with no network".into())
@@ -111,6 +137,10 @@ pub fn checklist(get: impl Fn(&str) -> Option<String>, facts: &Facts) -> Vec<Ite
         Some(_) => Ok("order links have their own key".into()),
         None => Err("not set: order links then hang on SESSION_SECRET, and changing it would break every link already mailed".into()),
     });
+}
+
+fn square(get: Get, facts: &Facts, lines: &mut Lines) {
+    let mut line = |setting, check| lines.line(setting, check);
     let env = get("SQUARE_BASE_URL").as_deref().and_then(environment);
     line(
         "SQUARE_BASE_URL",
@@ -166,6 +196,10 @@ pub fn checklist(get: impl Fn(&str) -> Option<String>, facts: &Facts) -> Vec<Ite
             None => Err("not set: copy the subscription's signature key".into()),
         },
     );
+}
+
+fn mail_and_turnstile(get: Get, local: bool, lines: &mut Lines) {
+    let mut line = |setting, check| lines.line(setting, check);
     line("MAIL_FROM", match get("MAIL_FROM") {
         None => Err("not set: the sender of every message".into()),
         Some(from) if !::mail::address::is_addr_spec(&from) => {
@@ -193,7 +227,6 @@ pub fn checklist(get: impl Fn(&str) -> Option<String>, facts: &Facts) -> Vec<Ite
             _ => Err("set with TURNSTILE_SECRET_KEY, or neither".into()),
         },
     );
-    items
 }
 
 fn public_url_check(public: Option<&str>) -> Result<String, String> {
