@@ -295,10 +295,13 @@ impl Desk {
                 currency: order.currency.clone(),
             },
             prices: order.prices.clone(),
-            // Cancelling the Square order of a payment that was not taken
-            // is tidying up after the buyer's answer: nobody waits for it.
+            // Cancelling the Square order of a payment that was not taken,
+            // and watching a payment given up on while PENDING, come after
+            // the buyer's answer: nobody waits for them.
             settling: self.checkouts.awaiting.get(order_id).is_some_and(|a| {
-                !matches!(a, Action::GetOrder { .. } | Action::CancelOrder { .. })
+                let watching = machine.status().is_final()
+                    && matches!(a, Action::GetPayment { .. } | Action::CancelPayment { .. });
+                !watching && !matches!(a, Action::GetOrder { .. } | Action::CancelOrder { .. })
             }),
             credit: order.credit.as_ref().map_or(0, |c| c.amount_minor),
             tax: self.tax_line(&order.prices),

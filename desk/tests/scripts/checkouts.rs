@@ -189,3 +189,22 @@ fn an_exchange_from_no_valid_order_is_refused_and_leaves_the_hold_held() {
         ",
     );
 }
+
+/// A payment still PENDING when the paying hold runs out: the order fails
+/// with `PAYMENT_STILL_PENDING`, and the watch of the payment that follows
+/// keeps no buyer's request waiting.
+#[test]
+fn a_payment_pending_past_the_paying_hold_fails_and_is_watched_without_a_buyer_waiting() {
+    check(
+        r"
+        @0 hold ana h1 A1                      => 201 held A1 until 300000; push 1
+        @10 checkout ana h1 cnon:ok            => o1 pending settling; square Post /v2/payments, push 2
+        @20 perform o1 payment p1 PENDING      =>
+        @30 status o1                          => o1 pending
+        @600000 alarm                          => square Get /v2/payments/p1, push 3
+        @600010 perform o1 payment p1 PENDING  => store final failed
+        @600020 perform o1 stored              => square Get /v2/payments/p1
+        @600030 status o1                      => o1 failed
+        ",
+    );
+}
