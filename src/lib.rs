@@ -37,6 +37,7 @@ mod catalog;
 mod checklist;
 mod clock;
 mod db;
+mod discount_code;
 mod door_session;
 mod door_sync;
 mod ids;

@@ -37,6 +37,7 @@ macro_rules! codes {
 
 codes! {
     BadJson = 400 "bad_json",
+    InvalidDiscountCode = 400 "invalid_discount_code",
     InvalidRequest = 400 "invalid_request",
     NoSeats = 400 "no_seats",
     DuplicateSeats = 400 "duplicate_seats",
@@ -123,6 +124,7 @@ codes! {
     SeatLost = 409 "seat_lost",
     OrderNotCompleted = 409 "order_not_completed",
     ApplePayDomainRefused = 409 "apple_pay_domain_refused",
+    CodeExists = 409 "code_exists",
     HoldExpired = 410 "hold_expired",
     BodyTooLarge = 413 "body_too_large",
     IdempotencyKeyReused = 422 "idempotency_key_reused",

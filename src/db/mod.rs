@@ -11,6 +11,7 @@
 
 pub mod admin;
 pub mod catalog;
+pub mod codes;
 pub mod door;
 pub mod mail;
 pub mod moves;

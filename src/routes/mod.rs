@@ -19,6 +19,7 @@
 //! - [`moves`]: staff moving a sold ticket to another seat.
 //! - [`waitlist`]: a sold-out showing's waiting list and its offers.
 //! - [`catalog`]: films and screens, which showings refer to.
+//! - [`codes`]: discount codes staff define.
 //! - [`admin`]: what cinema staff do, behind the admin token or session.
 //! - [`bench`]: the benchmark's floors, off unless `SHOWTIME_BENCH` is "1".
 
@@ -27,6 +28,7 @@ mod bench;
 mod box_office;
 mod catalog;
 mod changes;
+mod codes;
 mod door;
 mod moves;
 mod orders;
@@ -161,6 +163,18 @@ fn admin_routes(routes: Routes) -> Routes {
         })
         .get_async("/api/admin/reports/distributor", |req, ctx| {
             respond(admin::distributor_return(req, ctx))
+        })
+        .post_async("/api/admin/codes", |req, ctx| {
+            respond(codes::create(req, ctx))
+        })
+        .get_async("/api/admin/codes", |req, ctx| {
+            respond(codes::list(req, ctx))
+        })
+        .post_async("/api/admin/codes/:code/pause", |req, ctx| {
+            respond(codes::pause(req, ctx))
+        })
+        .post_async("/api/admin/codes/:code/resume", |req, ctx| {
+            respond(codes::resume(req, ctx))
         })
         .post_async("/api/admin/apple-pay/domain", |req, ctx| {
             respond(admin::register_apple_pay_domain(req, ctx))

@@ -148,3 +148,92 @@ async fn showings_take_their_film_and_screen_and_edits_spare_those_with_sales() 
         (400, &json!("invalid_showing"))
     );
 }
+
+/// Staff define discount codes: kept in upper case and compared without
+/// case (a second "premiere" is refused), each bad field named, listed
+/// with what they take off, paused and resumed.
+#[tokio::test]
+async fn staff_define_list_pause_and_resume_discount_codes() {
+    let stack = Stack::start();
+    let api = Api::new(&stack);
+    let made = api
+        .admin_post(
+            "/api/admin/codes",
+            Some(json!({"code": "premiere", "percent_off": 20, "max_uses": 50, "max_uses_per_buyer": 2})),
+        )
+        .await;
+    assert_eq!(made.status, 201, "{:?}", made.body);
+    assert_eq!(made.body["code"]["code"], "PREMIERE");
+    let again = api
+        .admin_post(
+            "/api/admin/codes",
+            Some(json!({"code": "Premiere", "amount_off": 300})),
+        )
+        .await;
+    assert_eq!(
+        (again.status, &again.body["error"]),
+        (409, &json!("code_exists"))
+    );
+    let bad = api
+        .admin_post(
+            "/api/admin/codes",
+            Some(json!({"code": "TEN", "percent_off": 120})),
+        )
+        .await;
+    assert_eq!(
+        (bad.status, &bad.body["error"]),
+        (400, &json!("invalid_discount_code"))
+    );
+    assert!(bad.body["detail"]
+        .as_str()
+        .unwrap()
+        .starts_with("percent_off"));
+    let fiver = api
+        .admin_post(
+            "/api/admin/codes",
+            Some(json!({"code": "FIVER", "amount_off": 500, "per": "order", "box_office_only": true})),
+        )
+        .await;
+    assert_eq!(fiver.status, 201, "{:?}", fiver.body);
+
+    let paused = api
+        .admin_post("/api/admin/codes/premiere/pause", None)
+        .await;
+    assert_eq!(paused.status, 200, "{:?}", paused.body);
+    let listed = api.admin(Method::GET, "/api/admin/codes", None).await.body;
+    let codes = listed["codes"].as_array().unwrap();
+    let premiere = codes.iter().find(|c| c["code"] == "PREMIERE").unwrap();
+    assert_eq!(premiere["off"], json!({"kind": "percent", "percent": 20}));
+    assert_eq!(
+        (&premiere["max_uses"], &premiere["max_uses_per_buyer"]),
+        (&json!(50), &json!(2))
+    );
+    assert!(premiere["paused_at_ms"].is_number(), "{premiere}");
+    let fiver = codes.iter().find(|c| c["code"] == "FIVER").unwrap();
+    assert_eq!(
+        fiver["off"],
+        json!({"kind": "amount", "amount": 500, "per_order": true})
+    );
+    assert_eq!(fiver["box_office_only"], true);
+    assert!(fiver["paused_at_ms"].is_null());
+
+    api.admin_post("/api/admin/codes/PREMIERE/resume", None)
+        .await;
+    let listed = api.admin(Method::GET, "/api/admin/codes", None).await.body;
+    let premiere = listed["codes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["code"] == "PREMIERE")
+        .unwrap()
+        .clone();
+    assert!(premiere["paused_at_ms"].is_null(), "{premiere}");
+    assert_eq!(
+        api.admin_post("/api/admin/codes/NONE/pause", None)
+            .await
+            .status,
+        404
+    );
+    let stranger = api.send(Method::GET, "/api/admin/codes", None, &[]).await;
+    assert_eq!(stranger.status, 401);
+}
