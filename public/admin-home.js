@@ -59,6 +59,7 @@ function handledButton(item) {
 // right; a setting that stops the Worker is listed the same way.
 async function showChecklist() {
   const { status, body } = await api('/api/health');
+  cinemaCurrency = (body.square && body.square.location_currency) || null;
   const lines = body.checklist || (body.settings || []).map((s) => ({ setting: s.name, ok: false, detail: s.problem }));
   const list = document.getElementById('checklist');
   list.replaceChildren(...lines.map((line) => el('li', { class: line.ok ? 'ok' : 'error' }, [
@@ -66,6 +67,61 @@ async function showChecklist() {
     el('strong', { text: line.setting }), `${line.ok ? '' : ' (to fix)'}: ${line.detail}`])));
   document.getElementById('setup').hidden = status === 200 && lines.every((line) => line.ok);
 }
+
+// The cinema's currency, for a fixed amount off: Square's location's, as
+// /api/health tells staff.
+let cinemaCurrency = null;
+
+function codeOff(off) {
+  if (off.kind === 'percent') return `${off.percent} % of each ticket`;
+  const amount = cinemaCurrency ? minor(off.amount, cinemaCurrency) : `${off.amount} (minor units)`;
+  return `${amount} off ${off.per_order ? 'the order' : 'each ticket'}`;
+}
+
+async function showCodes() {
+  const { status, body } = await adminApi('/api/admin/codes');
+  if (status !== 200) return;
+  const codes = body.codes;
+  document.getElementById('codes').replaceChildren(codes.length
+    ? table(['Code', 'Takes off', 'Uses', 'Status', ''], codes.map((c) => {
+      const paused = c.paused_at_ms != null;
+      const toggle = el('button', { type: 'button', class: 'link', text: paused ? 'Resume' : 'Pause', 'aria-label': `${paused ? 'Resume' : 'Pause'} ${c.code}` });
+      toggle.addEventListener('click', async () => {
+        const { status: done, body: answer } = await adminApi(`/api/admin/codes/${encodeURIComponent(c.code)}/${paused ? 'resume' : 'pause'}`, { json: {} });
+        if (done !== 200) return say(document.getElementById('code-messages'), 'error', answer.detail || 'That could not be changed.');
+        showCodes();
+      });
+      const uses = [c.max_uses == null ? 'no limit' : `at most ${c.max_uses}`, c.max_uses_per_buyer == null ? '' : `${c.max_uses_per_buyer} a buyer`].filter(Boolean).join(', ');
+      return [c.code, codeOff(c.off), uses, paused ? 'Paused' : 'On', toggle];
+    }))
+    : el('p', { class: 'muted', text: 'No codes yet.' }));
+}
+
+document.getElementById('code-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const out = document.getElementById('code-messages');
+  const kind = document.getElementById('code-kind').value;
+  const value = document.getElementById('code-value').value.trim();
+  const body = { code: document.getElementById('code-name').value.trim() };
+  if (kind === 'percent') {
+    body.percent_off = Number(value);
+  } else {
+    if (!cinemaCurrency) return say(out, 'error', 'The cinema\'s currency is not known until Square answers for its location.');
+    const amount = toMinor(value, cinemaCurrency);
+    if (amount === null) return say(out, 'error', `Give the amount in ${cinemaCurrency}, like ${majorText(500, cinemaCurrency)}.`);
+    body.amount_off = amount;
+    body.per = kind;
+  }
+  for (const [input, field] of [['code-uses', 'max_uses'], ['code-per-buyer', 'max_uses_per_buyer']]) {
+    const uses = document.getElementById(input).value;
+    if (uses) body[field] = Number(uses);
+  }
+  const { status, body: answer } = await adminApi('/api/admin/codes', { json: body });
+  if (status !== 201) return say(out, 'error', answer.detail || 'The code could not be saved.');
+  event.target.reset();
+  say(out, 'ok', `${answer.code.code} saved.`);
+  showCodes();
+});
 
 async function registerApplePay() {
   const out = document.getElementById('apple-pay-messages');
@@ -82,7 +138,7 @@ async function showDashboard() {
   document.getElementById('signout').hidden = false;
   document.getElementById('new-link').hidden = false;
   document.getElementById('reports-link').hidden = false;
-  showChecklist();
+  showChecklist().then(showCodes);
   const [attention, showings] = await Promise.all([adminApi('/api/admin/attention'), adminApi('/api/admin/showings')]);
   if (attention.status !== 200 || showings.status !== 200) {
     return say(messages, 'error', (attention.body.detail || showings.body.detail || 'The admin data could not be loaded.'));

@@ -880,9 +880,10 @@ async fn staff_set_a_showings_cancel_fee_on_its_admin_page_then_its_default() {
 }
 
 /// The admin home shows the first-deploy checklist while a setting is
-/// wrong, readable on a phone, and none once every line is right.
+/// wrong, readable on a phone, and none once every line is right; there
+/// staff define, pause and resume discount codes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_admin_home_lists_what_to_fix_before_selling_until_it_is_right() {
+async fn the_admin_home_lists_what_to_fix_before_selling_until_it_is_right_and_defines_codes() {
     let wrong = e2e::StackOptions::default().var("PUBLIC_URL", "http://tickets.cinema.example/");
     let mut stack = Stack::start_with(wrong);
     let token = Api::new(&stack).admin_token().to_string();
@@ -900,4 +901,6 @@ async fn the_admin_home_lists_what_to_fix_before_selling_until_it_is_right() {
     run(&stack, "wrong");
     stack.restart_with(e2e::StackOptions::default());
     run(&stack, "right");
+    let env = [("ADMIN_TOKEN", token.as_str())];
+    run_browser_script_with("codes.mjs", &stack, "", &env);
 }
