@@ -4,17 +4,14 @@
 // Run by tests/e2e/tests/browser.rs with BASE_URL, ADMIN_TOKEN and
 // SCREENSHOT_DIR, after checklist.mjs on the same stack.
 import assert from 'node:assert/strict';
-import { checkAccessibility, launch, newPage } from './lib.mjs';
+import { checkAccessibility, launch, staffHome } from './lib.mjs';
 
 const base = process.env.BASE_URL;
 const shots = process.env.SCREENSHOT_DIR;
 
 const browser = await launch();
 try {
-  const { page } = await newPage(browser);
-  await page.goto(`${base}/admin`);
-  await page.getByLabel('Admin token').fill(process.env.ADMIN_TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  const { page } = await staffHome(browser, base);
   const section = page.getByRole('region', { name: 'Discount codes' });
   await section.getByText('No codes yet.').waitFor();
 

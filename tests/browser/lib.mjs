@@ -68,12 +68,19 @@ export async function newPage(browser, viewport = { width: 390, height: 844 }) {
   return { context, page };
 }
 
-/// Staff signed in with the admin token on a desktop-sized page.
-export async function staffPage(browser, base) {
-  const { context, page } = await newPage(browser, { width: 1280, height: 900 });
+/// Staff signed in with the admin token on the admin home, at phone width
+/// unless told.
+export async function staffHome(browser, base, viewport) {
+  const { context, page } = await newPage(browser, viewport);
   await page.goto(`${base}/admin`);
   await page.getByLabel('Admin token').fill(process.env.ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
+  return { context, page };
+}
+
+/// Staff signed in with the admin token on a desktop-sized page.
+export async function staffPage(browser, base) {
+  const { context, page } = await staffHome(browser, base, { width: 1280, height: 900 });
   await page.getByRole('link', { name: 'New showing' }).waitFor();
   return { context, page };
 }
