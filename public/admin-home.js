@@ -78,12 +78,28 @@ function codeOff(off) {
   return `${amount} off ${off.per_order ? 'the order' : 'each ticket'}`;
 }
 
+// How a code was used: orders paid with it, a limited code's uses on
+// holds now, and what it took off in all.
+function codeUsed(uses) {
+  if (!uses) return '';
+  const held = uses.on_holds == null ? '' : `, ${uses.on_holds} on holds`;
+  const off = uses.discounted_minor && cinemaCurrency ? ` · ${minor(uses.discounted_minor, cinemaCurrency)} off` : '';
+  return `${uses.paid} paid${held}${off}`;
+}
+
+// The uses of the codes listed first (each asks the code's own object).
+const CODES_WITH_USES = 50;
+
 async function showCodes() {
   const { status, body } = await adminApi('/api/admin/codes');
   if (status !== 200) return;
   const codes = body.codes;
+  const used = await Promise.all(codes.slice(0, CODES_WITH_USES).map(async (c) => {
+    const { status: found, body: one } = await adminApi(`/api/admin/codes/${encodeURIComponent(c.code)}`);
+    return found === 200 ? one.uses : null;
+  }));
   document.getElementById('codes').replaceChildren(codes.length
-    ? table(['Code', 'Takes off', 'Uses', 'Status', ''], codes.map((c) => {
+    ? table(['Code', 'Takes off', 'Limits', 'Used', 'Status', ''], codes.map((c, i) => {
       const paused = c.paused_at_ms != null;
       const toggle = el('button', { type: 'button', class: 'link', text: paused ? 'Resume' : 'Pause', 'aria-label': `${paused ? 'Resume' : 'Pause'} ${c.code}` });
       toggle.addEventListener('click', async () => {
@@ -92,7 +108,7 @@ async function showCodes() {
         showCodes();
       });
       const uses = [c.max_uses == null ? 'no limit' : `at most ${c.max_uses}`, c.max_uses_per_buyer == null ? '' : `${c.max_uses_per_buyer} a buyer`].filter(Boolean).join(', ');
-      return [c.code, codeOff(c.off), uses, paused ? 'Paused' : 'On', toggle];
+      return [c.code, codeOff(c.off), uses, codeUsed(used[i]), paused ? 'Paused' : 'On', toggle];
     }))
     : el('p', { class: 'muted', text: 'No codes yet.' }));
 }

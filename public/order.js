@@ -79,6 +79,7 @@ function receipt(order, tickets, refunds, showing) {
     ...fact('E-mail', order.email || ''),
     ...fact('Total', order.amount.amount === 0 ? 'Free' : withTax(order.amount, order.tax)),
     ...(order.credit ? fact('Paid by your exchanged tickets', money({ amount: order.credit, currency })) : []),
+    ...(order.discount && order.discount.amount ? fact('Discount', `${money({ amount: order.discount.amount, currency })} off with code ${order.discount.code}`) : []),
     ...(order.card ? fact('Paid with', `${cardBrand(order.card.brand)} ending ${order.card.last4}`) : []));
   // With tax: each line's net, tax and price, and the order's in all.
   const tax = order.tax && order.tax.amount ? order.tax : null;

@@ -727,16 +727,65 @@ function toOrder(body) {
   location.href = '/orders/' + body.order_id + '?key=' + encodeURIComponent(body.access_key);
 }
 
+// "Total: $6.00 ($6.00 off with SPRING)", the discount said where a code
+// took something off.
+function totalLine() {
+  const off = hold.discount && hold.discount.amount > 0
+    ? ` (${money({ amount: hold.discount.amount, currency: hold.amount.currency })} off with ${hold.discount.code})`
+    : '';
+  return `Total: ${withTax(hold.amount, hold.tax)}${off}${priceLines(hold.prices)}`;
+}
+
+// A discount code, applied to the hold: counted per e-mail address, so the
+// address comes first. The hold comes back with the new total, which the
+// card, the wallets' sheet and the order then use.
+async function applyCode(event) {
+  event.preventDefault();
+  const message = document.getElementById('code-message');
+  const code = document.getElementById('code').value.trim();
+  const email = document.getElementById('email').value.trim();
+  if (!code) return say(message, 'error', 'Type the code first.');
+  if (!email) {
+    document.getElementById('email').focus();
+    return say(message, 'error', 'Write your e-mail address first: each code is counted per address.');
+  }
+  const button = document.getElementById('apply-code');
+  button.disabled = true;
+  try {
+    const { status, body } = await api(`/api/showings/${sid}/holds/${hold.hold_id}/code`, { json: { code, email } });
+    if (status === 200) {
+      Object.assign(hold, { amount: body.amount, prices: body.prices, tax: body.tax, discount: body.discount });
+      say(message, 'ok', `${body.discount.code} applied: ${money({ amount: body.discount.amount, currency: body.amount.currency })} off.`);
+      return showTotal();
+    }
+    if (status === 410) {
+      say(holdMessages, 'error', 'Your hold expired. Choose your seats again.', { focus: true });
+      return endHold();
+    }
+    say(message, 'error', body.detail || 'That code could not be applied.');
+  } catch (_) {
+    say(message, 'error', 'The connection dropped; try the code again.');
+  } finally {
+    button.disabled = false;
+  }
+}
+
 async function startPayment() {
   document.getElementById('pay').hidden = false;
-  document.getElementById('total').textContent = `Total: ${withTax(hold.amount, hold.tax)}${priceLines(hold.prices)}`;
+  document.getElementById('total').textContent = totalLine();
   renderChoices();
   tick();
   if (exchange) return startExchange();
   // Focus moves to the form at once: moving it after the payment SDK has
   // loaded would pull a buyer already typing out of the field they are in.
   document.getElementById('name').focus();
-  // Free seats need no card: name and e-mail are enough for the tickets.
+  await showTotal();
+}
+
+// The hold's total, and how it is paid: free seats (or a code that took
+// everything off) need no card, name and e-mail being enough.
+async function showTotal() {
+  document.getElementById('total').textContent = totalLine();
   const free = hold.amount.amount === 0;
   document.getElementById('card-container').hidden = free;
   document.getElementById('buy').textContent = free ? 'Get tickets' : 'Pay now';
@@ -755,6 +804,7 @@ async function startExchange() {
   const pay = toPay();
   const back = exchange.worth.amount - Math.min(exchange.worth.amount, hold.amount.amount);
   document.getElementById('buyer-fields').hidden = true;
+  document.getElementById('code-form').hidden = true;
   document.getElementById('wallets').hidden = true;
   document.getElementById('pay-heading').textContent = 'Change to these seats';
   document.getElementById('total').textContent = `These seats: ${money(hold.amount)}. Your tickets were worth ${money(exchange.worth)}. `
@@ -1114,6 +1164,7 @@ async function release() {
   window.addEventListener('resize', showScrollCue);
   if (categories().some((c) => c.amount > 0)) loadSquare().catch(() => { squareLoading = null; });
   document.getElementById('buy').addEventListener('click', buy);
+  document.getElementById('code-form').addEventListener('submit', applyCode);
   document.getElementById('release').addEventListener('click', release);
   document.getElementById('google-pay-button').addEventListener('click', () => walletPay(wallets.google));
   document.getElementById('apple-pay-button').addEventListener('click', () => walletPay(wallets.apple));

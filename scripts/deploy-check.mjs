@@ -49,11 +49,11 @@ export function configProblems(config) {
   want(!db || (db.database_id && !/^0{8}-/.test(db.database_id)),
     '[[d1_databases]] database_id: put the id `npx wrangler d1 create showtime` printed (step 2)');
   const objects = ((config.durable_objects || {}).bindings || []).map((b) => b.class_name);
-  for (const name of ['Showtime', 'WaitingRoom']) {
+  for (const name of ['Showtime', 'WaitingRoom', 'CodeUses']) {
     want(objects.includes(name), `[[durable_objects.bindings]]: no binding of class ${name}`);
   }
   const classes = (config.migrations || []).flatMap((m) => m.new_sqlite_classes || []);
-  for (const name of ['Showtime', 'WaitingRoom']) {
+  for (const name of ['Showtime', 'WaitingRoom', 'CodeUses']) {
     want(classes.includes(name), `[[migrations]]: ${name} is not created as a SQLite-backed class`);
   }
   want((config.send_email || []).some((b) => b.name === 'EMAIL'), '[[send_email]]: no binding EMAIL');
@@ -129,7 +129,7 @@ function main() {
   if (kib !== null) {
     if (kib > PAID_BUNDLE_KIB) missing.push(`the bundle is ${kib} KiB compressed, over Workers Paid's ${PAID_BUNDLE_KIB} KiB`);
     else notes.push(`the bundle is ${kib} KiB compressed (Workers Free takes ${FREE_BUNDLE_KIB}, Paid ${PAID_BUNDLE_KIB})`);
-    for (const binding of ['env.SHOWTIME', 'env.WAITING_ROOM', 'env.DB', 'env.EMAIL', 'env.ASSETS']) {
+    for (const binding of ['env.SHOWTIME', 'env.WAITING_ROOM', 'env.CODE_USES', 'env.DB', 'env.EMAIL', 'env.ASSETS']) {
       if (!dry.includes(binding)) missing.push(`the bundle has no ${binding} binding`);
     }
   }

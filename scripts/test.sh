@@ -86,7 +86,7 @@ fi
 
 phase "Chromium for the browser tests" install_chromium
 phase "lints, wasm32 (cargo clippy -D warnings)" \
-  cargo clippy -p showtime -p ledger -p desk -p mail -p queue --target wasm32-unknown-unknown -- -D warnings
+  cargo clippy -p showtime -p ledger -p desk -p mail -p queue -p uses --target wasm32-unknown-unknown -- -D warnings
 phase "building the Worker" bash scripts/build-worker.sh
 # npm run deploy-check on this repository's own wrangler.toml: the deploy
 # bundle is built by its dry run, and its rules tested.

@@ -76,13 +76,24 @@ impl<'a> Guess<'a> {
     /// credential is even compared.
     pub async fn start(req: &Request, env: &'a Env) -> Result<Guess<'a>, ApiError> {
         let client = crate::network::client_address(req);
+        Guess::counted(env, client, "wrong credentials").await
+    }
+
+    /// The same for discount codes a buyer tries: counted apart from
+    /// credentials, so a buyer mistyping a code never locks staff out.
+    pub async fn of_codes(req: &Request, env: &'a Env) -> Result<Guess<'a>, ApiError> {
+        let client = format!("code {}", crate::network::client_address(req));
+        Guess::counted(env, client, "unknown discount codes").await
+    }
+
+    async fn counted(env: &'a Env, client: String, what: &str) -> Result<Guess<'a>, ApiError> {
         let now = worker::Date::now().as_millis();
         let since = now.saturating_sub(GUESS_WINDOW_MS);
         let wrong = db::wrong_guesses_since(&db::database(env)?, &client, since).await?;
         if wrong >= MAX_WRONG_GUESSES {
             let mut error = ApiError::new(
                 Code::TooManyAttempts,
-                "too many wrong credentials from here; wait a quarter of an hour",
+                format!("too many {what} from here; wait a quarter of an hour"),
             );
             error.retry_after_s = Some(GUESS_WINDOW_MS / 1000);
             return Err(error);

@@ -1,8 +1,10 @@
 //! Discount codes as staff define them (`POST /api/admin/codes`): what a
 //! code takes off, where and when it applies, and how often it may be
 //! used. Pure: the request is checked here, with every limit, before
-//! anything is stored. Applying a code to a hold, and deciding its uses
-//! under a rush, come with the showing's checkout (issue #42).
+//! anything is stored; and when a buyer applies a code, whether it is
+//! open here and now ([`DiscountCode::refused_here`]). The desk checks
+//! the hold's seats and takes the discount off; a limited code's uses are
+//! decided by its own object (`uses`).
 
 use serde::{Deserialize, Serialize};
 
@@ -48,15 +50,7 @@ pub struct CodeRequest {
     pub box_office_only: bool,
 }
 
-/// What a code takes off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Off {
-    /// Percent of each price it applies to, 1 to 100.
-    Percent { percent: u32 },
-    /// A fixed amount, in minor units, off each ticket or the order.
-    Amount { amount: u64, per_order: bool },
-}
+pub use checkout::discount::Off;
 
 /// A checked code, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -163,6 +157,57 @@ impl CodeRequest {
     }
 }
 
+/// Why a code does not apply to a showing now: the refusal's `why`
+/// (`paused`, `dates`, `showing`, `film`, `box_office`) and a sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotHere {
+    pub why: &'static str,
+    pub detail: String,
+}
+
+impl DiscountCode {
+    /// Its uses are counted by its own object: a total or a per-buyer
+    /// limit.
+    pub fn limited(&self) -> bool {
+        self.max_uses.is_some() || self.max_uses_per_buyer.is_some()
+    }
+
+    /// Whether the code applies to this showing (of `film_id`) bought
+    /// online at `now_ms`, and why not.
+    pub fn refused_here(
+        &self,
+        paused: bool,
+        now_ms: u64,
+        showing_id: &str,
+        film_id: Option<&str>,
+    ) -> Option<NotHere> {
+        let not = |why: &'static str, detail: String| Some(NotHere { why, detail });
+        if paused {
+            return not("paused", format!("{} is paused by the cinema", self.code));
+        }
+        if self.box_office_only {
+            return not(
+                "box_office",
+                format!("{} is taken at the box office only", self.code),
+            );
+        }
+        if self.valid_from_ms.is_some_and(|from| now_ms < from) {
+            return not("dates", format!("{} is not valid yet", self.code));
+        }
+        if self.valid_until_ms.is_some_and(|until| now_ms >= until) {
+            return not("dates", format!("{} is no longer valid", self.code));
+        }
+        if !self.showings.is_empty() && !self.showings.iter().any(|s| s == showing_id) {
+            return not("showing", format!("{} is not for this showing", self.code));
+        }
+        let film = film_id.unwrap_or_default();
+        if !self.films.is_empty() && !self.films.iter().any(|f| f == film) {
+            return not("film", format!("{} is not for this film", self.code));
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,5 +298,29 @@ mod tests {
         assert!(
             request(serde_json::json!({"code": "TEN", "percent_off": 10, "colour": 1})).is_err()
         );
+    }
+
+    #[test]
+    fn a_code_says_why_it_is_not_open_here_and_now() {
+        let code = request(serde_json::json!({
+            "code": "SPRING", "amount_off": 200, "valid_from": 1000, "valid_until": 2000,
+            "showings": ["00000000000000aa"], "films": ["00000000000000f1"],
+        }))
+        .unwrap();
+        let why = |paused, now, showing, film| {
+            code.refused_here(paused, now, showing, film).map(|n| n.why)
+        };
+        let (here, film) = ("00000000000000aa", Some("00000000000000f1"));
+        assert_eq!(why(false, 1500, here, film), None);
+        assert!(!code.limited());
+        assert_eq!(why(true, 1500, here, film), Some("paused"));
+        assert_eq!(why(false, 999, here, film), Some("dates"));
+        assert_eq!(
+            why(false, 2000, here, film),
+            Some("dates"),
+            "until is not included"
+        );
+        assert_eq!(why(false, 1500, "00000000000000bb", film), Some("showing"));
+        assert_eq!(why(false, 1500, here, None), Some("film"));
     }
 }

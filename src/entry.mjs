@@ -105,6 +105,18 @@ export class WaitingRoom extends RustObject {
   }
 }
 
+// A limited discount code's uses (src/code_uses.rs): the Worker and the
+// showings' objects call `uses` on its stub.
+export class CodeUses extends RustObject {
+  constructor(state, env) {
+    super(state, env, (s, e) => new rust.CodeUses(s, e));
+  }
+
+  uses(request) {
+    return guarded(() => this.live().uses(request));
+  }
+}
+
 // A showing's seats (src/showtime/): the Worker calls `desk` on its stub.
 export class Showtime extends RustObject {
   constructor(state, env) {

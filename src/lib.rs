@@ -36,6 +36,7 @@ mod buyer;
 mod catalog;
 mod checklist;
 mod clock;
+mod code_uses;
 mod db;
 mod discount_code;
 mod door_session;

@@ -386,6 +386,7 @@ fn view<'a>(facts: &'a OrderFacts) -> OrderView<'a> {
         order_url: &facts.url,
         paid_at_desk: matches!(facts.order.channel.as_str(), "cash" | "card_at_desk"),
         tax: None,
+        discount: None,
     }
 }
 
@@ -456,6 +457,7 @@ async fn tickets_message(
         .await
         .map_err(failed)?;
     let tax = facts.order.tax_line(&all);
+    let discount = facts.order.discount(&all);
     let live: Vec<order_rows::TicketRow> =
         all.into_iter().filter(|t| t.status == "valid").collect();
     let (tax_name, inclusive) = (facts.order.tax_name.as_str(), facts.order.tax_inclusive);
@@ -484,6 +486,7 @@ async fn tickets_message(
         .collect();
     let order = OrderView {
         tax: tax_view(tax_name, inclusive, tax.amount),
+        discount,
         ..view(&facts)
     };
     compose::tickets(&settings.venue, &order, &tickets, now_ms as i64).map_err(failed)
@@ -652,6 +655,7 @@ async fn lookup_message(
             order_url: url,
             paid_at_desk: false,
             tax: None,
+            discount: None,
         })
         .collect();
     Ok(compose::lookup(&settings.venue, &views))

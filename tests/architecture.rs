@@ -31,6 +31,7 @@ const PURE_CRATES: &[&str] = &[
     "refunds/src",
     "mail/src",
     "queue/src",
+    "uses/src",
 ];
 
 /// The one file of a pure crate that awaits: the refunds loop, which
@@ -612,6 +613,7 @@ fn only_the_db_module_knows_d1s_sql_and_only_desk_storage_the_objects() {
         ("src", "src/db/"),
         ("desk/src", "desk/src/storage.rs"),
         ("queue/src", "queue/src/store.rs"),
+        ("uses/src", "uses/src/store.rs"),
     ] {
         let mut knowers = 0;
         for source in crate_sources(dir) {

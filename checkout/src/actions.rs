@@ -134,6 +134,8 @@ pub enum Action {
         item_name: String,
         currency: String,
         prices: Vec<crate::order::SeatPrice>,
+        /// What each line's discount is called (the code), if any.
+        discount_code: Option<String>,
     },
     /// `GET /v2/orders/{order_id}`.
     GetOrder { step: StepTag, order_id: String },

@@ -36,6 +36,7 @@ mod answers;
 mod checkout;
 mod config;
 mod decide;
+pub mod discount;
 mod events;
 mod invariants;
 mod keys;

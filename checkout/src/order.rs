@@ -47,6 +47,14 @@ pub struct SeatPrice {
     /// The rate it was taxed at, in hundredths of a percent.
     #[serde(default)]
     pub tax_rate_bps: u32,
+    /// What a discount code took off the listed price, before its tax
+    /// (`amount_minor` is what is left, taxed); 0 for none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub discount_minor: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl SeatPrice {
@@ -135,6 +143,10 @@ pub struct NewCheckout {
     /// `None` counts each PENDING answer as an unknown one.
     #[serde(default)]
     pub pay_by_ms: Option<u64>,
+    /// The discount code the prices' `discount_minor` come from, as
+    /// Square's order names each line's discount.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discount_code: Option<String>,
 }
 
 /// The order as the checkout keeps it: everything in [`NewCheckout`] but the
@@ -163,6 +175,8 @@ pub struct Order {
     /// `None` for a checkout stored before PENDING payments were waited for.
     #[serde(default)]
     pub pay_by_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discount_code: Option<String>,
 }
 
 /// What is wrong with a text field.
@@ -302,6 +316,7 @@ impl NewCheckout {
             credit: self.credit.clone(),
             item_name: self.item_name.clone(),
             pay_by_ms: self.pay_by_ms,
+            discount_code: self.discount_code.clone(),
         }
     }
 }

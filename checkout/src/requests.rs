@@ -75,6 +75,7 @@ impl State {
                 item_name: order.item_name.clone(),
                 currency: order.currency.clone(),
                 prices: order.prices.clone(),
+                discount_code: order.discount_code.clone(),
             },
             Step::CancelOrder => {
                 let SquareOrder::Open { id, version } = &self.square_order else {

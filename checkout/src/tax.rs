@@ -216,7 +216,7 @@ pub fn round_half_even(numerator: u128, denominator: u128) -> u128 {
 /// `total` shared in proportion to `weights`: each share is its exact part
 /// rounded down, and what that leaves goes one unit each to the largest
 /// fractions, the earlier line first on a tie. Nothing for weights of 0.
-fn apportion(total: u64, weights: &[u64]) -> Vec<u64> {
+pub(crate) fn apportion(total: u64, weights: &[u64]) -> Vec<u64> {
     let sum: u128 = weights.iter().map(|&w| u128::from(w)).sum();
     if sum == 0 {
         return vec![0; weights.len()];
@@ -251,6 +251,7 @@ mod tests {
             amount_minor,
             tax_minor: 0,
             tax_rate_bps: 0,
+            discount_minor: 0,
         }
     }
 

@@ -108,6 +108,7 @@ impl Desk {
                     amount_minor: 0,
                     tax_minor: 0,
                     tax_rate_bps: 0,
+                    discount_minor: 0,
                 })
                 .collect(),
             _ => showing.price_seats(&sale.seats, &sale.prices, &self.settings.tax)?,

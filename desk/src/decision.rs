@@ -63,6 +63,11 @@ pub enum Effect {
         order_id: String,
         from_order: String,
     },
+    /// Tell a limited discount code's object `request` about the use of
+    /// hold `hold_id`, and feed its answer back through
+    /// [`crate::Desk::handle_code_answer`]. Kept until answered, and sent
+    /// again by the alarm while unanswered.
+    CodeUse(CodeSent),
     /// Seats are held for a person on the waiting list: the shell queues
     /// the mail with the offer's signed link (once per entry: its row is
     /// named by the entry). Lost, the offer lapses unclaimed at `until_ms`
@@ -74,6 +79,16 @@ pub enum Effect {
         seats: Vec<String>,
         until_ms: u64,
     },
+}
+
+/// A message for a limited code's object about one hold's use: the shell
+/// sends `request` to the object of `code` and hands this back with the
+/// answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CodeSent {
+    pub code: String,
+    pub hold_id: String,
+    pub request: uses::Request,
 }
 
 /// A D1 write whose outcome the checkout needs.
@@ -131,6 +146,8 @@ pub enum Record {
         /// none), and that order.
         credit: u64,
         exchanged_from: Option<String>,
+        /// The discount code the hold had, if any.
+        discount_code: Option<String>,
     },
     /// One step of an order's history.
     Audit {

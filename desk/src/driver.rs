@@ -50,6 +50,20 @@ impl Desk {
         self.showing()?;
         let (hold_id, owner) = self.owned_hold(&req.hold)?;
         let owner = owner.clone();
+        // A code counts uses by the address it was applied for: the order
+        // goes to that address, or the code is applied again for another.
+        if let Some(code) = &owner.code {
+            if code.email != req.email.trim().to_lowercase() {
+                return Err(Refusal::new(
+                    Code::InvalidBuyer,
+                    format!(
+                        "the code {} was applied for another e-mail address; apply it again with this one",
+                        code.code
+                    ),
+                )
+                .with("field", "email"));
+            }
+        }
         // Priced as held: a price staff changed since does not apply.
         let prices = self.showing()?.prices_of(&owner);
         let total_minor: u64 = prices.iter().map(|p| p.amount_minor).sum();
@@ -233,6 +247,11 @@ impl Desk {
             .map(|&u| showing.ledger.unit_name(u).unwrap_or_default().to_string())
             .collect();
         let order_id = format!("{}{}", showing.meta.showing_id, order_nonce);
+        let discount_code = self
+            .owners
+            .get(hold_id.as_str())
+            .and_then(|o| o.code.as_ref())
+            .map(|c| c.code.clone());
         let amount = showing.total(&prices);
         // A PENDING payment is waited for while the paying hold lasts and
         // Square still keeps the authorization.
@@ -254,6 +273,7 @@ impl Desk {
             credit: credit.clone(),
             item_name,
             pay_by_ms: Some(pay_by_ms),
+            discount_code: discount_code.clone(),
         };
         let (machine, actions) = Checkout::start(new, now_ms, &self.settings.checkout)
             .map_err(|e| Refusal::new(Code::InvalidCheckout, format!("{e:?}")))?;
@@ -271,6 +291,7 @@ impl Desk {
             comp_reason: desk.and_then(|s| s.reason),
             credit: credit.as_ref().map_or(0, |c| c.amount_minor),
             exchanged_from: credit.map(|c| c.from_order),
+            discount_code,
         }));
         self.put(machine, d);
         self.process(now_ms, &order_id, actions, d);
@@ -411,6 +432,7 @@ impl Desk {
         let recorded = matches!(action, Action::MarkPaid { .. } | Action::RecordFinal { .. });
         if recorded && !was_finished && self.is_finished(order_id) {
             self.settle_exchange(order_id, d);
+            self.settle_code(now_ms, order_id, d);
         }
     }
 

@@ -50,7 +50,7 @@ pub fn hold_not_found() -> Refusal {
 }
 
 /// The hold's record while it is live at `now_ms`.
-fn live<'a>(showing: &'a Showing, id: &HoldId, now_ms: u64) -> Option<&'a HoldRecord> {
+pub(crate) fn live<'a>(showing: &'a Showing, id: &HoldId, now_ms: u64) -> Option<&'a HoldRecord> {
     let now_ms = now_ms.max(showing.ledger.latest_now_ms());
     showing
         .ledger
@@ -445,6 +445,7 @@ impl Desk {
                 seats: seats.to_vec(),
                 prices: prices.to_vec(),
                 ended: None,
+                code: None,
             },
         );
     }
@@ -530,6 +531,10 @@ impl Desk {
             tax: self.tax_line(&prices),
             prices,
             order_id: self.order_of_hold(id.as_str()),
+            discount: owner.code.as_ref().map(|c| crate::protocol::DiscountView {
+                code: c.code.clone(),
+                amount: c.amount,
+            }),
         }))
     }
 

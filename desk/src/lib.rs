@@ -21,6 +21,7 @@
 //! - `replays`: the first answer to each `Idempotency-Key`, bounded.
 //! - `driver`: starting each order's checkout, its status, webhooks, answers.
 //! - `box_office`: staff selling or giving seats at the desk.
+//! - `codes`: discount codes on holds, and what their objects are told.
 //! - `moves`: staff moving a sold ticket to another seat, kept by ticket.
 //! - `outbox`: what each checkout asks for, one Square or D1 step at a time.
 //! - `square`: the requests checkout steps send and what answers mean.
@@ -31,6 +32,7 @@
 pub mod allocations;
 pub mod bounds;
 mod box_office;
+mod codes;
 mod decision;
 mod driver;
 mod holds;
@@ -51,11 +53,12 @@ pub mod storage;
 pub mod waitlist;
 pub mod window;
 
-pub use decision::{Answer, Decision, Effect, OrderWrite, Record, StoreOutcome};
+pub use decision::{Answer, CodeSent, Decision, Effect, OrderWrite, Record, StoreOutcome};
+pub use holds::hold_id_of;
 pub use live::{admit_watcher, PushPeriod, MAX_WATCHERS_PER_NETWORK};
 pub use moves::{check_move, MAX_MOVES};
 pub use outbox::MAX_UNPAID_CHECKOUTS;
-pub use owners::MAX_ENDED_OWNERS;
+pub use owners::{use_key, CodeAnswer, CODE_RETRY_MS, MAX_ENDED_OWNERS};
 pub use protocol::{Reply, Request};
 pub use rate::{client_key, guesser_key, CardLimit, RateLimit, MAX_CARDS_PER_HOLD, MAX_CLIENTS};
 pub use refusal::{Code, Refusal};
@@ -195,6 +198,7 @@ impl Desk {
             Request::JoinWaitlist(join) => self.join_waitlist(now_ms, join, d),
             Request::Waitlist => self.waitlist_view(),
             Request::ClaimOffer(claim) => self.claim_offer(now_ms, claim, d),
+            Request::ApplyCode(apply) => self.apply_code(now_ms, apply, d),
             Request::Checkout(req) => self.start_checkout(now_ms, req, d),
             Request::BoxOffice(sale) => self.box_office(now_ms, sale, d),
             Request::OrderStatus { order_id } => self.order_status(&order_id),
@@ -259,13 +263,20 @@ impl Desk {
     /// held back to the end of its period.
     pub fn poll_timeout(&self) -> Option<u64> {
         let expiry = self.showing.as_ref().and_then(|s| s.ledger.next_expiry());
-        [expiry, self.checkouts.next_due(), self.live.due_ms()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            expiry,
+            self.checkouts.next_due(),
+            self.live.due_ms(),
+            self.owners.codes_due(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     fn resume(&mut self, now_ms: u64, d: &mut Decision) {
+        // Before the sweep, so a message it makes goes out once.
+        self.owners.resend_codes(now_ms, d);
         self.sweep(now_ms, d);
         self.forget_ended_owners(now_ms, d);
         self.replays

@@ -4,10 +4,13 @@
 //! does this network hold) look at that buyer's or network's open holds
 //! only, never at every owner of the showing.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use serde::{Deserialize, Serialize};
+
+use crate::decision::{CodeSent, Decision, Effect};
 use crate::protocol::SeatPrice;
-use crate::storage::HoldEnd;
+use crate::storage::{to_json, HoldEnd, Write};
 
 /// Most ended holds whose owners are kept, however many ended within the
 /// hour: past it the oldest are forgotten first, and their buyers are
@@ -28,6 +31,57 @@ pub struct Owner {
     /// prices: each then costs the showing's default price).
     pub prices: Vec<SeatPrice>,
     pub ended: Option<(HoldEnd, u64)>,
+    /// The discount code the buyer applied, if any.
+    pub code: Option<AppliedCode>,
+}
+
+/// A discount code on a hold: the seats' prices with it taken off.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AppliedCode {
+    pub code: String,
+    /// The buyer's address it was applied for (the order's must match).
+    pub email: String,
+    /// Its uses are limited: the code's object keeps one for this hold.
+    pub limited: bool,
+    /// Each seat's price with the discount (`discount_minor` its part).
+    pub prices: Vec<SeatPrice>,
+    /// What it takes off in all.
+    pub amount: u64,
+    /// The code's object was told (or is being told) how the hold's use
+    /// ended: committed or released. Until then the owner is kept.
+    #[serde(default)]
+    pub settled: bool,
+}
+
+/// How long a message a code's object did not answer waits to be sent
+/// again.
+pub const CODE_RETRY_MS: u64 = 30_000;
+/// Most code messages sent again by one alarm.
+const CODE_RESENDS_PER_ALARM: usize = 100;
+
+/// What a code's object is told of a hold's use, kept until it answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodeMessage {
+    pub code: String,
+    pub request: uses::Request,
+}
+
+/// What the shell learnt from a code's object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CodeAnswer {
+    /// It answered (taken, or refused as no longer standing).
+    Answered(Result<uses::Reply, uses::Refused>),
+    /// It could not be reached: the message is sent again later.
+    Unreachable,
+}
+
+/// The key a hold's use has in its code's object.
+pub fn use_key(showing_id: &str, hold_id: &str) -> String {
+    format!("{showing_id}:{hold_id}")
+}
+
+fn message_id(code: &str, hold_id: &str) -> String {
+    format!("{code}:{hold_id}")
 }
 
 /// Every owner by hold id, with the open ones (not known to have ended:
@@ -39,6 +93,11 @@ pub struct Owners {
     open_by_buyer: HashMap<String, BTreeSet<String>>,
     open_by_client: HashMap<String, BTreeSet<String>>,
     ended_by_age: BTreeSet<(u64, String)>,
+    /// Messages for the codes' objects not yet answered, by code and hold.
+    code_messages: BTreeMap<String, CodeMessage>,
+    /// Memory only: when unanswered messages are next sent again (a
+    /// loaded desk sends them at once).
+    codes_due_ms: Option<u64>,
 }
 
 fn unindex(index: &mut HashMap<String, BTreeSet<String>>, who: &str, hold_id: &str) {
@@ -125,16 +184,150 @@ impl Owners {
     }
 
     /// Up to `limit` ended holds, oldest first, that ended before
-    /// `cutoff_ms` or are past [`MAX_ENDED_OWNERS`].
+    /// `cutoff_ms` or are past [`MAX_ENDED_OWNERS`]; a hold whose limited
+    /// code still waits for its order's outcome is kept.
     pub fn to_forget(&self, cutoff_ms: u64, limit: usize) -> Vec<String> {
         let over = self.ended_by_age.len().saturating_sub(MAX_ENDED_OWNERS);
+        let waiting = |id: &String| {
+            self.by_hold
+                .get(id)
+                .and_then(|o| o.code.as_ref())
+                .is_some_and(|c| c.limited && !c.settled)
+        };
         self.ended_by_age
             .iter()
             .enumerate()
             .take_while(|(n, (at_ms, _))| *n < over || *at_ms < cutoff_ms)
+            .filter(|(_, (_, id))| !waiting(id))
             .take(limit)
             .map(|(_, (_, id))| id.clone())
             .collect()
+    }
+
+    /// Puts a code on a hold, or takes it off, with its row.
+    pub fn set_code(&mut self, hold_id: &str, code: Option<AppliedCode>, d: &mut Decision) {
+        if let Some(owner) = self.by_hold.get_mut(hold_id) {
+            d.writes.push(Write::HoldCode {
+                hold_id: hold_id.to_string(),
+                record: code.as_ref().map(to_json),
+            });
+            owner.code = code;
+        }
+    }
+
+    /// Tells the hold's limited code how its use ended, once: committed
+    /// for `order_id`, or released for `None`.
+    pub fn settle_code(
+        &mut self,
+        showing_id: &str,
+        hold_id: &str,
+        order_id: Option<&str>,
+        d: &mut Decision,
+    ) {
+        let Some(code) = self.by_hold.get_mut(hold_id).and_then(|o| o.code.as_mut()) else {
+            return;
+        };
+        if !code.limited || code.settled {
+            return;
+        }
+        code.settled = true;
+        let record = Some(to_json(&*code));
+        let name = code.code.clone();
+        d.writes.push(Write::HoldCode {
+            hold_id: hold_id.to_string(),
+            record,
+        });
+        let key = use_key(showing_id, hold_id);
+        let request = match order_id {
+            Some(order_id) => uses::Request::Commit {
+                key,
+                order_id: order_id.to_string(),
+            },
+            None => uses::Request::Release { key },
+        };
+        self.tell_code(&name, hold_id, request, d);
+    }
+
+    /// Sends a code's object `request` about a hold's use and keeps it
+    /// until answered; it replaces what was still to be said of that use.
+    pub fn tell_code(
+        &mut self,
+        code: &str,
+        hold_id: &str,
+        request: uses::Request,
+        d: &mut Decision,
+    ) {
+        let message = CodeMessage {
+            code: code.to_string(),
+            request,
+        };
+        d.writes.push(Write::CodeMessage {
+            id: message_id(code, hold_id),
+            record: Some(to_json(&message)),
+        });
+        d.effects.push(Effect::CodeUse(CodeSent {
+            code: message.code.clone(),
+            hold_id: hold_id.to_string(),
+            request: message.request.clone(),
+        }));
+        self.code_messages
+            .insert(message_id(code, hold_id), message);
+    }
+
+    /// A message loaded from storage, to be sent again.
+    pub fn keep_code_message(&mut self, hold_id: &str, message: CodeMessage) {
+        self.code_messages
+            .insert(message_id(&message.code, hold_id), message);
+        self.codes_due_ms = Some(0);
+    }
+
+    /// A code's object answered a message about a hold's use: the message
+    /// goes, unless a newer one replaced it meanwhile.
+    pub fn code_answered(
+        &mut self,
+        now_ms: u64,
+        sent: &CodeSent,
+        answer: CodeAnswer,
+        d: &mut Decision,
+    ) {
+        let id = message_id(&sent.code, &sent.hold_id);
+        match answer {
+            CodeAnswer::Unreachable => {
+                let due = now_ms + CODE_RETRY_MS;
+                self.codes_due_ms = Some(self.codes_due_ms.map_or(due, |d| d.min(due)));
+            }
+            CodeAnswer::Answered(_) => {
+                if self
+                    .code_messages
+                    .get(&id)
+                    .is_some_and(|m| m.request == sent.request)
+                {
+                    self.code_messages.remove(&id);
+                    d.writes.push(Write::CodeMessage { id, record: None });
+                }
+            }
+        }
+    }
+
+    /// When unanswered code messages are next sent again.
+    pub fn codes_due(&self) -> Option<u64> {
+        self.codes_due_ms.filter(|_| !self.code_messages.is_empty())
+    }
+
+    /// Sends again the unanswered code messages, when due.
+    pub fn resend_codes(&mut self, now_ms: u64, d: &mut Decision) {
+        if self.codes_due().is_none_or(|due| due > now_ms) {
+            return;
+        }
+        for (id, message) in self.code_messages.iter().take(CODE_RESENDS_PER_ALARM) {
+            let hold_id = id.split_once(':').map_or("", |(_, h)| h);
+            d.effects.push(Effect::CodeUse(CodeSent {
+                code: message.code.clone(),
+                hold_id: hold_id.to_string(),
+                request: message.request.clone(),
+            }));
+        }
+        self.codes_due_ms = Some(now_ms + CODE_RETRY_MS);
     }
 }
 
@@ -149,6 +342,7 @@ mod tests {
             seats: vec!["A1".into()],
             prices: Vec::new(),
             ended: None,
+            code: None,
         }
     }
 

@@ -377,6 +377,8 @@ pub enum Request {
     Waitlist,
     /// A buyer opened the link of their waiting list offer.
     ClaimOffer(ClaimOffer),
+    /// A buyer applies a discount code to their hold.
+    ApplyCode(ApplyCode),
     /// Where an order stands, for the buyer (the object asks this itself
     /// once a checkout has gone as far as it can for now).
     OrderStatus {
@@ -453,6 +455,7 @@ impl Request {
                     | Request::JoinWaitlist(_)
                     | Request::Waitlist
                     | Request::ClaimOffer(_)
+                    | Request::ApplyCode(_)
             ),
         }
     }
@@ -532,6 +535,35 @@ pub struct HoldView {
     /// The order paying for this hold, once a checkout began that was not
     /// declined, so a buyer whose answer was lost finds it again.
     pub order_id: Option<String>,
+    /// The discount code on the hold, and what it takes off in all
+    /// (each seat's part is its price's `discount_minor`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discount: Option<DiscountView>,
+}
+
+/// A discount code on a hold or an order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiscountView {
+    pub code: String,
+    pub amount: u64,
+}
+
+/// A discount code a buyer applies to their hold, as the Worker found it
+/// defined and valid for this showing, film and day; the desk checks the
+/// hold and the categories of its seats.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ApplyCode {
+    pub hold: HoldRef,
+    /// Upper case.
+    pub code: String,
+    pub off: checkout::discount::Off,
+    /// The price categories it applies to; empty for all.
+    pub categories: Vec<String>,
+    /// The buyer's address: the order must be paid with the same.
+    pub email: String,
+    /// Its uses are limited and one was reserved for this hold in the
+    /// code's object: the desk sees it held, committed or released.
+    pub limited: bool,
 }
 
 /// Where an order stands, for its buyer.

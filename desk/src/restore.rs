@@ -66,8 +66,21 @@ impl Desk {
                         row.ended_at_ms.unwrap_or(0.0) as u64,
                     )
                 }),
+                code: None,
             };
             desk.owners.insert(row.hold_id.clone(), owner);
+        }
+        for row in &stored.hold_codes {
+            let code = from_json(&row.record)?;
+            if let Some(mut owner) = desk.owners.remove(&row.hold_id) {
+                owner.code = Some(code);
+                desk.owners.insert(row.hold_id.clone(), owner);
+            }
+        }
+        for row in &stored.code_messages {
+            let message: crate::owners::CodeMessage = from_json(&row.record)?;
+            let hold_id = crate::codes::hold_of(&message.request).to_string();
+            desk.owners.keep_code_message(&hold_id, message);
         }
         desk.replays = Replays::default();
         for row in &stored.replays {

@@ -84,6 +84,7 @@ pub fn seat_price(seat: &str, category: &PriceCategory) -> SeatPrice {
         amount_minor: category.amount,
         tax_minor: 0,
         tax_rate_bps: 0,
+        discount_minor: 0,
     }
 }
 
@@ -236,6 +237,14 @@ impl Showing {
     /// A hold's seats as priced when held; a hold made before seats had
     /// prices is at the default price.
     pub fn prices_of(&self, owner: &crate::owners::Owner) -> Vec<SeatPrice> {
+        if let Some(code) = &owner.code {
+            return code.prices.clone();
+        }
+        self.listed_prices_of(owner)
+    }
+
+    /// Each seat's price as held, before any discount code.
+    pub fn listed_prices_of(&self, owner: &crate::owners::Owner) -> Vec<SeatPrice> {
         if !owner.prices.is_empty() {
             return owner.prices.clone();
         }
@@ -297,11 +306,19 @@ impl Showing {
             // as the row says how it ended.
             match owners.end(hold.as_str(), how, now_ms) {
                 true => d.writes.push(Write::HoldEnded {
-                    id,
+                    id: id.clone(),
                     how,
                     at_ms: now_ms,
                 }),
-                false => d.writes.push(Write::Hold { id, record: None }),
+                false => d.writes.push(Write::Hold {
+                    id: id.clone(),
+                    record: None,
+                }),
+            }
+            // Ended unpaid: a limited code's use goes back. Seats sold keep
+            // it until the order's outcome (`Desk::settle_code`).
+            if how != HoldEnd::Committed {
+                owners.settle_code(&self.meta.showing_id, &id, None, d);
             }
         }
         for order in &changes.orders {

@@ -205,6 +205,7 @@ pub fn call_for(action: &Action, settings: &crate::Settings) -> Option<SquareCal
             item_name,
             currency,
             prices,
+            discount_code,
             ..
         } => post(
             "/v2/orders".into(),
@@ -213,9 +214,12 @@ pub fn call_for(action: &Action, settings: &crate::Settings) -> Option<SquareCal
                 "order": crate::square_order::order_body(
                     &settings.location_id,
                     reference_id,
-                    item_name,
-                    currency,
-                    prices,
+                    &crate::square_order::Lines {
+                        item_name,
+                        currency,
+                        prices,
+                        discount_code: discount_code.as_deref(),
+                    },
                     &settings.tax,
                 ),
             }),

@@ -11,6 +11,13 @@
 //! "Multi-rate tax setup with blocklists";
 //! <https://developer.squareup.com/docs/orders-api/price-adjustments>), so
 //! Square's total is the total the buyer was shown.
+//!
+//! A discount code's part of each seat is a FIXED_AMOUNT discount of its
+//! own, scoped to that one line (`applied_discounts`), named for the
+//! code: Square takes it off the line before the line's tax
+//! (<https://developer.squareup.com/docs/orders-api/discounts>), as the
+//! seat's price was worked out here, so nothing is left for Square to
+//! share or round.
 
 use checkout::{line_uid, Answer, OrderLine, SeatPrice, Tax};
 use serde_json::{json, Value};
@@ -18,15 +25,23 @@ use serde_json::{json, Value};
 /// A line item's name when the Worker gave none.
 const DEFAULT_ITEM_NAME: &str = "Ticket";
 
+/// What the order's lines are: the seats' prices, their currency, what
+/// they are for, and the code their discounts come from.
+pub struct Lines<'a> {
+    pub item_name: &'a str,
+    pub currency: &'a str,
+    pub prices: &'a [SeatPrice],
+    pub discount_code: Option<&'a str>,
+}
+
 /// The `order` of a CreateOrder body.
-pub fn order_body(
-    location_id: &str,
-    reference_id: &str,
-    item_name: &str,
-    currency: &str,
-    prices: &[SeatPrice],
-    tax: &Tax,
-) -> Value {
+pub fn order_body(location_id: &str, reference_id: &str, lines: &Lines<'_>, tax: &Tax) -> Value {
+    let Lines {
+        item_name,
+        currency,
+        prices,
+        discount_code,
+    } = *lines;
     let mut rates: Vec<u32> = prices
         .iter()
         .map(|p| p.tax_rate_bps)
@@ -60,11 +75,13 @@ pub fn order_body(
         .iter()
         .enumerate()
         .map(|(i, price)| {
-            // Square adds an added tax to the price; an inclusive one is in it.
-            let base = match tax.inclusive {
-                true => price.amount_minor,
-                false => price.net_minor(),
-            };
+            // Square adds an added tax to the price; an inclusive one is in
+            // it. The base is the listed price, before the discount.
+            let base = price.discount_minor
+                + match tax.inclusive {
+                    true => price.amount_minor,
+                    false => price.net_minor(),
+                };
             let mut line = json!({
                 "uid": line_uid(i, &price.seat),
                 "name": name,
@@ -82,7 +99,24 @@ pub fn order_body(
             if !blocked.is_empty() {
                 line["pricing_blocklists"] = json!({ "blocked_taxes": blocked });
             }
+            if price.discount_minor > 0 {
+                line["applied_discounts"] = json!([{ "discount_uid": discount_uid(i) }]);
+            }
             line
+        })
+        .collect();
+    let discounts: Vec<Value> = prices
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.discount_minor > 0)
+        .map(|(i, p)| {
+            json!({
+                "uid": discount_uid(i),
+                "name": discount_code.unwrap_or("Discount"),
+                "type": "FIXED_AMOUNT",
+                "amount_money": {"amount": p.discount_minor, "currency": currency},
+                "scope": "LINE_ITEM",
+            })
         })
         .collect();
     let mut order = json!({
@@ -93,7 +127,14 @@ pub fn order_body(
     if !taxes.is_empty() {
         order["taxes"] = Value::Array(taxes);
     }
+    if !discounts.is_empty() {
+        order["discounts"] = Value::Array(discounts);
+    }
     order
+}
+
+fn discount_uid(line: usize) -> String {
+    format!("discount-{line}")
 }
 
 fn tax_uid(rate_bps: u32) -> String {
@@ -155,6 +196,7 @@ mod tests {
             amount_minor: amount,
             tax_minor: tax,
             tax_rate_bps: rate,
+            discount_minor: 0,
         }
     }
 
@@ -185,7 +227,18 @@ mod tests {
             seat("A2", "child", 840, 40, 500),
             seat("A3", "free", 0, 0, 0),
         ];
-        let order = order_body("L1", "order-1", "Vertigo, 19:30", "GBP", &prices, &tax);
+        let lines_of = |item_name, currency, prices| Lines {
+            item_name,
+            currency,
+            prices,
+            discount_code: None,
+        };
+        let order = order_body(
+            "L1",
+            "order-1",
+            &lines_of("Vertigo, 19:30", "GBP", &prices),
+            &tax,
+        );
         let taxes = order["taxes"].as_array().unwrap();
         assert_eq!(taxes.len(), 2);
         assert_eq!(taxes[0]["percentage"], "5");
@@ -214,11 +267,44 @@ mod tests {
             by_category: Default::default(),
             ..tax
         };
-        let order = order_body("L1", "order-1", "", "USD", &prices[..1], &added);
+        let order = order_body("L1", "order-1", &lines_of("", "USD", &prices[..1]), &added);
         let line = &order["line_items"][0];
         assert_eq!(line["base_price_money"]["amount"], 1000, "added: the net");
         assert_eq!(line["name"], "Ticket");
         assert!(line.get("pricing_blocklists").is_none());
         assert_eq!(order["taxes"][0]["name"], "VAT");
+    }
+
+    #[test]
+    fn a_discounted_seat_has_its_own_fixed_discount_off_its_listed_price() {
+        let added = Tax {
+            name: "Sales tax".into(),
+            rate_bps: 1000,
+            inclusive: false,
+            by_category: Default::default(),
+        };
+        // Listed at 1000, 250 off, 75 tax on the 750 left.
+        let mut discounted = seat("A1", "adult", 825, 75, 1000);
+        discounted.discount_minor = 250;
+        let prices = [discounted, seat("A2", "adult", 1100, 100, 1000)];
+        let lines = Lines {
+            item_name: "Vertigo",
+            currency: "USD",
+            prices: &prices,
+            discount_code: Some("SPRING"),
+        };
+        let order = order_body("L1", "order-1", &lines, &added);
+        let line = &order["line_items"][0];
+        assert_eq!(line["base_price_money"]["amount"], 1000);
+        assert_eq!(
+            line["applied_discounts"],
+            json!([{"discount_uid": "discount-0"}])
+        );
+        assert!(order["line_items"][1].get("applied_discounts").is_none());
+        assert_eq!(
+            order["discounts"],
+            json!([{"uid": "discount-0", "name": "SPRING", "type": "FIXED_AMOUNT",
+                    "amount_money": {"amount": 250, "currency": "USD"}, "scope": "LINE_ITEM"}])
+        );
     }
 }

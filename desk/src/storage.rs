@@ -15,7 +15,9 @@
 //! last replayed (`used_at_ms`), so the least recently used goes first,
 //! and no longer keeps wrong door PINs (D1 counts them per network).
 //! Format 6 keeps the tickets staff moved to another seat (`moves`),
-//! format 7 the waiting list (`waitlist`).
+//! format 7 the waiting list (`waitlist`), format 8 the discount codes on
+//! holds (`hold_codes`) and the messages to the codes' objects not yet
+//! answered (`code_messages`).
 
 use ledger::{Ledger, UnitId, UnitState};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -23,7 +25,7 @@ use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use crate::Decision;
 
 /// The version of the tables this code writes.
-pub const FORMAT: u32 = 7;
+pub const FORMAT: u32 = 8;
 
 pub const SHOWING: &str = "showing";
 pub const LAST_ALARM: &str = "last_alarm_ms";
@@ -54,7 +56,11 @@ const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS moves (ticket_id TEXT PRIMARY KEY, record TEXT NOT NULL)",
     // Each person on the waiting list, and their offer (JSON).
     "CREATE TABLE IF NOT EXISTS waitlist (id TEXT PRIMARY KEY, record TEXT NOT NULL)",
-    "INSERT INTO meta (key, value) VALUES ('format', '7') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    // The discount code on a hold (JSON), beside its owner row.
+    "CREATE TABLE IF NOT EXISTS hold_codes (hold_id TEXT PRIMARY KEY, record TEXT NOT NULL)",
+    // What the codes' objects are still to be told (JSON), by code and hold.
+    "CREATE TABLE IF NOT EXISTS code_messages (id TEXT PRIMARY KEY, record TEXT NOT NULL)",
+    "INSERT INTO meta (key, value) VALUES ('format', '8') ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 ];
 
 /// A value bound to a statement.
@@ -181,6 +187,16 @@ pub enum Write {
     },
     ForgetOwner {
         hold_id: String,
+    },
+    /// The discount code on a hold (JSON), or `None` for none.
+    HoldCode {
+        hold_id: String,
+        record: Option<String>,
+    },
+    /// A message for a code's object (JSON), or `None` once answered.
+    CodeMessage {
+        id: String,
+        record: Option<String>,
     },
     /// A waiting list entry as it stands (JSON).
     WaitlistEntry {
@@ -354,8 +370,31 @@ impl Write {
                     ],
                 )
             }
-            Write::ForgetOwner { hold_id } => {
-                stmt("DELETE FROM hold_owners WHERE hold_id = ?", vec![hold_id.clone().into()])
+            Write::ForgetOwner { hold_id } => vec![
+                Statement {
+                    sql: "DELETE FROM hold_owners WHERE hold_id = ?",
+                    args: vec![hold_id.clone().into()],
+                },
+                Statement {
+                    sql: "DELETE FROM hold_codes WHERE hold_id = ?",
+                    args: vec![hold_id.clone().into()],
+                },
+            ],
+            Write::HoldCode { hold_id, record: Some(record) } => stmt(
+                "INSERT INTO hold_codes (hold_id, record) VALUES (?, ?) \
+                 ON CONFLICT (hold_id) DO UPDATE SET record = excluded.record",
+                vec![hold_id.clone().into(), record.clone().into()],
+            ),
+            Write::HoldCode { hold_id, record: None } => {
+                stmt("DELETE FROM hold_codes WHERE hold_id = ?", vec![hold_id.clone().into()])
+            }
+            Write::CodeMessage { id, record: Some(record) } => stmt(
+                "INSERT INTO code_messages (id, record) VALUES (?, ?) \
+                 ON CONFLICT (id) DO UPDATE SET record = excluded.record",
+                vec![id.clone().into(), record.clone().into()],
+            ),
+            Write::CodeMessage { id, record: None } => {
+                stmt("DELETE FROM code_messages WHERE id = ?", vec![id.clone().into()])
             }
             Write::WaitlistEntry { id, record } => stmt(
                 "INSERT INTO waitlist (id, record) VALUES (?, ?) \
@@ -492,6 +531,12 @@ pub(crate) struct OwnerRow {
 }
 
 #[derive(Deserialize)]
+pub(crate) struct HoldCodeRow {
+    pub hold_id: String,
+    pub record: String,
+}
+
+#[derive(Deserialize)]
 pub(crate) struct ReplayRow {
     pub key: String,
     pub fingerprint: String,
@@ -535,6 +580,10 @@ pub struct Stored {
     pub(crate) moves: Vec<RecordRow>,
     /// The waiting list (none before format 7).
     pub(crate) waitlist: Vec<RecordRow>,
+    /// The discount codes on holds, and the messages for the codes'
+    /// objects (none before format 8).
+    pub(crate) hold_codes: Vec<HoldCodeRow>,
+    pub(crate) code_messages: Vec<RecordRow>,
 }
 
 impl Stored {
@@ -603,12 +652,18 @@ pub fn load(read: &mut impl ReadRows, now_ms: u64) -> Result<Option<Stored>, Str
         buckets: Vec::new(),
         moves: Vec::new(),
         waitlist: Vec::new(),
+        hold_codes: Vec::new(),
+        code_messages: Vec::new(),
     };
     if format >= 6 {
         stored.moves = read.rows("SELECT record FROM moves")?;
     }
     if format >= 7 {
         stored.waitlist = read.rows("SELECT record FROM waitlist")?;
+    }
+    if format >= 8 {
+        stored.hold_codes = read.rows("SELECT hold_id, record FROM hold_codes")?;
+        stored.code_messages = read.rows("SELECT record FROM code_messages")?;
     }
     if format >= 1 {
         stored.outbox = read.rows("SELECT order_id, action FROM outbox")?;

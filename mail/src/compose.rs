@@ -38,6 +38,21 @@ pub struct OrderView<'a> {
     pub paid_at_desk: bool,
     /// The tax in `amount`, when there is any.
     pub tax: Option<TaxView<'a>>,
+    /// The discount code the order was bought with, and what it took off.
+    pub discount: Option<(&'a str, u64)>,
+}
+
+/// "£32.00 including £4.00 VAT, £8.00 off with code SPRING", or the total
+/// alone when no code took anything off.
+fn total_words(order: &OrderView) -> String {
+    let total = with_tax(order.amount, order.currency, order.tax);
+    match order.discount.filter(|(_, amount)| *amount > 0) {
+        Some((code, amount)) => format!(
+            "{total}, {} off with code {code}",
+            money::format(amount, order.currency)
+        ),
+        None => total,
+    }
 }
 
 /// Tax within an amount, as the receipt names it.
@@ -258,7 +273,7 @@ pub fn tickets(
     let when = venue.local_time(order.starts_at_ms);
     let seats: Vec<&str> = tickets.iter().map(|t| t.seat).collect();
     let seats = seats_words(&seats);
-    let total = with_tax(order.amount, order.currency, order.tax);
+    let total = total_words(order);
     let subject = format!("Your tickets: {}, {when}", order.film);
     let mut attachments = Vec::with_capacity(tickets.len() + 1);
     let mut ticket_html = String::new();
@@ -674,6 +689,7 @@ pub(crate) mod examples {
             starts_at_ms: 1_776_191_400_000,
             order_url: "https://cinema.example/orders/ord1?key=k&x=1",
             tax: None,
+            discount: None,
         }
     }
 }
@@ -923,5 +939,19 @@ mod tests {
         let d = digest(&venue(), &items, (3 * 60 + 20) * 60_000);
         assert_eq!(d.subject, "The <Plaza>: 1 item waiting for staff");
         assert!(d.text.contains("(waiting 3 h 20 min)"));
+    }
+
+    #[test]
+    fn a_discounted_order_says_what_its_code_took_off() {
+        let order = OrderView {
+            discount: Some(("SPRING", 600)),
+            ..order()
+        };
+        assert_eq!(total_words(&order), "£24.00, £6.00 off with code SPRING");
+        let nothing_off = OrderView {
+            discount: Some(("SPRING", 0)),
+            ..super::examples::order()
+        };
+        assert_eq!(total_words(&nothing_off), "£24.00");
     }
 }

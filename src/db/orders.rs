@@ -41,13 +41,15 @@ pub struct NewOrder<'a> {
     pub credit: u64,
     /// The order whose tickets this one was exchanged for.
     pub exchanged_from: Option<&'a str>,
+    /// The discount code its hold had.
+    pub discount_code: Option<&'a str>,
 }
 
 pub async fn insert_pending(db: &D1Database, order: &NewOrder<'_>, now_ms: u64) -> Result<()> {
     db.prepare(
         "INSERT INTO orders (id, showing_id, email, name, amount, currency, status, \
-         created_at_ms, updated_at_ms, channel, comp_reason, credit, exchanged_from) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7, ?8, ?9, ?10, ?11) \
+         created_at_ms, updated_at_ms, channel, comp_reason, credit, exchanged_from, discount_code) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending', ?7, ?7, ?8, ?9, ?10, ?11, ?12) \
          ON CONFLICT (id) DO NOTHING",
     )
     .bind(&[
@@ -66,6 +68,10 @@ pub async fn insert_pending(db: &D1Database, order: &NewOrder<'_>, now_ms: u64) 
         num(order.credit),
         order
             .exchanged_from
+            .map(JsValue::from)
+            .unwrap_or(JsValue::NULL),
+        order
+            .discount_code
             .map(JsValue::from)
             .unwrap_or(JsValue::NULL),
     ])?
@@ -176,8 +182,9 @@ pub async fn write_order(
         batch.push(
             db.prepare(
                 "INSERT INTO tickets (id, order_id, showing_id, seat, status, created_at_ms, \
-                 price_category, price_name, price_amount, price_tax, price_tax_rate_bps) \
-                 VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10) \
+                 price_category, price_name, price_amount, price_tax, price_tax_rate_bps, \
+                 price_discount) \
+                 VALUES (?1, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, ?8, ?9, ?10, ?11) \
                  ON CONFLICT (id) DO NOTHING",
             )
             .bind(&[
@@ -192,6 +199,9 @@ pub async fn write_order(
                 price.map(|p| num(p.tax_minor)).unwrap_or(JsValue::NULL),
                 price
                     .map(|p| num(u64::from(p.tax_rate_bps)))
+                    .unwrap_or(JsValue::NULL),
+                price
+                    .map(|p| num(p.discount_minor))
                     .unwrap_or(JsValue::NULL),
             ])?,
         );
@@ -343,6 +353,9 @@ pub struct OrderRow {
     pub tax_name: String,
     #[serde(default = "yes", deserialize_with = "flag")]
     pub tax_inclusive: bool,
+    /// The discount code its hold had, if any.
+    #[serde(default)]
+    pub discount_code: Option<String>,
 }
 
 fn yes() -> bool {
@@ -357,6 +370,14 @@ impl OrderRow {
         let sold = tickets.iter().filter(|t| t.moved_from.is_none());
         let seats = sold.map(|t| (whole(t.price_tax_rate_bps) as u32, whole(t.price_tax)));
         checkout::TaxLine::of(&self.tax_name, self.tax_inclusive, seats)
+    }
+
+    /// What its discount code took off the tickets it sold, if it had one.
+    pub fn discount(&self, tickets: &[TicketRow]) -> Option<(&str, u64)> {
+        let code = self.discount_code.as_deref()?;
+        let sold = tickets.iter().filter(|t| t.moved_from.is_none());
+        let amount = sold.map(|t| t.price_discount.map_or(0, |n| n as u64)).sum();
+        Some((code, amount))
     }
 }
 
@@ -385,6 +406,14 @@ pub struct TicketRow {
         serialize_with = "whole_number"
     )]
     pub price_tax_rate_bps: Option<f64>,
+    /// What a discount code took off its listed price, before tax.
+    #[serde(
+        rename(serialize = "discount", deserialize = "price_discount"),
+        default,
+        serialize_with = "whole_number",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub price_discount: Option<f64>,
     /// The ticket it replaced, for one staff moved here: its price is the
     /// first one's, not a second sale.
     #[serde(default, skip_serializing)]
@@ -445,7 +474,7 @@ pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRo
     db.prepare(
         "SELECT id, showing_id, email, name, amount, currency, status, status_detail, \
          payment_id, created_at_ms, updated_at_ms, channel, card_brand, card_last4, credit, \
-         tax_name, tax_inclusive FROM orders WHERE id = ?1",
+         tax_name, tax_inclusive, discount_code FROM orders WHERE id = ?1",
     )
     .bind(&[order_id.into()])?
     .first(None)
@@ -455,7 +484,7 @@ pub async fn get_order(db: &D1Database, order_id: &str) -> Result<Option<OrderRo
 pub async fn tickets_of(db: &D1Database, order_id: &str) -> Result<Vec<TicketRow>> {
     db.prepare(
         "SELECT t.id, t.seat, t.status, t.checked_in_at_ms, t.price_name, t.price_amount, \
-         t.price_tax, t.price_tax_rate_bps, t.moved_from, (SELECT n.seat FROM tickets n WHERE n.id = t.moved_to) AS moved_to_seat, \
+         t.price_tax, t.price_tax_rate_bps, t.price_discount, t.moved_from, (SELECT n.seat FROM tickets n WHERE n.id = t.moved_to) AS moved_to_seat, \
          EXISTS (SELECT 1 FROM refunds r, json_each(r.ticket_ids) j WHERE r.order_id = t.order_id \
            AND r.exchange_to IS NOT NULL AND r.status = 'COMPLETED' AND j.value = t.id) \
            AS exchanged \

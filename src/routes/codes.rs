@@ -8,6 +8,7 @@ use crate::clock::now_ms;
 use crate::db::codes as rows;
 use crate::discount_code::{normalized, CodeRequest};
 use crate::request::{param, parse_json, read_body};
+use crate::showtime::client::code_uses;
 use crate::{auth, db};
 use desk::Code;
 
@@ -58,6 +59,38 @@ pub async fn list(req: Request, ctx: RouteContext<()>) -> Handled {
         .map(shown)
         .collect();
     Ok(Response::from_json(&json!({ "codes": codes }))?)
+}
+
+/// `GET /api/admin/codes/{code}`: the code with its `uses`: `paid` (orders
+/// sold with it), `on_holds` (a limited code's uses reserved by holds or
+/// being paid for, from its object), `left` (a limited code's uses
+/// free) and `discounted_minor` (what it took off in all).
+pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
+    auth::require_admin(&req, &ctx.env).await?;
+    let name = normalized(param(&ctx, "code")).ok_or_else(|| ApiError::not_found("code"))?;
+    let db = db::database(&ctx.env)?;
+    let stored = rows::get(&db, &name)
+        .await?
+        .ok_or_else(|| ApiError::not_found("code"))?;
+    let sold = rows::sold_with(&db, &name).await?;
+    let mut uses = json!({"paid": sold.orders, "discounted_minor": sold.discounted_minor});
+    if stored.code.limited() {
+        let counts = match code_uses(&ctx.env, &name, &uses::Request::Count).await? {
+            Ok(uses::Reply::Counts(counts)) => counts,
+            other => return Err(ApiError::internal(format!("the code's object: {other:?}"))),
+        };
+        let standing = counts.reserved + counts.held + counts.committed;
+        uses["on_holds"] = json!(counts.reserved + counts.held);
+        uses["committed"] = json!(counts.committed);
+        if let Some(max) = stored.code.max_uses {
+            uses["left"] = json!(max.saturating_sub(standing));
+        }
+    }
+    Ok(Response::from_json(&json!({
+        "code": stored.code,
+        "paused": stored.paused,
+        "uses": uses,
+    }))?)
 }
 
 /// `POST /api/admin/codes/{code}/pause` and `…/resume`.

@@ -20,6 +20,7 @@
 //! - [`waitlist`]: a sold-out showing's waiting list and its offers.
 //! - [`catalog`]: films and screens, which showings refer to.
 //! - [`codes`]: discount codes staff define.
+//! - [`discounts`]: a buyer applying a discount code to their hold.
 //! - [`admin`]: what cinema staff do, behind the admin token or session.
 //! - [`bench`]: the benchmark's floors, off unless `SHOWTIME_BENCH` is "1".
 
@@ -29,6 +30,7 @@ mod box_office;
 mod catalog;
 mod changes;
 mod codes;
+mod discounts;
 mod door;
 mod moves;
 mod orders;
@@ -113,6 +115,9 @@ fn buyer_routes(routes: Routes) -> Routes {
         .delete_async("/api/showings/:sid/holds/:hold", |req, ctx| {
             respond(showings::release_hold(req, ctx))
         })
+        .post_async("/api/showings/:sid/holds/:hold/code", |req, ctx| {
+            respond(discounts::apply(req, ctx))
+        })
         .post_async("/api/showings/:sid/holds/:hold/checkout", |req, ctx| {
             respond(orders::checkout(req, ctx))
         })
@@ -169,6 +174,9 @@ fn admin_routes(routes: Routes) -> Routes {
         })
         .get_async("/api/admin/codes", |req, ctx| {
             respond(codes::list(req, ctx))
+        })
+        .get_async("/api/admin/codes/:code", |req, ctx| {
+            respond(codes::get(req, ctx))
         })
         .post_async("/api/admin/codes/:code/pause", |req, ctx| {
             respond(codes::pause(req, ctx))

@@ -158,6 +158,9 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
         .ok_or_else(|| ApiError::not_found("order"))?;
     let rows = order_rows::tickets_of(&db, order_id).await?;
     let tax = order.tax_line(&rows);
+    let discount = order
+        .discount(&rows)
+        .map(|(code, amount)| json!({"code": code, "amount": amount}));
     let mut tickets = serde_json::to_value(rows).map_err(|e| ApiError::internal(e.to_string()))?;
     add_codes(&ctx.env, &order.showing_id, &mut tickets)?;
     for ticket in tickets.as_array_mut().into_iter().flatten() {
@@ -186,6 +189,7 @@ pub async fn get(req: Request, ctx: RouteContext<()>) -> Handled {
             "card": order.card_brand.map(|brand| json!({"brand": brand, "last4": order.card_last4})),
             "credit": order.credit as u64,
             "tax": tax,
+            "discount": discount,
         },
         "showing": showing,
         "tickets": tickets,

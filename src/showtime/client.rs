@@ -209,6 +209,14 @@ impl ShowtimeClient {
         }
     }
 
+    /// Applies a discount code to a hold; answers the hold with it.
+    pub async fn apply_code(&self, apply: desk::protocol::ApplyCode) -> Result<HoldView, ApiError> {
+        match self.ask(&Request::ApplyCode(apply)).await? {
+            Reply::Hold(view) => Ok(view),
+            other => Err(unexpected(other)),
+        }
+    }
+
     pub async fn release_hold(&self, hold: HoldRef) -> Result<(), ApiError> {
         self.done(&Request::ReleaseHold(hold)).await
     }
@@ -393,4 +401,42 @@ pub async fn join_waiting_room(
     let answer: std::result::Result<crate::waiting_room::Joined, String> =
         serde_json::from_str(&text).map_err(|e| ApiError::internal(e.to_string()))?;
     answer.map_err(|e| ApiError::internal(format!("the waiting room: {e}")))
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// A stub of the `CodeUses` class in src/entry.mjs.
+    #[wasm_bindgen(extends = worker::js_sys::Object)]
+    type CodeUsesStub;
+
+    #[wasm_bindgen(method, catch)]
+    fn uses(
+        this: &CodeUsesStub,
+        request: &str,
+    ) -> std::result::Result<worker::js_sys::Promise, JsValue>;
+}
+
+/// Asks the object of the limited code `code` (`src/code_uses.rs`),
+/// which decides its every use.
+pub async fn code_uses(
+    env: &Env,
+    code: &str,
+    request: &uses::Request,
+) -> std::result::Result<std::result::Result<uses::Reply, uses::Refused>, ApiError> {
+    let stub: CodeUsesStub = env
+        .durable_object("CODE_USES")?
+        .id_from_name(code)?
+        .get_stub()?
+        .into_rpc();
+    let text = serde_json::to_string(request).map_err(|e| ApiError::internal(e.to_string()))?;
+    let promise = stub.uses(&text).map_err(worker::Error::from)?;
+    let answer = worker::wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .map_err(worker::Error::from)?;
+    let text = answer
+        .as_string()
+        .ok_or_else(|| ApiError::internal("the code's object answered no text"))?;
+    let answer: std::result::Result<std::result::Result<uses::Reply, uses::Refused>, String> =
+        serde_json::from_str(&text).map_err(|e| ApiError::internal(e.to_string()))?;
+    answer.map_err(|e| ApiError::internal(format!("the code's object: {e}")))
 }

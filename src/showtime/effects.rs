@@ -129,6 +129,10 @@ impl Showtime {
                     .await;
                     None
                 }
+                Effect::CodeUse(sent) => {
+                    self.tell_code(&sent).await;
+                    None
+                }
                 Effect::ExchangeSettled {
                     order_id,
                     from_order,
@@ -163,6 +167,44 @@ impl Showtime {
             self.arm_alarm().await;
             in_order(&mut queue, decision.effects);
         }
+    }
+
+    /// Tells a code's object how a hold's use stands, and the desk its
+    /// answer (which writes only: it drops the message, or keeps it to be
+    /// sent again).
+    async fn tell_code(&self, sent: &desk::CodeSent) {
+        let desk::CodeSent {
+            code,
+            hold_id,
+            request,
+        } = sent;
+        let answer = match super::client::code_uses(&self.env, code, request).await {
+            Ok(answer) => {
+                if let Err(refused) = &answer {
+                    // Lapsed or released before the showing said so: the
+                    // code's count no longer has this use.
+                    worker::console_error!(
+                        "code {code}, hold {hold_id}: {request:?} refused: {refused:?}"
+                    );
+                }
+                desk::CodeAnswer::Answered(answer)
+            }
+            Err(e) => {
+                worker::console_error!("code {code}: its object was not reached: {}", e.detail);
+                desk::CodeAnswer::Unreachable
+            }
+        };
+        let decision = match self.loaded() {
+            Ok(mut slot) => match slot.as_mut() {
+                Some(desk) => desk.handle_code_answer(now_ms(), sent, answer),
+                None => return,
+            },
+            Err(_) => return,
+        };
+        if let Err(e) = self.write(&decision.writes) {
+            worker::console_error!("code {code}: answer not saved: {}", e.detail);
+        }
+        self.arm_alarm().await;
     }
 
     async fn store(&self, order_id: &str, write: OrderWrite) -> StoreOutcome {
@@ -280,6 +322,7 @@ impl Showtime {
                 comp_reason,
                 credit,
                 exchanged_from,
+                discount_code,
             } => {
                 let row = order_rows::NewOrder {
                     id: order_id,
@@ -292,6 +335,7 @@ impl Showtime {
                     comp_reason: comp_reason.as_deref(),
                     credit: *credit,
                     exchanged_from: exchanged_from.as_deref(),
+                    discount_code: discount_code.as_deref(),
                 };
                 (
                     order_id,

@@ -1,12 +1,16 @@
 // Staff define discount codes on the admin home, on a phone: a percentage
 // with a limit of uses, and a fixed amount off the order in the cinema's
 // currency (dollars: the stand-in's location), pause one and resume it.
-// Run by tests/e2e/tests/browser.rs with BASE_URL, ADMIN_TOKEN and
-// SCREENSHOT_DIR, after checklist.mjs on the same stack.
+// Then a buyer on a phone applies one on the seat page (after a wrong
+// one), pays the rest, reads the discount on the receipt, and staff see
+// the code used. Run by tests/e2e/tests/browser.rs with BASE_URL,
+// SHOWING_ID, ADMIN_TOKEN and SCREENSHOT_DIR, after checklist.mjs on the
+// same stack.
 import assert from 'node:assert/strict';
-import { checkAccessibility, launch, staffHome } from './lib.mjs';
+import { checkAccessibility, expectOrderPage, fillTestCard, holdSeat, launch, staffHome } from './lib.mjs';
 
 const base = process.env.BASE_URL;
+const sid = process.env.SHOWING_ID;
 const shots = process.env.SCREENSHOT_DIR;
 
 const browser = await launch();
@@ -21,13 +25,13 @@ try {
   await section.getByLabel('Uses by one buyer (optional)').fill('2');
   await section.getByRole('button', { name: 'Add code' }).click();
   await section.getByRole('status').filter({ hasText: 'PREMIERE saved.' }).waitFor();
-  await section.getByRole('row', { name: 'PREMIERE 20 % of each ticket at most 50, 2 a buyer On' }).waitFor();
+  await section.getByRole('row', { name: 'PREMIERE 20 % of each ticket at most 50, 2 a buyer 0 paid, 0 on holds On' }).waitFor();
 
   await section.getByLabel(/^Code/).fill('FIVER');
   await section.getByLabel('Takes off').selectOption('order');
   await section.getByLabel('Percentage, or amount').fill('5.00');
   await section.getByRole('button', { name: 'Add code' }).click();
-  await section.getByRole('row', { name: /^FIVER \$5\.00 off the order no limit On/ }).waitFor();
+  await section.getByRole('row', { name: /^FIVER \$5\.00 off the order no limit 0 paid On/ }).waitFor();
 
   // The same code again, in another case, is refused with the reason.
   await section.getByLabel(/^Code/).fill('Premiere');
@@ -45,6 +49,32 @@ try {
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
   await checkAccessibility(page, 'the admin home with discount codes');
   await section.screenshot({ path: `${shots}/admin-codes-phone.png` });
+
+  const { context, page: buyer } = await holdSeat(browser, base, sid, 'A1');
+  await buyer.getByText('Total: $12.00').waitFor();
+  const message = buyer.locator('#code-message');
+  await buyer.getByLabel('Discount code').fill('nope');
+  await buyer.getByRole('button', { name: 'Apply' }).click();
+  await message.getByText('Write your e-mail address first').waitFor();
+  await buyer.getByLabel('E-mail').fill('ana@example.com');
+  await buyer.getByRole('button', { name: 'Apply' }).click();
+  await message.getByText('there is no such discount code').waitFor();
+  await buyer.getByLabel('Discount code').fill('fiver');
+  await buyer.getByRole('button', { name: 'Apply' }).click();
+  await message.getByText('FIVER applied: $5.00 off.').waitFor();
+  await buyer.getByText('Total: $7.00 ($5.00 off with FIVER)').waitFor();
+  const wider = await buyer.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(wider <= 0, `the seat page is ${wider}px wider than the phone`);
+  await checkAccessibility(buyer, 'the pay form with a discount code');
+  await buyer.locator('#pay').screenshot({ path: `${shots}/seat-code-phone.png` });
+  await fillTestCard(buyer);
+  await buyer.getByRole('button', { name: 'Pay now' }).click();
+  await expectOrderPage(buyer);
+  await buyer.getByText('$5.00 off with code FIVER').waitFor();
+  await context.close();
+
+  await page.reload();
+  await section.getByRole('row', { name: /^FIVER .* 1 paid · \$5\.00 off On/ }).waitFor();
   console.log('1 passed, 0 failed');
 } finally {
   await browser.close();

@@ -44,12 +44,14 @@ pub fn new_checkout() -> NewCheckout {
                 amount_minor: 1_200,
                 tax_minor: 200,
                 tax_rate_bps: 2_000,
+                discount_minor: 0,
             })
             .collect(),
         paid_at_desk: false,
         credit: None,
         item_name: "Vertigo, Fri 26 Mar 19:30".to_owned(),
         pay_by_ms: Some(PAY_BY_MS),
+        discount_code: None,
     }
 }
 

@@ -7,6 +7,7 @@
 mod support;
 
 mod checkouts;
+mod codes;
 mod holds;
 mod limits;
 mod live;
@@ -32,6 +33,10 @@ pub struct Script {
     orders: Vec<String>,
     /// The message of the last map push.
     last_push: Option<String>,
+    /// Each limited code's uses, as its object would decide them, and the
+    /// messages the desk sent them not yet delivered.
+    codes: std::collections::BTreeMap<String, uses::Uses>,
+    code_mail: Vec<desk::CodeSent>,
 }
 
 fn category(id: &str, amount: u64) -> desk::protocol::PriceCategory {
@@ -82,6 +87,8 @@ impl Script {
             pending: Vec::new(),
             orders: Vec::new(),
             last_push: None,
+            codes: Default::default(),
+            code_mail: Vec::new(),
         }
     }
 
@@ -95,6 +102,7 @@ impl Script {
                     self.pending.push((order_id.clone(), *step, effect.clone()));
                 }
                 Effect::Push { message, .. } => self.last_push = Some(message.clone()),
+                Effect::CodeUse(sent) => self.code_mail.push(sent.clone()),
                 _ => {}
             }
         }
@@ -116,6 +124,7 @@ impl Script {
                 self.desk = self.db.load_at(self.settings.clone(), now);
                 self.desk.set_watchers(1);
                 self.pending.clear();
+                self.code_mail.clear();
                 return "restarted".into();
             }
             "next" => return format!("{:?}", self.desk.poll_timeout()),
@@ -283,6 +292,71 @@ impl Script {
                     .collect();
                 Request::Configure(self.setup.clone())
             }
+            // reserve <code> <hold> <max> [buyer]: the Worker reserves one of
+            // a code's uses for the hold, as the route does first.
+            "reserve" => {
+                let key = desk::use_key(
+                    &self.setup.showing_id,
+                    desk::hold_id_of(&token(args[1])).as_str(),
+                );
+                let request = uses::Request::Reserve {
+                    key,
+                    buyer: args.get(3).unwrap_or(&"ana").to_string(),
+                    until_ms: now + 4_200_000,
+                    limits: uses::Limits {
+                        max_uses: Some(args[2].parse().expect("a limit")),
+                        max_uses_per_buyer: None,
+                    },
+                };
+                let uses = self.codes.entry(args[0].to_string()).or_default();
+                return format!("{:?}", uses.decide(now, request).0);
+            }
+            // code <buyer> <hold> <code> <off> [limited] [cat=<id>]: the
+            // buyer applies a code: `10%`, `200` off each ticket, or
+            // `300/order`.
+            "code" => {
+                let off = match args[3] {
+                    pct if pct.ends_with('%') => checkout::discount::Off::Percent {
+                        percent: pct.trim_end_matches('%').parse().expect("a percentage"),
+                    },
+                    order if order.ends_with("/order") => checkout::discount::Off::Amount {
+                        amount: order.trim_end_matches("/order").parse().expect("an amount"),
+                        per_order: true,
+                    },
+                    each => checkout::discount::Off::Amount {
+                        amount: each.parse().expect("an amount"),
+                        per_order: false,
+                    },
+                };
+                let categories = args[4..]
+                    .iter()
+                    .filter_map(|a| a.strip_prefix("cat="))
+                    .map(String::from)
+                    .collect();
+                Request::ApplyCode(desk::protocol::ApplyCode {
+                    hold: hold_ref(args[0], args[1]),
+                    code: args[2].into(),
+                    off,
+                    categories,
+                    email: "ana@example.com".into(),
+                    limited: args[4..].contains(&"limited"),
+                })
+            }
+            // deliver [down]: the codes' objects get every message sent,
+            // or cannot be reached.
+            "deliver" => return self.deliver(now, args.first() == Some(&"down")),
+            // uses <code>: the code's uses, by stage.
+            "uses" => {
+                let counts = self
+                    .codes
+                    .get(args[0])
+                    .map(|u| u.counts())
+                    .unwrap_or_default();
+                return format!(
+                    "reserved {} held {} committed {}",
+                    counts.reserved, counts.held, counts.committed
+                );
+            }
             "release" => Request::ReleaseHold(hold_ref(args[0], args[1])),
             "map" => Request::SeatCodes,
             // A second browser starts watching.
@@ -423,6 +497,12 @@ impl Script {
                     let n = self.orders.iter().position(|o| *o == order_id).unwrap() + 1;
                     line += &format!(" o{n}");
                 }
+                if let Some(discount) = view.discount {
+                    line += &format!(
+                        " {} -{} = {}",
+                        discount.code, discount.amount, view.amount.amount
+                    );
+                }
                 line
             }
             Reply::Codes(codes) => codes.codes,
@@ -486,6 +566,35 @@ impl Script {
     }
 
     /// `perform <order> <answer…>`: answers the order's effect in flight.
+    /// Hands each code message to its code's uses and the answer back to
+    /// the desk; says what each was and how it was answered.
+    fn deliver(&mut self, now: u64, down: bool) -> String {
+        let mail = std::mem::take(&mut self.code_mail);
+        let mut said = Vec::new();
+        for sent in mail {
+            let code = &sent.code;
+            let kind = serde_json::to_value(&sent.request).unwrap()["kind"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let answer = match down {
+                true => desk::CodeAnswer::Unreachable,
+                false => {
+                    let uses = self.codes.entry(code.clone()).or_default();
+                    desk::CodeAnswer::Answered(uses.decide(now, sent.request.clone()).0)
+                }
+            };
+            said.push(match &answer {
+                desk::CodeAnswer::Answered(Ok(_)) => format!("{code} {kind} ok"),
+                desk::CodeAnswer::Answered(Err(e)) => format!("{code} {kind} {e:?}"),
+                desk::CodeAnswer::Unreachable => format!("{code} {kind} unreachable"),
+            });
+            let d = self.desk.handle_code_answer(now, &sent, answer);
+            self.decide(d);
+        }
+        said.join(", ")
+    }
+
     fn perform(&mut self, now: u64, args: &[&str]) -> String {
         let order_id = self.order(args[0]);
         let at = self
@@ -552,6 +661,12 @@ fn effects(d: &Decision) -> String {
             Effect::OfferMail {
                 entry_id, seats, ..
             } => Some(format!("offer {} to {entry_id}", seats.join(" "))),
+            Effect::CodeUse(desk::CodeSent { code, request, .. }) => Some(format!(
+                "code {code} {}",
+                serde_json::to_value(request).unwrap()["kind"]
+                    .as_str()
+                    .unwrap()
+            )),
             Effect::Record(_) => None,
         })
         .collect::<Vec<_>>()

@@ -238,6 +238,9 @@ impl World {
                         "{entry_id}: an offer to a waiting list nobody joined"
                     ))
                 }
+                Effect::CodeUse(desk::CodeSent { code, .. }) => {
+                    return Err(format!("{code}: a discount code nobody applied"))
+                }
                 Effect::Record(_) | Effect::Push { .. } => {}
             }
         }

@@ -902,5 +902,8 @@ async fn the_admin_home_lists_what_to_fix_before_selling_until_it_is_right_and_d
     stack.restart_with(e2e::StackOptions::default());
     run(&stack, "right");
     let env = [("ADMIN_TOKEN", token.as_str())];
-    run_browser_script_with("codes.mjs", &stack, "", &env);
+    let sid = Api::new(&stack)
+        .create_showing(e2e::sixteen_seat_room(None))
+        .await;
+    run_browser_script_with("codes.mjs", &stack, &sid, &env);
 }

@@ -17,10 +17,18 @@
 //!   `amount × p / (100 + p)` (Square's example: 1.00 at 10 % holds 0.09),
 //!   counted in `total_tax_money` but not added to `total_money`.
 //!
+//! - A LINE_ITEM-scoped FIXED_AMOUNT discount applied to one line comes
+//!   off that line before its taxes ("Order Discounts",
+//!   <https://developer.squareup.com/docs/orders-api/discounts>: item
+//!   totals first, then discounts; taxes on what is left), and is counted
+//!   in `total_discount_money`.
+//!
 //! What Square documents too loosely to copy (decimal quantities, catalog
-//! items, modifiers, service charges, fulfilments, discounts, whose order
-//! of application among several is not documented) is refused with an
-//! error that says the stand-in does not take it, never accepted silently.
+//! items, modifiers, service charges, fulfilments, percentage or
+//! order-scoped discounts and a discount shared among lines, whose
+//! rounding and order of application among several is not documented) is
+//! refused with an error that says the stand-in does not take it, never
+//! accepted silently.
 
 use serde_json::{json, Map, Value};
 
@@ -83,6 +91,14 @@ pub struct AppliedTax {
     pub applied: i64,
 }
 
+/// A FIXED_AMOUNT, LINE_ITEM-scoped discount.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Discount {
+    pub uid: String,
+    pub name: String,
+    pub amount: i64,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineItem {
     pub uid: String,
@@ -95,11 +111,22 @@ pub struct LineItem {
     pub applied_taxes: Vec<AppliedTax>,
     /// base price × quantity.
     pub gross: i64,
+    /// The discount applied to this line (its uid), and its amount.
+    pub discount: Option<(String, i64)>,
 }
 
 impl LineItem {
     fn tax_total(&self) -> i64 {
         self.applied_taxes.iter().map(|t| t.applied).sum()
+    }
+
+    fn discount_total(&self) -> i64 {
+        self.discount.as_ref().map_or(0, |(_, amount)| *amount)
+    }
+
+    /// What the line comes to before its taxes: gross less its discount.
+    fn taxable(&self) -> i64 {
+        self.gross - self.discount_total()
     }
 }
 
@@ -129,6 +156,7 @@ pub struct Order {
     pub currency: String,
     pub line_items: Vec<LineItem>,
     pub taxes: Vec<Tax>,
+    pub discounts: Vec<Discount>,
     pub state: OrderState,
     pub version: i64,
     pub created_at_ms: u64,
@@ -166,6 +194,7 @@ fn read_order(fields: &Map<String, Value>, currency: &str) -> Result<Order, Squa
             "reference_id",
             "line_items",
             "taxes",
+            "discounts",
             "metadata",
             "state",
         ],
@@ -197,6 +226,11 @@ fn read_order(fields: &Map<String, Value>, currency: &str) -> Result<Order, Squa
             format!("Duplicate tax uid {}.", pair[0]),
         ));
     }
+    let discounts = array(fields, "order.discounts", MAX_LINE_ITEMS)?
+        .iter()
+        .enumerate()
+        .map(|(i, d)| read_discount(d, &format!("order.discounts[{i}]"), currency))
+        .collect::<Result<Vec<_>, _>>()?;
     let lines = array(fields, "order.line_items", MAX_LINE_ITEMS)?;
     if lines.is_empty() {
         return Err(SquareError::missing("order.line_items"));
@@ -204,8 +238,9 @@ fn read_order(fields: &Map<String, Value>, currency: &str) -> Result<Order, Squa
     let line_items = lines
         .iter()
         .enumerate()
-        .map(|(i, line)| read_line(line, i, currency, &taxes))
+        .map(|(i, line)| read_line(line, i, currency, &taxes, &discounts))
         .collect::<Result<Vec<_>, _>>()?;
+    check_discounts_applied(&discounts, &line_items)?;
     let mut order = Order {
         id: String::new(),
         location_id,
@@ -214,6 +249,7 @@ fn read_order(fields: &Map<String, Value>, currency: &str) -> Result<Order, Squa
         currency: currency.to_string(),
         line_items,
         taxes,
+        discounts,
         state: OrderState::Open,
         version: 1,
         created_at_ms: 0,
@@ -272,11 +308,136 @@ fn read_tax(value: &Value, at: &str) -> Result<Tax, SquareError> {
     })
 }
 
+/// A discount of the order's: the stand-in takes a FIXED_AMOUNT one
+/// scoped to LINE_ITEM (`OrderLineItemDiscount`), and refuses the rest.
+fn read_discount(value: &Value, at: &str, currency: &str) -> Result<Discount, SquareError> {
+    let fields = object(value, at)?;
+    refuse_unknown(
+        fields,
+        at,
+        &["uid", "name", "type", "amount_money", "percentage", "scope"],
+    )?;
+    let uid = optional_str(fields, &format!("{at}.uid"), MAX_UID_CHARS)?
+        .filter(|uid| !uid.is_empty())
+        .ok_or_else(|| {
+            unsupported(
+                &format!("{at}.uid"),
+                "the stand-in needs every discount's uid",
+            )
+        })?;
+    let name = optional_str(fields, &format!("{at}.name"), MAX_TAX_NAME_CHARS)?.unwrap_or_default();
+    match optional_str(fields, &format!("{at}.type"), 30)?.as_deref() {
+        Some("FIXED_AMOUNT") => {}
+        None => return Err(SquareError::missing(&format!("{at}.type"))),
+        Some("FIXED_PERCENTAGE") => {
+            return Err(unsupported(&format!("{at}.type"), "percentage discounts"))
+        }
+        Some(_) => {
+            return Err(SquareError::invalid_value(
+                &format!("{at}.type"),
+                "Must be FIXED_AMOUNT or FIXED_PERCENTAGE.",
+            ))
+        }
+    }
+    if fields.contains_key("percentage") {
+        return Err(SquareError::invalid_value(
+            &format!("{at}.percentage"),
+            "A FIXED_AMOUNT discount has no percentage.",
+        ));
+    }
+    match optional_str(fields, &format!("{at}.scope"), 20)?.as_deref() {
+        Some("LINE_ITEM") => {}
+        Some("ORDER") | None => {
+            return Err(unsupported(
+                &format!("{at}.scope"),
+                "discounts not scoped to LINE_ITEM",
+            ))
+        }
+        Some(_) => {
+            return Err(SquareError::invalid_value(
+                &format!("{at}.scope"),
+                "Must be ORDER or LINE_ITEM.",
+            ))
+        }
+    }
+    let amount = money(fields, &format!("{at}.amount_money"), currency)?;
+    if amount <= 0 {
+        return Err(SquareError::invalid_value(
+            &format!("{at}.amount_money.amount"),
+            "Must be greater than 0.",
+        ));
+    }
+    Ok(Discount { uid, name, amount })
+}
+
+/// Each discount is applied to exactly one line: one shared among lines
+/// would be split by rules the stand-in does not copy.
+fn check_discounts_applied(discounts: &[Discount], lines: &[LineItem]) -> Result<(), SquareError> {
+    for (i, discount) in discounts.iter().enumerate() {
+        let on = lines
+            .iter()
+            .filter(|l| {
+                l.discount
+                    .as_ref()
+                    .is_some_and(|(uid, _)| *uid == discount.uid)
+            })
+            .count();
+        if on != 1 {
+            return Err(unsupported(
+                &format!("order.discounts[{i}]"),
+                "a LINE_ITEM discount applied to other than exactly one line",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The line's `applied_discounts`: at most one, naming a discount of the
+/// order's no larger than the line.
+fn applied_discount(
+    fields: &Map<String, Value>,
+    at: &str,
+    gross: i64,
+    discounts: &[Discount],
+) -> Result<Option<(String, i64)>, SquareError> {
+    let named = array(fields, &format!("{at}.applied_discounts"), MAX_TAXES)?;
+    if named.len() > 1 {
+        return Err(unsupported(
+            &format!("{at}.applied_discounts"),
+            "more than one discount on a line",
+        ));
+    }
+    let Some(applied) = named.first() else {
+        return Ok(None);
+    };
+    let applied_at = format!("{at}.applied_discounts[0]");
+    let fields = object(applied, &applied_at)?;
+    refuse_unknown(fields, &applied_at, &["uid", "discount_uid"])?;
+    optional_str(fields, &format!("{applied_at}.uid"), MAX_UID_CHARS)?;
+    let field = format!("{applied_at}.discount_uid");
+    let uid =
+        optional_str(fields, &field, MAX_UID_CHARS)?.ok_or_else(|| SquareError::missing(&field))?;
+    let Some(discount) = discounts.iter().find(|d| d.uid == uid) else {
+        return Err(SquareError::invalid_value(
+            &field,
+            format!("There is no discount on this order with uid {uid}."),
+        ));
+    };
+    if discount.amount > gross {
+        return Err(SquareError::invalid_value(
+            &field,
+            "The discount is more than the line item's price.",
+        ));
+    }
+    Ok(Some((uid, discount.amount)))
+}
+
 fn read_line(
     value: &Value,
     index: usize,
     currency: &str,
     taxes: &[Tax],
+    discounts: &[Discount],
 ) -> Result<LineItem, SquareError> {
     let at = format!("order.line_items[{index}]");
     let fields = object(value, &at)?;
@@ -292,6 +453,7 @@ fn read_line(
             "note",
             "metadata",
             "applied_taxes",
+            "applied_discounts",
             "pricing_blocklists",
         ],
     )?;
@@ -327,6 +489,7 @@ fn read_line(
     )?;
     let note = optional_str(fields, &format!("{at}.note"), MAX_NOTE_CHARS)?;
     let blocked = blocked_taxes(fields, &at, taxes)?;
+    let discount = applied_discount(fields, &at, gross, discounts)?;
     let metadata = metadata(fields, &format!("{at}.metadata"))?;
     let mut applied_taxes = Vec::new();
     let named = array(fields, &format!("{at}.applied_taxes"), MAX_TAXES)?;
@@ -380,6 +543,7 @@ fn read_line(
         metadata,
         applied_taxes,
         gross,
+        discount,
     })
 }
 
@@ -444,13 +608,16 @@ pub fn work_out(order: &mut Order) {
             .collect();
         let shares: Vec<i64> = match tax.scope {
             Scope::Order => {
-                let gross: Vec<i64> = lines.iter().map(|&i| order.line_items[i].gross).collect();
+                let gross: Vec<i64> = lines
+                    .iter()
+                    .map(|&i| order.line_items[i].taxable())
+                    .collect();
                 let amount = tax_on(gross.iter().sum(), tax);
                 share(amount, &gross)
             }
             Scope::LineItem => lines
                 .iter()
-                .map(|&i| tax_on(order.line_items[i].gross, tax))
+                .map(|&i| tax_on(order.line_items[i].taxable(), tax))
                 .collect(),
         };
         tax.applied = shares.iter().sum();
@@ -468,7 +635,7 @@ pub fn work_out(order: &mut Order) {
         .map(|t| t.applied)
         .sum();
     order.total_tax = order.taxes.iter().map(|t| t.applied).sum();
-    order.total = order.line_items.iter().map(|l| l.gross).sum::<i64>() + added;
+    order.total = order.line_items.iter().map(LineItem::taxable).sum::<i64>() + added;
 }
 
 /// The tax on `amount` at the tax's percentage, rounded half to even.
@@ -555,12 +722,18 @@ impl Order {
                     "variation_total_price_money": money(l.gross),
                     "gross_sales_money": money(l.gross),
                     "total_tax_money": money(l.tax_total()),
-                    "total_discount_money": money(0),
-                    "total_money": money(l.gross + added),
+                    "total_discount_money": money(l.discount_total()),
+                    "total_money": money(l.taxable() + added),
                     "applied_taxes": l.applied_taxes.iter().map(|a| json!({
                         "uid": a.uid, "tax_uid": a.tax_uid, "applied_money": money(a.applied),
                     })).collect::<Vec<_>>(),
                 });
+                if let Some((uid, amount)) = &l.discount {
+                    line["applied_discounts"] = json!([{
+                        "uid": format!("{}-{uid}", l.uid), "discount_uid": uid,
+                        "applied_money": money(*amount),
+                    }]);
+                }
                 if let Some(note) = &l.note {
                     line["note"] = json!(note);
                 }
@@ -585,6 +758,7 @@ impl Order {
                 })
             })
             .collect();
+        let discount: i64 = self.line_items.iter().map(LineItem::discount_total).sum();
         let paid = self.state == OrderState::Completed;
         let mut order = json!({
             "id": self.id,
@@ -598,18 +772,28 @@ impl Order {
             "version": self.version,
             "total_money": money(self.total),
             "total_tax_money": money(self.total_tax),
-            "total_discount_money": money(0),
+            "total_discount_money": money(discount),
             "total_tip_money": money(0),
             "total_service_charge_money": money(0),
             "net_amounts": {
                 "total_money": money(self.total),
                 "tax_money": money(self.total_tax),
-                "discount_money": money(0),
+                "discount_money": money(discount),
                 "tip_money": money(0),
                 "service_charge_money": money(0),
             },
             "net_amount_due_money": money(if paid { 0 } else { self.total }),
         });
+        if !self.discounts.is_empty() {
+            order["discounts"] = json!(self
+                .discounts
+                .iter()
+                .map(|d| json!({
+                    "uid": d.uid, "name": d.name, "type": "FIXED_AMOUNT", "scope": "LINE_ITEM",
+                    "amount_money": money(d.amount), "applied_money": money(d.amount),
+                }))
+                .collect::<Vec<_>>());
+        }
         if let Some(reference_id) = &self.reference_id {
             order["reference_id"] = json!(reference_id);
         }
@@ -831,6 +1015,33 @@ mod tests {
     }
 
     #[test]
+    fn a_line_discount_comes_off_before_its_tax() {
+        // 1000 less 250 is 750, taxed 10 % added: 75; the other line 1000
+        // and 100. Inclusive, 1200 less 300 holds 150 of 20 % tax.
+        let mut a = line("a", 1000);
+        a["applied_discounts"] = json!([{"discount_uid": "d"}]);
+        let discounts = json!([{"uid": "d", "name": "SPRING", "type": "FIXED_AMOUNT",
+            "scope": "LINE_ITEM", "amount_money": {"amount": 250, "currency": "USD"}}]);
+        let body = json!({"order": {"location_id": "L1", "line_items": [a, line("b", 1000)],
+            "taxes": [tax("10", "ADDITIVE", "ORDER")], "discounts": discounts}});
+        let order = create_order(&body, "USD").unwrap().1;
+        assert_eq!((order.total_tax, order.total), (175, 750 + 1000 + 175));
+        let shown = order.to_json();
+        assert_eq!(shown["total_discount_money"]["amount"], 250);
+        assert_eq!(shown["line_items"][0]["total_money"]["amount"], 825);
+        let mut a = line("a", 1200);
+        a["applied_discounts"] = json!([{"discount_uid": "d"}]);
+        let mut body = json!({"order": {"location_id": "L1", "line_items": [a],
+            "taxes": [tax("20", "INCLUSIVE", "ORDER")], "discounts": discounts}});
+        body["order"]["discounts"][0]["amount_money"]["amount"] = json!(300);
+        let order = create_order(&body, "USD").unwrap().1;
+        assert_eq!((order.total, order.total_tax), (900, 150));
+        body["order"]["discounts"][0]["amount_money"]["amount"] = json!(1300);
+        let e = create_order(&body, "USD").unwrap_err();
+        assert_eq!(e.code, "INVALID_VALUE", "more than the line");
+    }
+
+    #[test]
     fn shares_split_as_in_squares_own_example() {
         // CreateOrder's example in `api.json`: an order-level amount of 303
         // over lines of 1591 and 4478 is 79 and 224.
@@ -925,10 +1136,19 @@ mod tests {
         b["order"]["reference_id"] = json!("r".repeat(41));
         assert_eq!(refused(b), ("VALUE_TOO_LONG", "order.reference_id".into()));
         let mut b = base();
-        b["order"]["discounts"] = json!([]);
+        b["order"]["discounts"] = json!([{"uid": "d", "type": "FIXED_PERCENTAGE",
+            "percentage": "10", "scope": "LINE_ITEM"}]);
         assert_eq!(
             refused(b),
-            ("UNKNOWN_BODY_PARAMETER", "order.discounts".into())
+            ("INVALID_VALUE", "order.discounts[0].type".into())
+        );
+        let mut b = base();
+        b["order"]["discounts"] = json!([{"uid": "d", "type": "FIXED_AMOUNT", "scope": "LINE_ITEM",
+            "amount_money": {"amount": 10, "currency": "USD"}}]);
+        assert_eq!(
+            refused(b),
+            ("INVALID_VALUE", "order.discounts[0]".into()),
+            "a discount on no line"
         );
         let mut b = base();
         b["order"]["taxes"] = json!([tax("8.8.8", "ADDITIVE", "ORDER")]);
