@@ -83,8 +83,9 @@ function codeOff(off) {
 function codeUsed(uses) {
   if (!uses) return '';
   const held = uses.on_holds == null ? '' : `, ${uses.on_holds} on holds`;
+  const left = uses.left == null ? '' : `, ${uses.left} left`;
   const off = uses.discounted_minor && cinemaCurrency ? ` · ${minor(uses.discounted_minor, cinemaCurrency)} off` : '';
-  return `${uses.paid} paid${held}${off}`;
+  return `${uses.paid} paid${held}${left}${off}`;
 }
 
 // The uses of the codes listed first (each asks the code's own object).

@@ -529,7 +529,11 @@ async function showOrder(orderId, keepFocus) {
   }
   if (live.length && o.status !== 'pending') {
     const box = ticketChecks(live, 'refund');
-    parts.push(el('h3', { text: 'Refund' }), box,
+    // A limited code's use stays spent after a refund unless staff give it back.
+    const giveBack = body.code_limited
+      ? el('label', { class: 'choice' }, [el('input', { type: 'checkbox', id: 'refund-code-use' }), `Give back this order's use of code ${o.discount_code}`])
+      : '';
+    parts.push(el('h3', { text: 'Refund' }), box, giveBack,
       el('p', {}, [
         confirmButton('Refund ticked tickets', () => {
           const n = checked(box).length;
@@ -613,7 +617,9 @@ async function copyLink(path) {
 
 async function refund(orderId, ticketIds) {
   const out = document.getElementById('order-messages');
-  const { status, body } = await adminApi(`/api/admin/orders/${encodeURIComponent(orderId)}/refund`, { json: ticketIds ? { ticket_ids: ticketIds } : {} });
+  const giveBack = document.getElementById('refund-code-use');
+  const ask = Object.assign(ticketIds ? { ticket_ids: ticketIds } : {}, giveBack && giveBack.checked ? { return_code_use: true } : {});
+  const { status, body } = await adminApi(`/api/admin/orders/${encodeURIComponent(orderId)}/refund`, { json: ask });
   if (status !== 202) return say(out, 'error', body.detail || 'The refund failed.');
   await Promise.all([load(), loadOrders(document.getElementById('search-email').value)]);
   await showOrder(orderId);

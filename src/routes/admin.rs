@@ -457,9 +457,16 @@ pub async fn order(req: Request, ctx: RouteContext<()>) -> Handled {
     // The buyer's own link, for staff to copy into a reply.
     let key = auth::order_key(&ctx.env, order_id)?;
     let order_url = format!("/orders/{order_id}?key={key}");
+    // Whether its code's uses are counted, so staff may give its use back.
+    let code_limited = match &order.discount_code {
+        Some(code) => crate::db::codes::get(&db, code)
+            .await?
+            .is_some_and(|c| c.code.limited()),
+        None => false,
+    };
     Ok(Response::from_json(&json!({
         "order": order, "tickets": tickets, "events": events, "refunds": refunds,
-        "emails": emails, "order_url": order_url,
+        "emails": emails, "order_url": order_url, "code_limited": code_limited,
     }))?)
 }
 

@@ -5,17 +5,24 @@
 use serde::Deserialize;
 use worker::{Request, Response, RouteContext};
 
-use crate::api_error::Handled;
+use crate::api_error::{ApiError, Handled};
 use crate::request::{param, parse_json, read_body};
+use crate::showtime::client::code_uses;
 use crate::{auth, db, refunding};
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RefundBody {
     ticket_ids: Option<Vec<String>>,
+    /// Staff give the order's use of a limited discount code back, so
+    /// another buyer (or this one) may use it.
+    #[serde(default)]
+    return_code_use: bool,
 }
 
-/// `POST /api/admin/orders/{oid}/refund`, optionally `{"ticket_ids": […]}`.
+/// `POST /api/admin/orders/{oid}/refund`, optionally `{"ticket_ids": […],
+/// "return_code_use": true}`; answers the refund, and with
+/// `return_code_use`, whether a use came back (`code_use_returned`).
 pub async fn refund_order(mut req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let order_id = param(&ctx, "oid").to_string();
@@ -26,7 +33,27 @@ pub async fn refund_order(mut req: Request, ctx: RouteContext<()>) -> Handled {
         parse_json(&bytes)?
     };
     let asked = refunding::refund_tickets(&ctx.env, &order_id, body.ticket_ids).await?;
-    Ok(Response::from_json(&asked.json())?.with_status(202))
+    let mut answer = asked.json();
+    if body.return_code_use {
+        answer["code_use_returned"] = return_code_use(&ctx.env, &order_id).await?.into();
+    }
+    Ok(Response::from_json(&answer)?.with_status(202))
+}
+
+/// Gives the order's use of its limited code back to the code's object;
+/// false when it had none, or it was given back before.
+async fn return_code_use(env: &worker::Env, order_id: &str) -> Result<bool, ApiError> {
+    let db = db::database(env)?;
+    let Some(order) = db::orders::get_order(&db, order_id).await? else {
+        return Ok(false);
+    };
+    let Some(code) = order.discount_code else {
+        return Ok(false);
+    };
+    let give_back = uses::Request::Return {
+        order_id: order_id.to_string(),
+    };
+    Ok(code_uses(env, &code, &give_back).await?.is_ok())
 }
 
 #[derive(Deserialize)]
