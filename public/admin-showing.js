@@ -203,6 +203,8 @@ async function sellAtDesk() {
   for (const seat of seats) if (deskPrices.get(seat) && deskPrices.get(seat) !== deskCategories()[0].id) prices[seat] = deskPrices.get(seat);
   const body = { seats, prices, paid, name: document.getElementById('desk-name').value, email: document.getElementById('desk-email').value };
   if (paid === 'comp') body.reason = document.getElementById('desk-reason').value;
+  const code = document.getElementById('desk-code').value.trim();
+  if (code) body.code = code;
   document.getElementById('desk-sell').disabled = true;
   const answer = await adminApi(`/api/admin/showings/${sid}/box-office`, { json: body });
   if (answer.status !== 201) {
@@ -211,7 +213,7 @@ async function sellAtDesk() {
   }
   deskSeats.clear();
   deskPrices.clear();
-  for (const id of ['desk-name', 'desk-email', 'desk-reason']) document.getElementById(id).value = '';
+  for (const id of ['desk-name', 'desk-email', 'desk-reason', 'desk-code']) document.getElementById(id).value = '';
   const key = new URL(answer.body.order_page, location.href).searchParams.get('key');
   document.getElementById('desk-tickets').replaceChildren(
     el('p', {}, [el('a', { href: answer.body.order_page, target: '_blank', text: 'Open the order to print its tickets' })]),

@@ -53,6 +53,7 @@ mod refunding;
 mod reports;
 mod request;
 mod routes;
+mod sale_code;
 mod sales;
 mod session;
 mod settings;

@@ -50,7 +50,23 @@ impl Desk {
         })
     }
 
+    /// Sells or gives the seats; refused, a use of a limited code the
+    /// Worker reserved for the sale is released.
     pub(crate) fn box_office(
+        &mut self,
+        now_ms: u64,
+        sale: BoxOfficeSale,
+        d: &mut Decision,
+    ) -> Result<Reply, Refusal> {
+        let (terms, token) = (sale.code.clone(), sale.token.clone());
+        let result = self.sell_at_desk(now_ms, sale, d);
+        if let Some(terms) = terms {
+            self.release_if_refused(&result, &terms, &token, d);
+        }
+        result
+    }
+
+    fn sell_at_desk(
         &mut self,
         now_ms: u64,
         sale: BoxOfficeSale,
@@ -113,6 +129,23 @@ impl Desk {
                 .collect(),
             _ => showing.price_seats(&sale.seats, &sale.prices, &self.settings.tax)?,
         };
+        // A code takes its discount off what the seats cost; a comp or a
+        // channel's ticket costs nothing to take it off.
+        let applied = match (&sale.code, sale.payment.paid) {
+            (None, _) => None,
+            (Some(_), PaidAtDesk::Comp | PaidAtDesk::Channel) => {
+                return Err(Refusal::new(
+                    Code::InvalidSale,
+                    "a comp or a channel's ticket takes no discount code",
+                ))
+            }
+            (Some(terms), _) => Some(crate::codes::discounted(
+                terms,
+                &sale.email,
+                prices.clone(),
+                &self.settings.tax,
+            )?),
+        };
         let hold_id = hold_id_of(&sale.token);
         match &allocation {
             None => {
@@ -138,6 +171,15 @@ impl Desk {
             }
         }
         self.record_owner(&hold_id, (BOX_OFFICE, ""), &sale.seats, &prices, d);
+        let prices = match applied {
+            Some(applied) => {
+                let paid = applied.prices.clone();
+                let showing_id = self.showing()?.meta.showing_id.clone();
+                self.put_code(&showing_id, hold_id.as_str(), applied, d);
+                paid
+            }
+            None => prices,
+        };
         let start = OrderStart {
             source_id: String::new(),
             verification_token: String::new(),

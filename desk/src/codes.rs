@@ -13,7 +13,7 @@ use checkout::PublicStatus;
 use crate::decision::{CodeSent, Decision};
 use crate::holds::{hold_id_of, live};
 use crate::owners::{use_key, AppliedCode, CodeAnswer};
-use crate::protocol::{ApplyCode, Reply};
+use crate::protocol::{ApplyCode, CodeTerms, Reply, SeatPrice};
 use crate::refusal::{Code, Refusal};
 use crate::Desk;
 
@@ -34,35 +34,77 @@ fn not_here(why: &str, detail: &str) -> Refusal {
     Refusal::new(Code::CodeNotValidHere, detail).with("why", why)
 }
 
+/// The seats' prices with the code taken off, and the code as the hold
+/// keeps it; refused when it is for none of the seats' categories.
+pub(crate) fn discounted(
+    terms: &CodeTerms,
+    email: &str,
+    mut prices: Vec<SeatPrice>,
+    tax: &checkout::Tax,
+) -> Result<AppliedCode, Refusal> {
+    let applies: Vec<bool> = prices
+        .iter()
+        .map(|p| terms.categories.is_empty() || terms.categories.contains(&p.category))
+        .collect();
+    if !applies.contains(&true) {
+        return Err(not_here(
+            "category",
+            "the code is not for the price categories of these seats",
+        ));
+    }
+    let amount = checkout::discount::apply(terms.off, &applies, &mut prices, tax);
+    Ok(AppliedCode {
+        code: terms.code.clone(),
+        email: email.trim().to_lowercase(),
+        limited: terms.limited,
+        prices,
+        amount,
+        settled: false,
+    })
+}
+
 impl Desk {
     /// Applies a code to the buyer's hold (replacing the one it had),
-    /// answering the hold with its discount. Refused, a use the Worker
-    /// reserved for this is released, unless the hold has this code
-    /// already.
+    /// answering the hold with its discount.
     pub(crate) fn apply_code(
         &mut self,
         now_ms: u64,
         request: ApplyCode,
         d: &mut Decision,
     ) -> Result<Reply, Refusal> {
-        let showing_id = self.showing()?.meta.showing_id.clone();
+        self.showing()?;
         self.sweep(now_ms, d);
         let result = self.try_apply_code(now_ms, &request, d);
-        if result.is_err() && request.limited {
-            let hold_id = hold_id_of(&request.hold.token);
-            let carries = self
-                .owners
-                .get(hold_id.as_str())
-                .and_then(|o| o.code.as_ref())
-                .is_some_and(|c| c.code == request.code);
-            if !carries {
-                let key = use_key(&showing_id, hold_id.as_str());
-                let release = uses::Request::Release { key };
-                self.owners
-                    .tell_code(&request.code, hold_id.as_str(), release, d);
-            }
-        }
+        self.release_if_refused(&result, &request.terms, &request.hold.token, d);
         result
+    }
+
+    /// Refused, a use the Worker reserved for the hold is released, unless
+    /// the hold has this code already.
+    pub(crate) fn release_if_refused<T>(
+        &mut self,
+        result: &Result<T, Refusal>,
+        terms: &CodeTerms,
+        token: &str,
+        d: &mut Decision,
+    ) {
+        let Ok(showing) = self.showing() else { return };
+        if result.is_ok() || !terms.limited {
+            return;
+        }
+        let showing_id = showing.meta.showing_id.clone();
+        let hold_id = hold_id_of(token);
+        let carries = self
+            .owners
+            .get(hold_id.as_str())
+            .and_then(|o| o.code.as_ref())
+            .is_some_and(|c| c.code == terms.code);
+        if !carries {
+            let key = use_key(&showing_id, hold_id.as_str());
+            let release = uses::Request::Release { key };
+            self.owners
+                .tell_code(&terms.code, hold_id.as_str(), release, d);
+        }
     }
 
     fn try_apply_code(
@@ -88,42 +130,39 @@ impl Desk {
             }
             Some(_) => {}
         }
-        let mut prices = showing.listed_prices_of(owner);
-        let applies: Vec<bool> = prices
-            .iter()
-            .map(|p| request.categories.is_empty() || request.categories.contains(&p.category))
-            .collect();
-        if !applies.contains(&true) {
-            return Err(not_here(
-                "category",
-                "the code is not for the price categories of these seats",
-            ));
-        }
-        let amount =
-            checkout::discount::apply(request.off, &applies, &mut prices, &self.settings.tax);
+        let listed = showing.listed_prices_of(owner);
+        let applied = discounted(&request.terms, &request.email, listed, &self.settings.tax)?;
         let before = owner.code.clone();
         let showing_id = showing.meta.showing_id.clone();
-        let applied = AppliedCode {
-            code: request.code.clone(),
-            email: request.email.trim().to_lowercase(),
-            limited: request.limited,
-            prices,
-            amount,
-            settled: false,
-        };
         let hold = hold_id.as_str();
-        let key = use_key(&showing_id, hold);
-        self.owners.set_code(hold, Some(applied), d);
         // Another limited code the hold had gives its use back.
-        if let Some(before) = before.filter(|b| b.limited && b.code != request.code) {
-            let release = uses::Request::Release { key: key.clone() };
+        if let Some(before) = before.filter(|b| b.limited && b.code != applied.code) {
+            let release = uses::Request::Release {
+                key: use_key(&showing_id, hold),
+            };
             self.owners.tell_code(&before.code, hold, release, d);
         }
-        if request.limited {
-            self.owners
-                .tell_code(&request.code, hold, uses::Request::Hold { key }, d);
-        }
+        self.put_code(&showing_id, hold, applied, d);
         self.get_hold(now_ms, &request.hold, d)
+    }
+
+    /// Puts the code on the hold and, for a limited one, tells its object
+    /// the showing has it.
+    pub(crate) fn put_code(
+        &mut self,
+        showing_id: &str,
+        hold_id: &str,
+        applied: AppliedCode,
+        d: &mut Decision,
+    ) {
+        let (code, limited) = (applied.code.clone(), applied.limited);
+        self.owners.set_code(hold_id, Some(applied), d);
+        if limited {
+            let held = uses::Request::Hold {
+                key: use_key(showing_id, hold_id),
+            };
+            self.owners.tell_code(&code, hold_id, held, d);
+        }
     }
 
     /// A checkout of a hold with a limited code finished: paid, its use

@@ -270,6 +270,9 @@ pub struct BoxOfficeSale {
     /// The allocation the seats are issued from, for its channel.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allocation: Option<String>,
+    /// A discount code staff took at the desk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<CodeTerms>,
 }
 
 /// `POST /api/admin/showings/{id}/allocations`, as the object is asked.
@@ -548,22 +551,28 @@ pub struct DiscountView {
     pub amount: u64,
 }
 
-/// A discount code a buyer applies to their hold, as the Worker found it
-/// defined and valid for this showing, film and day; the desk checks the
-/// hold and the categories of its seats.
+/// A discount code as the Worker found it defined and valid for this
+/// showing, film and day; the desk checks the seats' categories.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ApplyCode {
-    pub hold: HoldRef,
+pub struct CodeTerms {
     /// Upper case.
     pub code: String,
     pub off: checkout::discount::Off,
     /// The price categories it applies to; empty for all.
     pub categories: Vec<String>,
-    /// The buyer's address: the order must be paid with the same.
-    pub email: String,
     /// Its uses are limited and one was reserved for this hold in the
     /// code's object: the desk sees it held, committed or released.
     pub limited: bool,
+}
+
+/// A discount code a buyer applies to their hold.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ApplyCode {
+    pub hold: HoldRef,
+    #[serde(flatten)]
+    pub terms: CodeTerms,
+    /// The buyer's address: the order must be paid with the same.
+    pub email: String,
 }
 
 /// Where an order stands, for its buyer.

@@ -10,6 +10,7 @@ use crate::api_error::{ApiError, Handled};
 use crate::buyer::{email_ok, name_ok};
 use crate::order_answer::{add_codes, order_body};
 use crate::request::{parse_json, read_body, showing_id};
+use crate::sale_code::{open_code, reserve, terms, Channel};
 use crate::showtime::client::ShowtimeClient;
 use crate::{auth, ids};
 use desk::protocol::{BoxOfficeSale, DeskPayment, PaidAtDesk};
@@ -31,6 +32,8 @@ struct SaleBody {
     name: String,
     #[serde(default)]
     email: String,
+    /// A discount code the buyer gave at the desk.
+    code: Option<String>,
 }
 
 fn invalid(detail: impl Into<String>) -> ApiError {
@@ -74,8 +77,10 @@ pub async fn best(req: Request, ctx: RouteContext<()>) -> Handled {
 }
 
 /// `POST /api/admin/showings/{sid}/box-office` `{"seats", "prices"?,
-/// "paid", "reason"?, "name"?, "email"?}`: the seats are sold (or given)
-/// at once; answers the order with its tickets, codes and link.
+/// "paid", "reason"?, "name"?, "email"?, "code"?}`: the seats are sold (or
+/// given) at once; answers the order with its tickets, codes and link. A
+/// discount code is refused as online, but for `box_office_only`; one
+/// limited per buyer needs the buyer's address.
 pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
     auth::require_admin(&req, &ctx.env).await?;
     let sid = showing_id(&ctx)?.to_string();
@@ -93,6 +98,11 @@ pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
         return Err(invalid("email: an address like name@example.com, or none"));
     }
     let random = |bytes| ids::random_hex(bytes).map_err(|e| ApiError::internal(e.to_string()));
+    let token = random(16)?;
+    let code = match &body.code {
+        Some(text) => Some(desk_code(&ctx.env, &sid, text, &email, &token).await?),
+        None => None,
+    };
     let sale = BoxOfficeSale {
         seats: body.seats,
         prices: body.prices,
@@ -102,9 +112,10 @@ pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
         },
         name,
         email,
-        token: random(16)?,
+        token,
         order_nonce: random(ids::ORDER_NONCE_BYTES)?,
         allocation: body.allocation,
+        code,
     };
     let order = ShowtimeClient::new(&ctx.env, &sid)?
         .box_office(sale)
@@ -125,6 +136,38 @@ pub async fn sell(mut req: Request, ctx: RouteContext<()>) -> Handled {
         }
     }
     Ok(Response::from_json(&body)?.with_status(status))
+}
+
+/// The code a buyer gave at the desk, open for this showing, with a use
+/// reserved for the sale when it is limited.
+async fn desk_code(
+    env: &worker::Env,
+    sid: &str,
+    text: &str,
+    email: &str,
+    token: &str,
+) -> Result<desk::protocol::CodeTerms, ApiError> {
+    let db = crate::db::database(env)?;
+    let showing = crate::db::get_showing(&db, sid)
+        .await?
+        .ok_or_else(|| ApiError::not_found("showing"))?;
+    let now = crate::clock::now_ms() as u64;
+    let code = open_code(&db, text, &showing, Channel::BoxOffice, now)
+        .await?
+        .ok_or_else(|| ApiError::new(Code::UnknownCode, "there is no such discount code"))?;
+    // Without an address, the sale counts for itself alone.
+    let buyer = match email.is_empty() {
+        false => email.to_lowercase(),
+        true if code.max_uses_per_buyer.is_some() => {
+            return Err(invalid(format!(
+                "{} is limited per buyer: take the buyer's e-mail address",
+                code.code
+            )))
+        }
+        true => format!("box office {token}"),
+    };
+    reserve(env, &code, sid, token, &buyer, now).await?;
+    Ok(terms(&code))
 }
 
 #[derive(Deserialize)]

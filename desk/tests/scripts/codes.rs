@@ -80,3 +80,22 @@ fn a_refused_code_gives_back_the_use_reserved_for_it() {
         ",
     );
 }
+
+#[test]
+fn the_box_office_takes_a_code_off_its_sale_and_its_use_is_committed_when_paid() {
+    check(
+        r"
+        @0 reserve DESK d1 1                   => Ok(Done { left: Some(0) })
+        @1 desk d1 cash code=DESK:200:limited A1 A2 => o1 pending settling; code DESK hold, store order, push 3
+        @2 priced box-office d1                => A1 adult 1000, A2 adult 1000 = 2000
+        @3 perform o1 stored                   => store paid, push 4
+        @4 perform o1 stored                   => code DESK commit
+        @5 deliver                             => DESK hold ok, DESK commit ok
+        @6 uses DESK                           => reserved 0 held 0 committed 1
+        @7 reserve DESK d2 1                   => Err(UsedUp)
+        @8 reserve COMP d2 5                   => Ok(Done { left: Some(4) })
+        @9 desk d2 comp reason=friend code=COMP:10%:limited A3 => 400 invalid_sale; code COMP release
+        @10 deliver                            => COMP release ok
+        ",
+    );
+}

@@ -47,6 +47,24 @@ fn category(id: &str, amount: u64) -> desk::protocol::PriceCategory {
     }
 }
 
+/// What a code takes off, as scripts write it: `10%`, `200` off each
+/// ticket, or `300/order`.
+fn off_of(text: &str) -> checkout::discount::Off {
+    match text {
+        pct if pct.ends_with('%') => checkout::discount::Off::Percent {
+            percent: pct.trim_end_matches('%').parse().expect("a percentage"),
+        },
+        order if order.ends_with("/order") => checkout::discount::Off::Amount {
+            amount: order.trim_end_matches("/order").parse().expect("an amount"),
+            per_order: true,
+        },
+        each => checkout::discount::Off::Amount {
+            amount: each.parse().expect("an amount"),
+            per_order: false,
+        },
+    }
+}
+
 fn token(name: &str) -> String {
     // Hold names in scripts are short; the token is their bytes in hex,
     // padded to the 32 characters the desk wants.
@@ -223,8 +241,8 @@ impl Script {
                 Request::Configure(self.setup.clone())
             }
             "get" => Request::GetHold(hold_ref(args[0], args[1])),
-            // desk <hold> <cash|card_at_desk|comp> [reason=…] seats…: a
-            // box-office sale.
+            // desk <hold> <cash|card_at_desk|comp> [reason=…]
+            // [code=<code>:<off>[:limited]] seats…: a box-office sale.
             "desk" => {
                 let paid: desk::protocol::PaidAtDesk =
                     serde_json::from_value(serde_json::json!(args[1])).expect("a way to pay");
@@ -232,9 +250,21 @@ impl Script {
                     .iter()
                     .find_map(|a| a.strip_prefix("reason="))
                     .map(str::to_string);
+                let code = args[2..]
+                    .iter()
+                    .find_map(|a| a.strip_prefix("code="))
+                    .map(|c| {
+                        let mut parts = c.split(':');
+                        desk::protocol::CodeTerms {
+                            code: parts.next().expect("a code").into(),
+                            off: off_of(parts.next().expect("what it takes off")),
+                            categories: Vec::new(),
+                            limited: parts.next() == Some("limited"),
+                        }
+                    });
                 let seats = args[2..]
                     .iter()
-                    .filter(|a| !a.starts_with("reason="))
+                    .filter(|a| !a.starts_with("reason=") && !a.starts_with("code="))
                     .map(|s| s.to_string())
                     .collect();
                 Request::BoxOffice(desk::protocol::BoxOfficeSale {
@@ -246,6 +276,7 @@ impl Script {
                     token: token(args[0]),
                     order_nonce: format!("{:0>24}", self.orders.len() + 1),
                     allocation: None,
+                    code,
                 })
             }
             // priced <buyer> <hold>: each seat's price and the total.
@@ -315,19 +346,7 @@ impl Script {
             // buyer applies a code: `10%`, `200` off each ticket, or
             // `300/order`.
             "code" => {
-                let off = match args[3] {
-                    pct if pct.ends_with('%') => checkout::discount::Off::Percent {
-                        percent: pct.trim_end_matches('%').parse().expect("a percentage"),
-                    },
-                    order if order.ends_with("/order") => checkout::discount::Off::Amount {
-                        amount: order.trim_end_matches("/order").parse().expect("an amount"),
-                        per_order: true,
-                    },
-                    each => checkout::discount::Off::Amount {
-                        amount: each.parse().expect("an amount"),
-                        per_order: false,
-                    },
-                };
+                let off = off_of(args[3]);
                 let categories = args[4..]
                     .iter()
                     .filter_map(|a| a.strip_prefix("cat="))
@@ -335,11 +354,13 @@ impl Script {
                     .collect();
                 Request::ApplyCode(desk::protocol::ApplyCode {
                     hold: hold_ref(args[0], args[1]),
-                    code: args[2].into(),
-                    off,
-                    categories,
+                    terms: desk::protocol::CodeTerms {
+                        code: args[2].into(),
+                        off,
+                        categories,
+                        limited: args[4..].contains(&"limited"),
+                    },
                     email: "ana@example.com".into(),
-                    limited: args[4..].contains(&"limited"),
                 })
             }
             // deliver [down]: the codes' objects get every message sent,

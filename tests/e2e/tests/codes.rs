@@ -259,6 +259,29 @@ async fn a_code_is_refused_with_its_reason_limited_per_buyer_and_refunded_at_wha
             refused.body
         );
     }
+    // At the box office a desk-only code is taken; a code limited per
+    // buyer needs the buyer's address there.
+    let desk = format!("/api/admin/showings/{sid}/box-office");
+    let sold = api
+        .admin_post(
+            &desk,
+            Some(json!({"seats": ["A3"], "paid": "cash", "code": "desk"})),
+        )
+        .await;
+    assert_eq!(sold.status, 201, "{:?}", sold.body);
+    assert_eq!(sold.body["amount"]["amount"], 1100, "{:?}", sold.body);
+    let nameless = api
+        .admin_post(
+            &desk,
+            Some(json!({"seats": ["A4"], "paid": "cash", "code": "ONCE"})),
+        )
+        .await;
+    assert_eq!(
+        (nameless.status, &nameless.body["error"]),
+        (400, &json!("invalid_sale")),
+        "{:?}",
+        nameless.body
+    );
     let unknown = apply(&api, &sid, &held, "NOSUCH", email).await;
     assert_eq!(
         (unknown.status, &unknown.body["error"]),
