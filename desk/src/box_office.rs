@@ -6,6 +6,7 @@
 
 use crate::driver::OrderStart;
 use crate::holds::{hold_id_of, hold_refusal, TOKEN_LEN};
+use crate::owners::AppliedCode;
 use crate::protocol::{BoxOfficeSale, PaidAtDesk, Reply, SeatPrice};
 use crate::refusal::{Code, Refusal};
 use crate::{Decision, Desk};
@@ -113,39 +114,7 @@ impl Desk {
             .showing
             .as_mut()
             .ok_or_else(|| Refusal::not_found("showing"))?;
-        let prices = match sale.payment.paid {
-            PaidAtDesk::Comp => sale
-                .seats
-                .iter()
-                .map(|seat| SeatPrice {
-                    seat: seat.clone(),
-                    category: COMP.into(),
-                    name: "Comp".into(),
-                    amount_minor: 0,
-                    tax_minor: 0,
-                    tax_rate_bps: 0,
-                    discount_minor: 0,
-                })
-                .collect(),
-            _ => showing.price_seats(&sale.seats, &sale.prices, &self.settings.tax)?,
-        };
-        // A code takes its discount off what the seats cost; a comp or a
-        // channel's ticket costs nothing to take it off.
-        let applied = match (&sale.code, sale.payment.paid) {
-            (None, _) => None,
-            (Some(_), PaidAtDesk::Comp | PaidAtDesk::Channel) => {
-                return Err(Refusal::new(
-                    Code::InvalidSale,
-                    "a comp or a channel's ticket takes no discount code",
-                ))
-            }
-            (Some(terms), _) => Some(crate::codes::discounted(
-                terms,
-                &sale.email,
-                prices.clone(),
-                &self.settings.tax,
-            )?),
-        };
+        let (prices, applied) = sale_prices(showing, &sale, &self.settings.tax)?;
         let hold_id = hold_id_of(&sale.token);
         match &allocation {
             None => {
@@ -196,4 +165,46 @@ impl Desk {
         };
         self.begin_order(now_ms, &hold_id, start, d)
     }
+}
+
+/// What the sale's seats cost: nothing for a comp, else each at its
+/// category's price; and with a discount code, its prices with the code
+/// taken off (a comp or a channel's ticket has nothing to take it off).
+fn sale_prices(
+    showing: &crate::showing::Showing,
+    sale: &BoxOfficeSale,
+    tax: &checkout::Tax,
+) -> Result<(Vec<SeatPrice>, Option<AppliedCode>), Refusal> {
+    let prices = match sale.payment.paid {
+        PaidAtDesk::Comp => sale
+            .seats
+            .iter()
+            .map(|seat| SeatPrice {
+                seat: seat.clone(),
+                category: COMP.into(),
+                name: "Comp".into(),
+                amount_minor: 0,
+                tax_minor: 0,
+                tax_rate_bps: 0,
+                discount_minor: 0,
+            })
+            .collect(),
+        _ => showing.price_seats(&sale.seats, &sale.prices, tax)?,
+    };
+    let applied = match (&sale.code, sale.payment.paid) {
+        (None, _) => None,
+        (Some(_), PaidAtDesk::Comp | PaidAtDesk::Channel) => {
+            return Err(Refusal::new(
+                Code::InvalidSale,
+                "a comp or a channel's ticket takes no discount code",
+            ))
+        }
+        (Some(terms), _) => Some(crate::codes::discounted(
+            terms,
+            &sale.email,
+            prices.clone(),
+            tax,
+        )?),
+    };
+    Ok((prices, applied))
 }
