@@ -571,11 +571,16 @@ async fn the_checkouts_own_refund_is_known_for_what_it_is() {
         let (api, sid, first) = (api.clone(), sid.clone(), first.clone());
         tokio::spawn(async move { api.checkout(&sid, &first, "cnon:card-nonce-ok").await })
     };
-    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
-    let payment = payments(&stack).await[0]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    // The authorization Square is slow to answer is made as soon as it
+    // is asked for; the seller captures it by hand.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let payment = loop {
+        if let Some(first) = payments(&stack).await.first() {
+            break first["id"].as_str().unwrap().to_string();
+        }
+        assert!(std::time::Instant::now() < deadline, "no payment was made");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
     stack
         .square
         .control(
@@ -583,8 +588,19 @@ async fn the_checkouts_own_refund_is_known_for_what_it_is() {
             serde_json::json!({}),
         )
         .await;
-    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
-    let rival = api.hold(&sid, &["A1"], None).await;
+    // The paying hold lasts a second: another buyer takes the seat once
+    // it has lapsed, which the Square answer still outlasts.
+    let rival = loop {
+        let rival = api.hold(&sid, &["A1"], None).await;
+        if rival.status != 409 {
+            break rival;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the seat never came back"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
     assert_eq!(rival.status, 201, "{:?}", rival.body);
     let bought = api.checkout(&sid, &rival, "cnon:card-nonce-ok").await;
     assert_eq!(bought.status, 201, "{:?}", bought.body);
