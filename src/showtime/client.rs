@@ -392,15 +392,25 @@ pub async fn join_waiting_room(
         .into_rpc();
     let text = serde_json::to_string(join).map_err(|e| ApiError::internal(e.to_string()))?;
     let promise = stub.join(&text).map_err(worker::Error::from)?;
+    answer_of(promise, "the waiting room").await
+}
+
+/// What an object's RPC method answered: JSON text of `Result<T, String>`,
+/// the error being the object's own (its storage's, or a request it could
+/// not read).
+async fn answer_of<T: serde::de::DeserializeOwned>(
+    promise: worker::js_sys::Promise,
+    object: &str,
+) -> std::result::Result<T, ApiError> {
     let answer = worker::wasm_bindgen_futures::JsFuture::from(promise)
         .await
         .map_err(worker::Error::from)?;
     let text = answer
         .as_string()
-        .ok_or_else(|| ApiError::internal("the waiting room answered no text"))?;
-    let answer: std::result::Result<crate::waiting_room::Joined, String> =
+        .ok_or_else(|| ApiError::internal(format!("{object} answered no text")))?;
+    let answer: std::result::Result<T, String> =
         serde_json::from_str(&text).map_err(|e| ApiError::internal(e.to_string()))?;
-    answer.map_err(|e| ApiError::internal(format!("the waiting room: {e}")))
+    answer.map_err(|e| ApiError::internal(format!("{object}: {e}")))
 }
 
 #[wasm_bindgen]
@@ -430,13 +440,5 @@ pub async fn code_uses(
         .into_rpc();
     let text = serde_json::to_string(request).map_err(|e| ApiError::internal(e.to_string()))?;
     let promise = stub.uses(&text).map_err(worker::Error::from)?;
-    let answer = worker::wasm_bindgen_futures::JsFuture::from(promise)
-        .await
-        .map_err(worker::Error::from)?;
-    let text = answer
-        .as_string()
-        .ok_or_else(|| ApiError::internal("the code's object answered no text"))?;
-    let answer: std::result::Result<std::result::Result<uses::Reply, uses::Refused>, String> =
-        serde_json::from_str(&text).map_err(|e| ApiError::internal(e.to_string()))?;
-    answer.map_err(|e| ApiError::internal(format!("the code's object: {e}")))
+    answer_of(promise, "the code's object").await
 }
